@@ -1,0 +1,33 @@
+#!/usr/bin/env -S npx tsx
+import { ConfigError, helpText, loadConfig } from "./platform/config.js";
+import { startServer } from "./server.js";
+import { loadDemoFixture } from "./storage/demo.js";
+
+let config;
+try {
+  config = loadConfig(process.argv.slice(2));
+} catch (e) {
+  console.error(e instanceof ConfigError || e instanceof TypeError ? e.message : e);
+  console.error(helpText());
+  process.exit(2);
+}
+if (config.help) {
+  console.log(helpText());
+  process.exit(0);
+}
+
+const server = await startServer(config);
+if (config.demo) await loadDemoFixture(server.ctx);
+console.error(`Patchbay on ${server.url}  (GraphiQL: ${server.url}/graphql)`);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    server.ctx.log.info("shutting down", { signal });
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    server.close().then(() => process.exit(0), () => process.exit(1));
+  });
+}

@@ -1,0 +1,102 @@
+import { parseArgs } from "node:util";
+import path from "node:path";
+
+/** Every setting has an environment variable and a CLI flag; flags win. */
+const OPTIONS = {
+  host: { env: "HOST", default: "127.0.0.1", help: "address to listen on" },
+  port: { env: "PORT", default: "3080", help: "TCP port (0 = any free port)" },
+  "database-url": {
+    env: "DATABASE_URL",
+    default: "",
+    help: "file:<path> (SQLite, default <data-dir>/patchbay.db) or postgres://... (PostgreSQL)",
+  },
+  "redis-url": { env: "REDIS_URL", default: "", help: "redis://... to share events between instances" },
+  "data-dir": { env: "PATCHBAY_DATA_DIR", default: "./data", help: "where projects, captures and the SQLite file live" },
+  "auth-user": { env: "PATCHBAY_AUTH_USER", default: "", help: "HTTP Basic user (with --auth-password; unset = open)" },
+  "auth-password": { env: "PATCHBAY_AUTH_PASSWORD", default: "", help: "HTTP Basic password" },
+  "tls-cert": { env: "PATCHBAY_TLS_CERT", default: "", help: "PEM certificate: serve HTTPS (with --tls-key)" },
+  "tls-key": { env: "PATCHBAY_TLS_KEY", default: "", help: "PEM private key" },
+  local: { env: "PATCHBAY_LOCAL", default: "true", help: "local mode: allow /v2/shutdown, /v2/debug, /v2/projects/load" },
+  "console-ports": { env: "PATCHBAY_CONSOLE_PORTS", default: "5000-10000", help: "console port range for nodes" },
+  "udp-ports": { env: "PATCHBAY_UDP_PORTS", default: "10000-20000", help: "UDP port range for links" },
+  "log-format": { env: "PATCHBAY_LOG", default: "json", help: "json (one line per request) or off" },
+  "body-limit": { env: "PATCHBAY_BODY_LIMIT", default: "1mb", help: "largest JSON body accepted" },
+} as const;
+
+type Key = keyof typeof OPTIONS;
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  dataDir: string;
+  auth: { user: string; password: string } | undefined;
+  tls: { certFile: string; keyFile: string } | undefined;
+  local: boolean;
+  consolePorts: [number, number];
+  udpPorts: [number, number];
+  logRequests: boolean;
+  bodyLimit: string;
+  /** Load the storage demo fixture at start-up (idempotent). */
+  demo: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function helpText(): string {
+  const lines = ["Usage: patchbay [options]", "", "Options (each also read from the environment variable shown):"];
+  for (const [flag, o] of Object.entries(OPTIONS)) {
+    lines.push(`  --${flag.padEnd(16)} ${o.env.padEnd(24)} ${o.help}${o.default ? ` (default ${o.default})` : ""}`);
+  }
+  lines.push(`  --${"demo".padEnd(16)} ${"".padEnd(24)} load the storage demo fixture (SVM, volume, qtrees)`);
+  lines.push(`  --${"help".padEnd(16)} ${"".padEnd(24)} show this text`);
+  return lines.join("\n");
+}
+
+function range(name: string, value: string): [number, number] {
+  const m = /^(\d+)-(\d+)$/.exec(value);
+  const lo = Number(m?.[1]);
+  const hi = Number(m?.[2]);
+  if (!m || lo < 1 || hi > 65535 || lo > hi) throw new ConfigError(`${name} must look like 5000-10000`);
+  return [lo, hi];
+}
+
+export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process.env): Config & { help: boolean } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      ...Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: "string" as const }])),
+      demo: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  const flags = values as Record<string, string | boolean | undefined>;
+  const get = (k: Key): string => (flags[k] as string | undefined) ?? env[OPTIONS[k].env] ?? OPTIONS[k].default;
+  const port = Number(get("port"));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("PORT must be 0-65535");
+  const dataDir = path.resolve(get("data-dir"));
+  const user = get("auth-user");
+  const password = get("auth-password");
+  if (Boolean(user) !== Boolean(password)) throw new ConfigError("set both PATCHBAY_AUTH_USER and PATCHBAY_AUTH_PASSWORD");
+  const certFile = get("tls-cert");
+  const keyFile = get("tls-key");
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new ConfigError("set both PATCHBAY_TLS_CERT and PATCHBAY_TLS_KEY");
+  return {
+    help: Boolean(values.help),
+    demo: Boolean(values.demo),
+    host: get("host"),
+    port,
+    databaseUrl: get("database-url") || `file:${path.join(dataDir, "patchbay.db")}`,
+    redisUrl: get("redis-url") || undefined,
+    dataDir,
+    auth: user ? { user, password } : undefined,
+    tls: certFile ? { certFile, keyFile } : undefined,
+    local: !/^(0|false|no|off)$/i.test(get("local")),
+    consolePorts: range("PATCHBAY_CONSOLE_PORTS", get("console-ports")),
+    udpPorts: range("PATCHBAY_UDP_PORTS", get("udp-ports")),
+    logRequests: get("log-format") !== "off",
+    bodyLimit: get("body-limit"),
+  };
+}

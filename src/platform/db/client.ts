@@ -1,0 +1,24 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PrismaLibSql } from "@prisma/adapter-libsql";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient as PostgresClient } from "../../generated/prisma-postgresql/client.js";
+import { PrismaClient as SqliteClient } from "../../generated/prisma-sqlite/client.js";
+
+/** Both clients are generated from the same models; the SQLite one serves as the static type. */
+export type Db = SqliteClient;
+export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
+
+export function sqliteFile(url: string): string {
+  return path.resolve(url.replace(/^file:/, "").split("?")[0]);
+}
+
+export function createDb(url: string): Db {
+  if (isPostgresUrl(url)) {
+    return new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db;
+  }
+  fs.mkdirSync(path.dirname(sqliteFile(url)), { recursive: true });
+  return new SqliteClient({ adapter: new PrismaLibSql({ url }) });
+}

@@ -1,0 +1,208 @@
+import { Redis } from "ioredis";
+
+/**
+ * The event bus every operation publishes to. Events carry a monotonically increasing id so that a subscriber
+ * can resume after a reconnect: the bus keeps a bounded replay window (REPLAY_WINDOW events). In memory by
+ * default; with Redis the window is a capped stream, so ids are shared and events cross instances.
+ */
+export interface BusEvent<T = unknown> {
+  id: string;
+  channel: string;
+  data: T;
+}
+
+export interface SubscribeOptions {
+  /** Replay retained events published after this id before going live. */
+  after?: string;
+}
+
+export interface EventBus {
+  publish(channel: string, data: unknown): Promise<BusEvent>;
+  subscribe(match: (channel: string) => boolean, opts?: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
+
+export const REPLAY_WINDOW = 10_000;
+const SUBSCRIBER_BACKLOG = 10_000;
+
+/** Ids look like Redis stream ids ("<ms>-<seq>"); the in-memory bus uses "0-<n>". */
+export function compareEventIds(a: string, b: string): number {
+  const [a1, a2] = a.split("-").map(BigInt);
+  const [b1, b2] = b.split("-").map(BigInt);
+  if (a1 !== b1) return a1 < b1 ? -1 : 1;
+  if (a2 === b2) return 0;
+  return (a2 ?? 0n) < (b2 ?? 0n) ? -1 : 1;
+}
+
+export function isEventId(s: string): boolean {
+  return /^\d{1,20}-\d{1,20}$/.test(s);
+}
+
+/** A pull-based queue of events: an AsyncIterableIterator that unsubscribes itself on return(). */
+export class Subscription implements AsyncIterableIterator<BusEvent> {
+  private queue: BusEvent[] = [];
+  private waiting: ((r: IteratorResult<BusEvent>) => void) | undefined;
+  private done = false;
+  private lastId: string | undefined;
+
+  constructor(
+    readonly match: (channel: string) => boolean,
+    private readonly onClose: (s: Subscription) => void,
+  ) {}
+
+  /** Delivers in id order and never twice, which makes replay + live overlap harmless. */
+  push(event: BusEvent): void {
+    if (this.done) return;
+    if (this.lastId && compareEventIds(event.id, this.lastId) <= 0) return;
+    this.lastId = event.id;
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w({ value: event, done: false });
+      return;
+    }
+    this.queue.push(event);
+    if (this.queue.length > SUBSCRIBER_BACKLOG) this.queue.shift();
+  }
+
+  next(): Promise<IteratorResult<BusEvent>> {
+    const event = this.queue.shift();
+    if (event) return Promise.resolve({ value: event, done: false });
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  return(): Promise<IteratorResult<BusEvent>> {
+    if (!this.done) {
+      this.done = true;
+      this.queue = [];
+      this.onClose(this);
+      this.waiting?.({ value: undefined, done: true });
+      this.waiting = undefined;
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+}
+
+abstract class FanoutBus implements EventBus {
+  protected subscribers = new Set<Subscription>();
+
+  abstract publish(channel: string, data: unknown): Promise<BusEvent>;
+  protected abstract replay(after: string): Promise<BusEvent[]>;
+  abstract close(): Promise<void>;
+
+  protected deliver(event: BusEvent): void {
+    for (const s of this.subscribers) if (s.match(event.channel)) s.push(event);
+  }
+
+  subscribe(match: (channel: string) => boolean, opts: SubscribeOptions = {}): Subscription {
+    const sub = new Subscription(match, (s) => this.subscribers.delete(s));
+    if (opts.after === undefined) {
+      this.subscribers.add(sub);
+      return sub;
+    }
+    // Replay first, then go live; live events that arrive meanwhile are held back and de-duplicated by id.
+    const held: BusEvent[] = [];
+    const holder = new Subscription(match, () => {});
+    holder.push = (e) => void held.push(e);
+    this.subscribers.add(holder);
+    void this.replay(opts.after).then(
+      (events) => {
+        for (const e of events) if (match(e.channel)) sub.push(e);
+        this.subscribers.delete(holder);
+        for (const e of held) sub.push(e);
+        this.subscribers.add(sub);
+      },
+      () => {
+        this.subscribers.delete(holder);
+        this.subscribers.add(sub);
+      },
+    );
+    return sub;
+  }
+}
+
+export class MemoryBus extends FanoutBus {
+  private seq = 0;
+  private window: BusEvent[] = [];
+
+  async publish(channel: string, data: unknown): Promise<BusEvent> {
+    const event: BusEvent = { id: `0-${++this.seq}`, channel, data: JSON.parse(JSON.stringify(data ?? null)) };
+    this.window.push(event);
+    if (this.window.length > REPLAY_WINDOW) this.window.shift();
+    this.deliver(event);
+    return event;
+  }
+
+  protected async replay(after: string): Promise<BusEvent[]> {
+    return this.window.filter((e) => compareEventIds(e.id, after) > 0);
+  }
+
+  async close(): Promise<void> {
+    for (const s of [...this.subscribers]) await s.return();
+  }
+}
+
+/** Events live in one capped Redis stream; each instance tails it with a blocking XREAD on its own connection. */
+export class RedisBus extends FanoutBus {
+  private readonly writer: Redis;
+  private readonly reader: Redis;
+  private closed = false;
+  private readonly tailing: Promise<void>;
+
+  constructor(url: string, private readonly key = "patchbay:events") {
+    super();
+    this.writer = new Redis(url, { maxRetriesPerRequest: 2 });
+    this.reader = new Redis(url, { maxRetriesPerRequest: null });
+    this.tailing = this.tail();
+  }
+
+  private static decode([id, fields]: [string, string[]]): BusEvent {
+    return { id, channel: fields[1], data: JSON.parse(fields[3]) };
+  }
+
+  private async tail(): Promise<void> {
+    let last = "$";
+    while (!this.closed) {
+      try {
+        const res = (await this.reader.xread("BLOCK", 1000, "STREAMS", this.key, last)) as
+          | [string, [string, string[]][]][]
+          | null;
+        for (const entry of res?.[0]?.[1] ?? []) {
+          last = entry[0];
+          this.deliver(RedisBus.decode(entry));
+        }
+      } catch (e) {
+        if (this.closed) return;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  async publish(channel: string, data: unknown): Promise<BusEvent> {
+    const json = JSON.stringify(data ?? null);
+    const id = (await this.writer.xadd(this.key, "MAXLEN", "~", REPLAY_WINDOW, "*", "c", channel, "d", json)) as string;
+    return { id, channel, data: JSON.parse(json) };
+  }
+
+  protected async replay(after: string): Promise<BusEvent[]> {
+    const entries = (await this.writer.xrange(this.key, `(${after}`, "+")) as [string, string[]][];
+    return entries.map(RedisBus.decode);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const s of [...this.subscribers]) await s.return();
+    this.reader.disconnect();
+    await this.tailing;
+    await this.writer.quit();
+  }
+}
+
+export function createBus(redisUrl?: string): EventBus {
+  return redisUrl ? new RedisBus(redisUrl) : new MemoryBus();
+}

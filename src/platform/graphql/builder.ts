@@ -1,0 +1,95 @@
+import SchemaBuilder from "@pothos/core";
+import ErrorsPlugin from "@pothos/plugin-errors";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import RelayPlugin from "@pothos/plugin-relay";
+import type PrismaTypes from "../../generated/pothos-types.js";
+import { getDatamodel } from "../../generated/pothos-types.js";
+import type { AppContext } from "../context.js";
+import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from "../errors.js";
+
+export const builder = new SchemaBuilder<{
+  Context: AppContext;
+  PrismaTypes: PrismaTypes;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    BigInt: { Input: bigint; Output: bigint | number };
+    JSON: { Input: unknown; Output: unknown };
+  };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ErrorsPlugin, PrismaPlugin, RelayPlugin],
+  defaultFieldNullability: false,
+  // Only the product's own errors become typed results; anything else stays an opaque GraphQL error
+  // (so database messages never leak).
+  errors: { defaultTypes: [] },
+  prisma: {
+    client: (ctx) => ctx.db,
+    dmmf: getDatamodel(),
+    onUnusedQuery: null,
+  },
+  relay: { clientMutationId: "omit", cursorType: "String" },
+});
+
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});
+
+builder.scalarType("DateTime", {
+  serialize: (d) => d.toISOString(),
+  parseValue: (v) => {
+    const d = typeof v === "string" ? new Date(v) : new Date(NaN);
+    if (Number.isNaN(d.getTime())) throw new TypeError("DateTime must be an ISO 8601 string");
+    return d;
+  },
+});
+
+builder.scalarType("BigInt", {
+  description: "A 64-bit integer: a JSON number when it is exactly representable, else a decimal string",
+  serialize: (n) => (Number.isSafeInteger(Number(n)) ? Number(n) : String(n)),
+  parseValue: (v) => {
+    if ((typeof v === "number" && Number.isInteger(v)) || (typeof v === "string" && /^-?\d+$/.test(v))) return BigInt(v);
+    throw new TypeError("BigInt must be an integer or a string of digits");
+  },
+});
+
+builder.scalarType("JSON", {
+  description: "A free-form JSON value (emulator properties, labels, styles)",
+  serialize: (v) => v,
+  parseValue: (v) => v,
+});
+
+/** Every typed error result implements this interface. */
+export const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
+  fields: (t) => ({
+    message: t.exposeString("message"),
+    code: t.string({ nullable: true, resolve: (e) => e.detail.code ?? null }),
+    target: t.string({ nullable: true, resolve: (e) => e.detail.target ?? null }),
+  }),
+});
+
+const errorTypes = [
+  [InvalidInputError, "InvalidInputError", "The input was rejected (wrong type, unknown or missing field)"],
+  [NotFoundError, "NotFoundError", "A referenced object does not exist"],
+  [ConflictError, "ConflictError", "The current state does not allow the operation"],
+  [ForbiddenError, "ForbiddenError", "The operation is not allowed here"],
+  [UnavailableError, "UnavailableError", "A dependency did not answer in time"],
+] as const;
+for (const [cls, name, description] of errorTypes) {
+  builder.objectType(cls as unknown as typeof InvalidInputError, {
+    name,
+    description,
+    interfaces: [ErrorInterface],
+    isTypeOf: (e) => e instanceof cls,
+  });
+}
+
+/** The error results every mutation can produce. */
+export const DOMAIN_ERRORS = errorTypes.map(([cls]) => cls);
+
+/**
+ * With plugin-errors, a selection of only `__typename` hands the resolver an empty `select`, which Prisma 7
+ * rejects; drop it.
+ */
+export function usableQuery<Q extends { select?: object }>(query: Q): Q | Record<string, never> {
+  return query.select && Object.keys(query.select).length === 0 ? {} : query;
+}

@@ -1,0 +1,43 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+
+/** One upgrade dispatcher for every WebSocket endpoint on the shared HTTP(S) listener. */
+export interface WebSocketRoute {
+  /** Returns params when the route handles this path. */
+  match(pathname: string): Record<string, string> | undefined;
+  /** May answer without upgrading (e.g. 404) by returning a status and JSON body instead. */
+  accept?(params: Record<string, string>, req: IncomingMessage): Promise<{ status: number; body: unknown } | undefined>;
+  handle(ws: WebSocket, req: IncomingMessage, params: Record<string, string>): void;
+}
+
+export function createUpgradeHandler(routes: WebSocketRoute[], isAuthorized: (req: IncomingMessage) => boolean) {
+  const wss = new WebSocketServer({ noServer: true });
+  const reject = (socket: Duplex, status: number, headers: Record<string, string>, body = "") => {
+    const head = [`HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : status === 404 ? "Not Found" : "Error"}`];
+    for (const [k, v] of Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(body)), Connection: "close" })) {
+      head.push(`${k}: ${v}`);
+    }
+    socket.end(head.join("\r\n") + "\r\n\r\n" + body);
+  };
+  const handler = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    if (!isAuthorized(req)) return reject(socket, 401, { "WWW-Authenticate": 'Basic realm="Patchbay"' });
+    const pathname = new URL(req.url ?? "/", "http://x").pathname;
+    for (const route of routes) {
+      const params = route.match(pathname);
+      if (!params) continue;
+      const refusal = await route.accept?.(params, req).catch(() => ({ status: 500, body: { message: "error" } }));
+      if (refusal) return reject(socket, refusal.status, { "Content-Type": "application/json" }, JSON.stringify(refusal.body));
+      return wss.handleUpgrade(req, socket, head, (ws) => route.handle(ws, req, params));
+    }
+    reject(socket, 404, { "Content-Type": "text/plain; charset=utf-8" }, "404: Not Found");
+  };
+  return {
+    handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void handler(req, socket, head),
+    close: () => {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+    },
+  };
+}

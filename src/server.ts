@@ -1,0 +1,93 @@
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import type { Config } from "./platform/config.js";
+import type { AppContext } from "./platform/context.js";
+import { createDb } from "./platform/db/client.js";
+import { migrate } from "./platform/db/migrate.js";
+import { createBus } from "./platform/events.js";
+import { createGraphQL } from "./platform/graphql/yoga.js";
+import { basicAuthCheck, WWW_AUTHENTICATE } from "./platform/http/auth.js";
+import { requestLog } from "./platform/http/request-log.js";
+import { createUpgradeHandler } from "./platform/http/websockets.js";
+import { createLogger } from "./platform/log.js";
+import { features } from "./features.js";
+import { schema } from "./schema.js";
+
+export interface RunningServer {
+  ctx: AppContext;
+  port: number;
+  /** Base URL (http or https) of the listener. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Migrates, wires every feature and opens the listener. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const log = createLogger(config.logRequests);
+  const applied = await migrate(config.databaseUrl);
+  if (applied.length) log.info("migrated", { applied });
+
+  const shutdownHooks: (() => Promise<void> | void)[] = [];
+  const ctx: AppContext = {
+    config,
+    db: createDb(config.databaseUrl),
+    bus: createBus(config.redisUrl),
+    log,
+    onShutdown: (fn) => void shutdownHooks.push(fn),
+  };
+  for (const f of features) await f.start?.(ctx);
+
+  const isAuthorized = basicAuthCheck(config.auth);
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  if (config.logRequests) app.use(requestLog(log));
+  app.use((req, res, next) => {
+    if (isAuthorized(req)) return next();
+    res.status(401).set("WWW-Authenticate", WWW_AUTHENTICATE);
+    if (req.path.startsWith("/api/")) {
+      res.type("application/hal+json").send(JSON.stringify({ error: { message: "not authorized for that command", code: "6" } }));
+    } else res.end();
+  });
+
+  const { yoga, wsRoute } = createGraphQL(schema, ctx);
+  app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));
+  for (const f of features) f.mount(app, ctx);
+  app.use((_req, res) => void res.status(404).type("text/plain").send("404: Not Found"));
+
+  const server = config.tls
+    ? https.createServer({ cert: fs.readFileSync(config.tls.certFile), key: fs.readFileSync(config.tls.keyFile) }, app)
+    : http.createServer(app);
+  const upgrades = createUpgradeHandler([wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])], isAuthorized);
+  server.on("upgrade", upgrades.handler);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `${config.tls ? "https" : "http"}://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
+  log.info("listening", { url, database: config.databaseUrl.startsWith("file:") ? "sqlite" : "postgresql" });
+
+  let closing: Promise<void> | undefined;
+  return {
+    ctx,
+    port,
+    url,
+    close: () =>
+      (closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        upgrades.close();
+        server.closeAllConnections(); // keep-alive and streaming sockets would hold close() open
+        await closed;
+        for (const hook of shutdownHooks.reverse()) await hook();
+        await ctx.bus.close();
+        await ctx.db.$disconnect();
+      })()),
+  };
+}

@@ -1,0 +1,6 @@
+import type { Feature } from "../platform/feature.js";
+
+export const storageFeature: Feature = {
+  name: "storage",
+  mount() {},
+};
