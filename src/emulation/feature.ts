@@ -1,0 +1,15 @@
+import express from "express";
+import type { Feature } from "../platform/feature.js";
+import { Gns3Routes } from "./rest/kit.js";
+import { registerRoutes } from "./routes.js";
+
+export const emulationFeature: Feature = {
+  name: "emulation",
+  mount(app, ctx) {
+    const routes = new Gns3Routes(ctx.config.bodyLimit);
+    registerRoutes(routes, ctx);
+    const router = express.Router({ caseSensitive: true, strict: false });
+    routes.install(router);
+    app.use(router);
+  },
+};

@@ -1,0 +1,165 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
+import express from "express";
+import { z } from "zod";
+import { DomainError, InvalidInputError } from "../../platform/errors.js";
+import { gns3Body, pythonRepr } from "./json.js";
+
+/**
+ * The GNS3 v2 REST conventions in one place, so route modules only translate: bodies parsed as JSON with the
+ * query string merged in (GNS3 validates both together), schema errors worded like jsonschema, errors as
+ * {"message","status"} (+ path/request/method on 400s), responses with sorted keys, X-Route, and plain-text
+ * 404/405 for unknown routes and methods.
+ */
+export const SERVER_HEADER = "Python/3.11 GNS3/2.2.59 (Patchbay)";
+
+export interface Gns3Request<B = any> {
+  req: Request;
+  res: Response;
+  params: Record<string, string>;
+  /** Parsed JSON with the query string merged in (validated when the route has a schema). */
+  body: B;
+  /** Raw query parameters (first value of each). */
+  query: Record<string, string>;
+  /** For `{path:.+}` routes: the rest of the path exactly as sent, percent-decoded once. */
+  tail?: string;
+}
+
+export interface RouteOptions {
+  /** Zod schema for body + query (GNS3 merges them before validation). */
+  schema?: z.ZodType;
+  /** Raw routes (uploads, imports, forwarders) get the unparsed request and skip validation. */
+  raw?: boolean;
+}
+
+type Handler = (r: Gns3Request) => Promise<void> | void;
+
+export class BadRequest extends InvalidInputError {
+  constructor(
+    message: string,
+    readonly request: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** `/v2/projects/{project_id}/files/{path:.+}` → express path + the name of the tail parameter. */
+function toExpressPath(pattern: string): { path: string; tail?: string } {
+  const tail = /\{(\w+):\.\+\}$/.exec(pattern)?.[1];
+  const path = pattern.replace(/\{(\w+):\.\+\}$/, "*$1").replace(/\{(\w+)\}/g, ":$1");
+  return { path, tail };
+}
+
+export function sendJson(res: Response, status: number, body: unknown): void {
+  res.status(status).type("application/json").send(gns3Body(body));
+}
+
+export function sendError(res: Response, err: unknown, req: Request, route?: string): void {
+  if (err instanceof DomainError) {
+    const body: Record<string, unknown> = { message: err.message, status: err.status };
+    if (err.status === 400) Object.assign(body, { path: route ?? req.path, method: req.method, request: err instanceof BadRequest ? err.request : {} });
+    return sendJson(res, err.status, body);
+  }
+  const e = err as { type?: string; status?: number };
+  if (e?.type === "entity.too.large") return sendJson(res, 413, { message: "Request body too large", status: 413 });
+  console.error(err);
+  sendJson(res, 500, { message: "Internal server error", status: 500 });
+}
+
+const jsonSchemaMessage = (issue: z.core.$ZodIssue, data: unknown): string => {
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => `'${k}'`).join(", ");
+    return `Additional properties are not allowed (${keys} ${issue.keys.length > 1 ? "were" : "was"} unexpected)`;
+  }
+  const at = issue.path.reduce<unknown>((o, k) => (o as Record<PropertyKey, unknown>)?.[k as PropertyKey], data);
+  if (issue.code === "invalid_type" && at === undefined) return `'${String(issue.path.at(-1))}' is a required property`;
+  if (issue.code === "invalid_type") return `${pythonRepr(at)} is not of type '${jsonType(issue.expected)}'`;
+  if (issue.code === "invalid_value") return `${pythonRepr(at)} is not one of ${pythonRepr(issue.values)}`;
+  if (issue.code === "too_small" && typeof at === "string") return `${pythonRepr(at)} is too short`;
+  if (issue.code === "too_small") return `${pythonRepr(at)} is less than the minimum of ${issue.minimum}`;
+  if (issue.code === "too_big") return `${pythonRepr(at)} is greater than the maximum of ${issue.maximum}`;
+  if (issue.code === "invalid_format") return `${pythonRepr(at)} does not match '${issue.pattern ?? issue.format}'`;
+  return issue.message;
+};
+
+const jsonType = (t: string) => ({ number: "number", int: "integer", string: "string", boolean: "boolean", object: "object", array: "array" })[t] ?? t;
+
+export function validate<T>(schema: z.ZodType<T>, data: unknown, req: Request): T {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new BadRequest(
+    `JSON schema error with API request '${req.originalUrl}' and JSON data '${pythonRepr(data)}': ${jsonSchemaMessage(issue, data)}`,
+    data,
+  );
+}
+
+function firstValues(query: Request["query"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(query)) out[k] = String(Array.isArray(v) ? v[0] : v);
+  return out;
+}
+
+/** Collects routes; `install` mounts them plus the 405 answers for paths whose method is unknown. */
+export class Gns3Routes {
+  private routes: { method: string; pattern: string; handler: Handler; options: RouteOptions }[] = [];
+
+  constructor(private readonly bodyLimit: string) {}
+
+  add(method: string, pattern: string, handler: Handler, options: RouteOptions = {}): this {
+    this.routes.push({ method, pattern, handler, options });
+    return this;
+  }
+
+  install(router: Router): void {
+    const json = express.raw({ type: () => true, limit: this.bodyLimit });
+    const methodsByPath = new Map<string, string[]>();
+    for (const { method, pattern, handler, options } of this.routes) {
+      const { path, tail } = toExpressPath(pattern);
+      methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
+      const steps: RequestHandler[] = options.raw ? [] : [json];
+      steps.push(async (req: Request, res: Response, _next: NextFunction) => {
+        res.set({ "X-Route": pattern, Server: SERVER_HEADER });
+        try {
+          const query = firstValues(req.query);
+          let body: unknown = undefined;
+          if (!options.raw) {
+            const text = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
+            let parsed: unknown = {};
+            if (text.trim()) {
+              try {
+                parsed = JSON.parse(text);
+              } catch (e) {
+                throw new BadRequest(`Invalid JSON ${(e as Error).message}`, { malformed_json: text });
+              }
+            }
+            body = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? { ...parsed, ...query } : parsed;
+            if (options.schema) body = validate(options.schema, body, req);
+          }
+          const params = Object.fromEntries(Object.entries(req.params).filter(([k]) => k !== tail)) as Record<string, string>;
+          await handler({ req, res, params, body, query, tail: tail ? rawTail(req, path) : undefined });
+        } catch (err) {
+          if (!res.headersSent) sendError(res, err, req, pattern);
+          else res.destroy();
+        }
+      });
+      (router as unknown as Record<string, (p: string, ...h: RequestHandler[]) => void>)[method.toLowerCase()](path, ...steps);
+    }
+    for (const [path, methods] of methodsByPath) {
+      router.all(path, (_req, res) => {
+        res.status(405).set("Allow", [...methods, "OPTIONS"].join(",")).type("text/plain").send("405: Method Not Allowed");
+      });
+    }
+  }
+}
+
+/** The tail of the path as sent (before express decodes and splits it), decoded once. */
+function rawTail(req: Request, expressPath: string): string {
+  const fixedSegments = expressPath.split("/").length - 1;
+  const rawPath = req.originalUrl.split("?")[0];
+  const tail = rawPath.split("/").slice(fixedSegments).join("/");
+  try {
+    return decodeURIComponent(tail);
+  } catch {
+    return tail;
+  }
+}
