@@ -10,7 +10,7 @@ export const isProjectChannel = (channel: string) => channel.startsWith("emulati
 
 export interface Gns3Notification {
   action: string;
-  event: Record<string, unknown>;
+  event: object;
 }
 
 /** node.*, link.*, drawing.*, snapshot.restored, log.* — the project stream of one project. */
