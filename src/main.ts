@@ -20,6 +20,9 @@ const server = await startServer(config);
 if (config.demo) await loadDemoFixture(server.ctx);
 console.error(`Patchbay on ${server.url}  (GraphiQL: ${server.url}/graphql)`);
 
+// POST /v2/shutdown closes the server through ctx.requestShutdown; the process then ends normally.
+void server.closed.then(() => process.exit(0));
+
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {

@@ -22,6 +22,8 @@ export interface RunningServer {
   /** Base URL (http or https) of the listener. */
   url: string;
   close(): Promise<void>;
+  /** Settles once the server has closed, whoever asked (signal, POST /v2/shutdown). */
+  closed: Promise<void>;
 }
 
 /** Migrates, wires every feature and opens the listener. */
@@ -32,12 +34,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (applied.length) log.info("migrated", { applied });
 
   const shutdownHooks: (() => Promise<void> | void)[] = [];
+  let close: () => Promise<void> = async () => {};
   const ctx: AppContext = {
     config,
     db: createDb(config.databaseUrl),
     bus: createBus(config.redisUrl),
     log,
     onShutdown: (fn) => void shutdownHooks.push(fn),
+    // A short grace lets the request that asked receive its answer before connections are cut.
+    requestShutdown: () => void setTimeout(() => void close(), 200),
   };
   for (const f of features) await f.start?.(ctx);
 
@@ -70,24 +75,24 @@ export async function startServer(config: Config): Promise<RunningServer> {
     server.listen(config.port, config.host, resolve);
   });
   const port = (server.address() as AddressInfo).port;
+  config.port = port; // the port actually bound when 0 was asked: the built-in "local" compute reports it
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `${config.tls ? "https" : "http"}://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
   log.info("listening", { url, database: config.databaseUrl.startsWith("file:") ? "sqlite" : "postgresql" });
 
   let closing: Promise<void> | undefined;
-  return {
-    ctx,
-    port,
-    url,
-    close: () =>
-      (closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        upgrades.close();
-        server.closeAllConnections(); // keep-alive and streaming sockets would hold close() open
-        await closed;
-        for (const hook of shutdownHooks.reverse()) await hook();
-        await ctx.bus.close();
-        await ctx.db.$disconnect();
-      })()),
-  };
+  let markClosed: () => void = () => {};
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  close = () =>
+    (closing ??= (async () => {
+      const listenerClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      upgrades.close();
+      server.closeAllConnections(); // keep-alive and streaming sockets would hold close() open
+      await listenerClosed;
+      for (const hook of shutdownHooks.reverse()) await hook();
+      await ctx.bus.close();
+      await ctx.db.$disconnect();
+      markClosed();
+    })());
+  return { ctx, port, url, close, closed };
 }

@@ -11,4 +11,6 @@ export interface AppContext {
   log: Logger;
   /** Closed in reverse order on shutdown (child processes, sockets, timers that features own). */
   onShutdown(fn: () => Promise<void> | void): void;
+  /** Asks the server to close gracefully (the same path as SIGTERM); returns at once. */
+  requestShutdown(): void;
 }
