@@ -1,0 +1,260 @@
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { ConflictError } from "../../platform/errors.js";
+
+/**
+ * One VPCS process per started vpcs node. The Debian `vpcs` (0.5b2) has no foreground flag: with `-p <port>`
+ * it daemonizes (the process we spawn exits at once) and leaves two processes — the console server, re-parented
+ * to init, and a child on a pty that runs the PC. Both inherit the environment we give, so every process we
+ * start carries PATCHBAY_RUNTIME_OWNER (which server) and PATCHBAY_NODE_ID (which node); the real pids are found
+ * in /proc by that marker, recorded in a pid file under <dataDir>/run/, and killed on stop and on the next
+ * start-up after a crash. A pid is only ever signalled after its environment proved it is ours.
+ */
+export const OWNER_ENV = "PATCHBAY_RUNTIME_OWNER";
+export const NODE_ENV = "PATCHBAY_NODE_ID";
+
+/** vpcs binds its base UDP port and base+9; the pool hands out this many consecutive ports for one vpcs. */
+export const VPCS_UDP_BLOCK = 10;
+
+let cachedBinary: string | null | undefined;
+
+/** Absolute path of the vpcs binary (PATCHBAY_VPCS_PATH or $PATH), or null when it is not installed. */
+export function findVpcs(): string | null {
+  if (cachedBinary !== undefined) return cachedBinary;
+  const explicit = process.env.PATCHBAY_VPCS_PATH;
+  const candidates = explicit ? [explicit] : (process.env.PATH ?? "/usr/bin:/bin").split(":").map((d) => path.join(d, "vpcs"));
+  cachedBinary = candidates.find((c) => {
+    try {
+      fs.accessSync(c, fs.constants.X_OK);
+      return fs.statSync(c).isFile();
+    } catch {
+      return false;
+    }
+  }) ?? null;
+  return cachedBinary;
+}
+
+export interface VpcsOptions {
+  /** Server identity (the data directory): leftovers of this server are recognised by it. */
+  owner: string;
+  nodeId: string;
+  /** The node directory: working directory, holds startup.vpc and vpcs.log. */
+  workdir: string;
+  /** Where pid files live (<dataDir>/run). */
+  runDir: string;
+  consolePort: number;
+  /** UDP NIO: vpcs listens on `local` (and local+9) and sends its frames to `remote` on `host`. */
+  nio: { local: number; remote: number; host?: string };
+  /** First byte of the MAC address range (-m), so two PCs of one project differ. */
+  macOffset?: number;
+  binary?: string;
+}
+
+interface PidFile {
+  owner: string;
+  nodeId: string;
+  pids: number[];
+  commandLine: string;
+}
+
+function readEnviron(pid: number): Map<string, string> | undefined {
+  try {
+    const raw = fs.readFileSync(`/proc/${pid}/environ`, "latin1");
+    const env = new Map<string, string>();
+    for (const kv of raw.split("\0")) {
+      const i = kv.indexOf("=");
+      if (i > 0) env.set(kv.slice(0, i), kv.slice(i + 1));
+    }
+    return env;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Alive and not a zombie. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** Every live process started by this server (optionally: for one node). */
+export function findOwnedPids(owner: string, nodeId?: string): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    const env = readEnviron(pid);
+    if (!env || env.get(OWNER_ENV) !== owner) continue;
+    if (nodeId !== undefined && env.get(NODE_ENV) !== nodeId) continue;
+    if (isAlive(pid)) out.push(pid);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+function isOurs(pid: number, owner: string): boolean {
+  return readEnviron(pid)?.get(OWNER_ENV) === owner && isAlive(pid);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** SIGTERM, wait up to `graceMs`, then SIGKILL; resolves when none of the pids is alive. */
+export async function killAndWait(pids: number[], owner: string, graceMs = 2000): Promise<void> {
+  const ours = pids.filter((p) => isOurs(p, owner));
+  for (const p of ours) {
+    try {
+      process.kill(p, "SIGTERM");
+    } catch {}
+  }
+  const deadline = Date.now() + graceMs;
+  while (ours.some(isAlive) && Date.now() < deadline) await sleep(25);
+  for (const p of ours.filter(isAlive)) {
+    try {
+      process.kill(p, "SIGKILL");
+    } catch {}
+  }
+  const hard = Date.now() + 2000;
+  while (ours.some(isAlive) && Date.now() < hard) await sleep(25);
+}
+
+/** Synchronous variant for process exit handlers. */
+export function killNowSync(owner: string): void {
+  for (const p of findOwnedPids(owner)) {
+    try {
+      process.kill(p, "SIGKILL");
+    } catch {}
+  }
+}
+
+export function waitForTcp(port: number, host: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve) => {
+    const attempt = () => {
+      const s = net.connect(port, host);
+      s.once("connect", () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once("error", () => {
+        s.destroy();
+        if (Date.now() > deadline) resolve(false);
+        else setTimeout(attempt, 25);
+      });
+    };
+    attempt();
+  });
+}
+
+export class VpcsProcess {
+  pids: number[] = [];
+  commandLine = "";
+  private readonly pidFile: string;
+
+  constructor(readonly opts: VpcsOptions) {
+    this.pidFile = path.join(opts.runDir, `${opts.nodeId}.json`);
+  }
+
+  get running(): boolean {
+    return this.pids.some(isAlive);
+  }
+
+  async start(): Promise<void> {
+    const o = this.opts;
+    const binary = o.binary ?? findVpcs();
+    if (!binary) throw new ConflictError("VPCS is not installed on this host: the vpcs program was not found in PATH (install the Debian package vpcs)");
+    fs.mkdirSync(o.workdir, { recursive: true });
+    fs.mkdirSync(o.runDir, { recursive: true });
+    // A leftover of this node (crash between start and pid file) must not hold the ports.
+    await killAndWait(findOwnedPids(o.owner, o.nodeId), o.owner);
+
+    const args = ["-p", String(o.consolePort), "-m", String(o.macOffset ?? 0), "-i", "1"];
+    args.push("-s", String(o.nio.local), "-c", String(o.nio.remote), "-t", o.nio.host ?? "127.0.0.1");
+    const startup = path.join(o.workdir, "startup.vpc");
+    if (fs.existsSync(startup)) args.push(startup);
+    this.commandLine = [binary, ...args].join(" ");
+
+    const log = fs.openSync(path.join(o.workdir, "vpcs.log"), "a");
+    const child = spawn(binary, args, {
+      cwd: o.workdir,
+      env: { ...process.env, [OWNER_ENV]: o.owner, [NODE_ENV]: o.nodeId },
+      stdio: ["ignore", log, log],
+      detached: true,
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("exit", (c) => resolve(c));
+    }).finally(() => fs.closeSync(log));
+
+    // The daemon forks before the launcher exits; give /proc a moment to show both processes.
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline) {
+      this.pids = findOwnedPids(o.owner, o.nodeId);
+      if (this.pids.length) break;
+      await sleep(20);
+    }
+    this.writePidFile();
+    const listening = this.pids.length > 0 && (await waitForTcp(o.consolePort, "127.0.0.1", 5000));
+    if (!listening) {
+      await this.stop();
+      const tail = readTail(path.join(o.workdir, "vpcs.log"));
+      throw new ConflictError(`VPCS could not start (exit code ${code}, console port ${o.consolePort} not answering)${tail ? `: ${tail}` : ""}`);
+    }
+    // The pty child appears right after the console opens; record it too.
+    this.pids = [...new Set([...this.pids, ...findOwnedPids(o.owner, o.nodeId)])];
+    this.writePidFile();
+  }
+
+  async stop(): Promise<void> {
+    const pids = [...new Set([...this.pids, ...findOwnedPids(this.opts.owner, this.opts.nodeId)])];
+    await killAndWait(pids, this.opts.owner);
+    this.pids = [];
+    fs.rmSync(this.pidFile, { force: true });
+  }
+
+  private writePidFile(): void {
+    const body: PidFile = { owner: this.opts.owner, nodeId: this.opts.nodeId, pids: this.pids, commandLine: this.commandLine };
+    fs.writeFileSync(this.pidFile, JSON.stringify(body));
+  }
+}
+
+function readTail(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8").trim().split("\n").slice(-3).join(" ").slice(-300);
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Crash recovery at start-up: kill every process recorded in <runDir>/*.json or still carrying this server's
+ * marker, then clear the pid files. Returns the pids that were killed.
+ */
+export async function recoverLeftovers(runDir: string, owner: string): Promise<number[]> {
+  const pids = new Set<number>(findOwnedPids(owner));
+  if (fs.existsSync(runDir)) {
+    for (const f of fs.readdirSync(runDir)) {
+      if (!f.endsWith(".json")) continue;
+      try {
+        const pf = JSON.parse(fs.readFileSync(path.join(runDir, f), "utf8")) as PidFile;
+        if (pf.owner === owner) for (const p of pf.pids) if (isOurs(p, owner)) pids.add(p);
+      } catch {}
+      fs.rmSync(path.join(runDir, f), { force: true });
+    }
+  }
+  await killAndWait([...pids], owner);
+  return [...pids];
+}
+
+/** For diagnostics: `vpcs -v` first line with a version. */
+export function vpcsVersion(binary = findVpcs()): string | null {
+  if (!binary) return null;
+  const r = spawnSync(binary, ["-v"], { encoding: "utf8", timeout: 2000 });
+  return /version ([\w.]+)/.exec(r.stdout ?? "")?.[1] ?? null;
+}

@@ -1,0 +1,352 @@
+import dgram from "node:dgram";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EthernetHub, EthernetSwitch } from "../../src/emulation/runtime/ethernet.js";
+import { LinkTunnel } from "../../src/emulation/runtime/link-tunnel.js";
+import { parsePcap, PcapWriter } from "../../src/emulation/runtime/pcap.js";
+import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
+import { bind, UdpPortPool } from "../../src/emulation/runtime/udp-port-pool.js";
+import { findOwnedPids, findVpcs, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
+
+const hasVpcs = findVpcs() !== null;
+const base = 30000 + Math.floor(Math.random() * 60) * 500;
+const pool = new UdpPortPool(base, base + 499);
+
+async function freeTcpPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function udpPortIsFree(port: number): Promise<boolean> {
+  const s = dgram.createSocket("udp4");
+  try {
+    await bind(s, port, "0.0.0.0");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    try {
+      s.close();
+    } catch {}
+  }
+}
+
+/** A UDP endpoint standing in for a node port: receives on `local`, sends to `remote`. */
+async function endpoint(local: number, remote: number) {
+  const s = dgram.createSocket("udp4");
+  await bind(s, local, "127.0.0.1");
+  const got: Buffer[] = [];
+  s.on("message", (m) => got.push(m));
+  return { got, send: (b: Buffer) => s.send(b, remote, "127.0.0.1"), close: () => s.close() };
+}
+
+const mac = (n: number) => Buffer.from([0x02, 0, 0, 0, 0, n]);
+const frame = (dst: Buffer, src: Buffer, payload = "hello", tag?: number) => {
+  const parts = [dst, src];
+  if (tag !== undefined) parts.push(Buffer.from([0x81, 0x00, (tag >> 8) & 0x0f, tag & 0xff]));
+  parts.push(Buffer.from([0x08, 0x00]), Buffer.from(payload));
+  return Buffer.concat(parts);
+};
+const BROADCAST = Buffer.alloc(6, 0xff);
+const settle = () => new Promise((r) => setTimeout(r, 80));
+
+describe("udp port pool", () => {
+  it("hands out distinct ports, skips ports taken by others, and takes them back", async () => {
+    const p = new UdpPortPool(base + 400, base + 405);
+    const squatter = dgram.createSocket("udp4");
+    await bind(squatter, base + 401, "0.0.0.0");
+    const a = await p.allocate();
+    const b = await p.allocate();
+    expect(a).toBe(base + 400);
+    expect(b).toBe(base + 402); // 401 is held by another socket
+    const block = await p.allocateBlock(3);
+    expect(block).toBe(base + 403);
+    await expect(p.allocate()).rejects.toThrow(/No free UDP port/);
+    p.release(a);
+    expect(await p.allocate()).toBe(a);
+    p.release(block, 3);
+    p.release(a);
+    p.release(b);
+    expect(p.inUse).toEqual([]);
+    squatter.close();
+  });
+});
+
+describe("ethernet hub and switch (real UDP)", () => {
+  it("hub floods every frame to every other port", async () => {
+    const hub = new EthernetHub();
+    const eps = [];
+    for (let i = 0; i < 3; i++) {
+      const [local, remote] = [await pool.allocate(), await pool.allocate()];
+      await hub.addNio(i, { local, remote });
+      eps.push(await endpoint(remote, local));
+    }
+    eps[0].send(frame(mac(2), mac(1)));
+    await settle();
+    expect(eps[0].got).toHaveLength(0);
+    expect(eps[1].got).toHaveLength(1);
+    expect(eps[2].got).toHaveLength(1);
+    await hub.close();
+    eps.forEach((e) => e.close());
+  });
+
+  it("switch learns MACs, isolates access VLANs and tags on dot1q trunks", async () => {
+    const sw = new EthernetSwitch([
+      { port_number: 0, type: "access", vlan: 10 },
+      { port_number: 1, type: "access", vlan: 10 },
+      { port_number: 2, type: "access", vlan: 20 },
+      { port_number: 3, type: "dot1q", vlan: 1 },
+    ]);
+    const eps = [];
+    for (let i = 0; i < 4; i++) {
+      const [local, remote] = [await pool.allocate(), await pool.allocate()];
+      await sw.addNio(i, { local, remote });
+      eps.push(await endpoint(remote, local));
+    }
+    // broadcast from port 0 (VLAN 10): port 1 untagged, trunk tagged 10, port 2 (VLAN 20) nothing
+    eps[0].send(frame(BROADCAST, mac(1)));
+    await settle();
+    expect(eps[1].got).toHaveLength(1);
+    expect(eps[2].got).toHaveLength(0);
+    expect(eps[3].got).toHaveLength(1);
+    expect(eps[3].got[0].readUInt16BE(12)).toBe(0x8100);
+    expect(eps[3].got[0].readUInt16BE(14) & 0xfff).toBe(10);
+    expect(sw.macTable()).toEqual([{ vlan: 10, mac: "020000000001", port: 0 }]);
+    // unicast reply from port 1 to the learned MAC goes only to port 0
+    eps[1].send(frame(mac(1), mac(2)));
+    await settle();
+    expect(eps[0].got).toHaveLength(1);
+    expect(eps[3].got).toHaveLength(1);
+    // a tagged frame on the trunk for VLAN 20 reaches port 2 untagged
+    eps[3].send(frame(BROADCAST, mac(9), "x", 20));
+    await settle();
+    expect(eps[2].got).toHaveLength(1);
+    expect(eps[2].got[0].readUInt16BE(12)).toBe(0x0800);
+    expect(eps[0].got).toHaveLength(1);
+    // access ports drop tagged frames
+    eps[0].send(frame(BROADCAST, mac(1), "x", 10));
+    await settle();
+    expect(eps[1].got).toHaveLength(1);
+    await sw.close();
+    eps.forEach((e) => e.close());
+  });
+});
+
+describe("link tunnel (real UDP)", () => {
+  it("relays both ways, applies filters and suspend, captures to pcap, and frees its ports", async () => {
+    const [aListen, aDeliver, bListen, bDeliver] = [await pool.allocate(), await pool.allocate(), await pool.allocate(), await pool.allocate()];
+    const t = await new LinkTunnel({ listen: aListen, deliver: aDeliver }, { listen: bListen, deliver: bDeliver }).open();
+    const a = await endpoint(aDeliver, aListen);
+    const b = await endpoint(bDeliver, bListen);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pb-tunnel-")), "cap.pcap");
+    const w = new PcapWriter(file);
+    t.startCapture(w);
+    a.send(frame(mac(2), mac(1), "one"));
+    b.send(frame(mac(1), mac(2), "two"));
+    await settle();
+    expect(b.got.map((x) => x.subarray(14).toString())).toEqual(["one"]);
+    expect(a.got.map((x) => x.subarray(14).toString())).toEqual(["two"]);
+
+    t.setFilters({ packet_loss: [100] });
+    a.send(frame(mac(2), mac(1), "lost"));
+    await settle();
+    expect(b.got).toHaveLength(1);
+    t.setFilters({ frequency_drop: [2] });
+    for (let i = 0; i < 4; i++) a.send(frame(mac(2), mac(1), `f${i}`));
+    await settle();
+    expect(b.got).toHaveLength(3); // every 2nd of 4 dropped
+    t.setFilters({});
+    t.setSuspended(true);
+    a.send(frame(mac(2), mac(1), "suspended"));
+    await settle();
+    expect(b.got).toHaveLength(3);
+    t.setSuspended(false);
+    t.setFilters({ delay: [150, 0] });
+    const sent = Date.now();
+    a.send(frame(mac(2), mac(1), "late"));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(b.got).toHaveLength(3);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(b.got).toHaveLength(4);
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(150);
+    t.setFilters({ corrupt: [100] });
+    a.send(frame(mac(2), mac(1), "corrupt"));
+    await settle();
+    expect(b.got[4].equals(frame(mac(2), mac(1), "corrupt"))).toBe(false);
+    expect(b.got[4].length).toBe(frame(mac(2), mac(1), "corrupt").length);
+
+    t.stopCapture()!.close();
+    const pcap = parsePcap(fs.readFileSync(file));
+    expect(pcap.linktype).toBe(1);
+    expect(pcap.packets.map((p) => p.data.subarray(14).toString()).slice(0, 2)).toEqual(["one", "two"]);
+    expect(pcap.packets.map((p) => p.data.subarray(14).toString())).not.toContain("lost");
+
+    t.close();
+    a.close();
+    b.close();
+    await settle();
+    expect(await udpPortIsFree(aListen)).toBe(true);
+    expect(await udpPortIsFree(bListen)).toBe(true);
+  });
+
+  it("pcap follower yields the header, past packets and live ones, and ends when the capture stops", async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pb-follow-")), "f.pcap");
+    const w = new PcapWriter(file);
+    w.write(Buffer.from("first"));
+    const chunks: Buffer[] = [];
+    const reader = (async () => {
+      for await (const c of w.follow()) chunks.push(c);
+    })();
+    await settle();
+    w.write(Buffer.from("second"));
+    await settle();
+    w.close();
+    await reader;
+    const parsed = parsePcap(Buffer.concat(chunks));
+    expect(parsed.packets.map((p) => p.data.toString())).toEqual(["first", "second"]);
+    expect(Buffer.concat(chunks).subarray(0, 4).toString("hex")).toBe("d4c3b2a1");
+  });
+});
+
+/** Finds IPv4 ICMP echo packets (type 8 request, 0 reply) in Ethernet frames. */
+export function icmpEchoes(frames: Buffer[]) {
+  const out: { type: number; src: string; dst: string }[] = [];
+  for (const f of frames) {
+    if (f.length < 34 || f.readUInt16BE(12) !== 0x0800) continue;
+    const ihl = (f[14] & 0x0f) * 4;
+    if (f[23] !== 1) continue;
+    const ip = (o: number) => [...f.subarray(o, o + 4)].join(".");
+    out.push({ type: f[14 + ihl], src: ip(26), dst: ip(30) });
+  }
+  return out;
+}
+
+describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs package)", () => {
+  const owner = `test-owner-${process.pid}-${Date.now()}`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pb-vpcs-"));
+  const runDir = path.join(dir, "run");
+  const sw = new EthernetSwitch([0, 1].map((n) => ({ port_number: n, type: "access", vlan: 1 })));
+  const pcs: VpcsProcess[] = [];
+  const tunnels: LinkTunnel[] = [];
+  const consoles: TelnetClient[] = [];
+  const ports: [number, number][] = [];
+
+  const take = async (size = 1) => {
+    const p = size === 1 ? await pool.allocate() : await pool.allocateBlock(size);
+    ports.push([p, size]);
+    return p;
+  };
+
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) {
+      const vpcsLocal = await take(VPCS_UDP_BLOCK);
+      const vpcsPeer = await take();
+      const swLocal = await take();
+      const swPeer = await take();
+      await sw.addNio(i, { local: swLocal, remote: swPeer });
+      tunnels.push(await new LinkTunnel({ listen: vpcsPeer, deliver: vpcsLocal }, { listen: swPeer, deliver: swLocal }).open());
+      const consolePort = await freeTcpPort();
+      const pc = new VpcsProcess({
+        owner,
+        nodeId: `pc${i + 1}`,
+        workdir: path.join(dir, `pc${i + 1}`),
+        runDir,
+        consolePort,
+        nio: { local: vpcsLocal, remote: vpcsPeer },
+        macOffset: i,
+      });
+      await pc.start();
+      pcs.push(pc);
+      consoles.push(await TelnetClient.connect(consolePort));
+    }
+    await consoles[0].waitFor(/VPCS> $/);
+    await consoles[1].waitFor(/VPCS> $/);
+    await consoles[0].run("ip 10.0.0.1/24");
+    await consoles[1].run("ip 10.0.0.2/24");
+  }, 60_000);
+
+  afterAll(async () => {
+    consoles.forEach((c) => c.close());
+    for (const pc of pcs) await pc.stop();
+    tunnels.forEach((t) => t.close());
+    await sw.close();
+  });
+
+  it("tracks the real pids of each daemonized vpcs in a pid file", () => {
+    for (const pc of pcs) {
+      expect(pc.pids.length).toBeGreaterThanOrEqual(1);
+      for (const pid of pc.pids) expect(fs.readFileSync(`/proc/${pid}/cmdline`, "latin1")).toContain("vpcs");
+      const pf = JSON.parse(fs.readFileSync(path.join(runDir, `${pc.opts.nodeId}.json`), "utf8"));
+      expect(pf.pids).toEqual(pc.pids);
+    }
+    expect(pcs[0].commandLine).toMatch(/vpcs -p \d+ -m 0 -i 1 -s \d+ -c \d+ -t 127\.0\.0\.1/);
+  });
+
+  it("pings across the switch, and the link capture holds the ICMP echo request and reply", async () => {
+    const file = path.join(dir, "captures", "pc1.pcap");
+    const w = new PcapWriter(file);
+    tunnels[0].startCapture(w);
+    const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
+    expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(3);
+    tunnels[0].stopCapture()!.close();
+    const echoes = icmpEchoes(parsePcap(fs.readFileSync(file)).packets.map((p) => p.data));
+    expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
+    expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
+    expect(sw.macTable().map((e) => e.port).sort()).toEqual([0, 1]);
+  }, 30_000);
+
+  it("100% packet loss and suspend stop the pings; clearing them restores", async () => {
+    tunnels[1].setFilters({ packet_loss: [100] });
+    let out = await consoles[0].run("ping 10.0.0.2 -c 2", 20_000);
+    expect(out).not.toMatch(/icmp_seq=\d ttl=/);
+    tunnels[1].setFilters({});
+    out = await consoles[0].run("ping 10.0.0.2 -c 2", 20_000);
+    expect(out.match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
+    tunnels[0].setSuspended(true);
+    out = await consoles[0].run("ping 10.0.0.2 -c 2", 20_000);
+    expect(out).not.toMatch(/icmp_seq=\d ttl=/);
+    tunnels[0].setSuspended(false);
+    out = await consoles[0].run("ping 10.0.0.2 -c 2", 20_000);
+    expect(out.match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
+  }, 60_000);
+
+  it("stop kills every process and frees every port", async () => {
+    const pids = pcs.flatMap((p) => p.pids);
+    consoles.forEach((c) => c.close());
+    for (const pc of pcs) await pc.stop();
+    tunnels.forEach((t) => t.close());
+    await sw.close();
+    await settle();
+    for (const pid of pids) expect(fs.existsSync(`/proc/${pid}`) && !/\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "latin1"))).toBe(false);
+    expect(findOwnedPids(owner)).toEqual([]);
+    for (const [p, size] of ports) for (let q = p; q < p + size; q++) expect(await udpPortIsFree(q), `UDP ${q}`).toBe(true);
+    expect(fs.readdirSync(runDir)).toEqual([]);
+  });
+
+  it("crash recovery kills the processes a previous server left behind", async () => {
+    const crashOwner = `${owner}-crash`;
+    const local = await take(VPCS_UDP_BLOCK);
+    const orphan = new VpcsProcess({
+      owner: crashOwner,
+      nodeId: "orphan",
+      workdir: path.join(dir, "orphan"),
+      runDir,
+      consolePort: await freeTcpPort(),
+      nio: { local, remote: await take() },
+    });
+    await orphan.start();
+    const pids = orphan.pids;
+    expect(pids.length).toBeGreaterThan(0);
+    // The server "crashes": the object is forgotten, only the pid file and the processes remain.
+    const killed = await recoverLeftovers(runDir, crashOwner);
+    expect(killed.sort()).toEqual([...pids].sort());
+    expect(findOwnedPids(crashOwner)).toEqual([]);
+    expect(fs.readdirSync(runDir)).toEqual([]);
+  }, 20_000);
+});
