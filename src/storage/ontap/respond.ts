@@ -1,0 +1,61 @@
+import type { Request, Response } from "express";
+import { awaitJob, type StartedJob } from "../jobs/operations.js";
+import { jobLink } from "../jobs/representation.js";
+import { sendOntapError } from "./errors.js";
+import { ontapErrorBody } from "./errors.js";
+
+/** HAL JSON; a client that asks for plain application/json gets no `_links` except paging's `next`. */
+export function sendHal(req: Request, res: Response, status: number, body: unknown): void {
+  const plain = /^application\/json\s*(;|$)/.test(req.get("accept") ?? "");
+  res
+    .status(status)
+    .type(plain ? "application/json" : "application/hal+json")
+    .send(JSON.stringify(plain ? stripLinks(body, true) : body));
+}
+
+function stripLinks(v: unknown, top: boolean): unknown {
+  if (Array.isArray(v)) return v.map((x) => stripLinks(x, false));
+  if (!v || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (k === "_links") {
+      const next = (x as { next?: unknown }).next;
+      if (top && next) out._links = { next };
+      continue;
+    }
+    out[k] = stripLinks(x, false);
+  }
+  return out;
+}
+
+/**
+ * The answer to a write: wait up to return_timeout seconds for the job. Finished → `okStatus` (201 with
+ * Location for creates); still running (or return_timeout=0) → 202. Either way the body names the job, and
+ * with return_records the records. A job that failed within the wait answers with the error envelope.
+ */
+export async function respondWrite(
+  req: Request,
+  res: Response,
+  started: StartedJob,
+  opts: { returnTimeout: number; okStatus: number; records?: object[]; location?: string },
+): Promise<void> {
+  const job = await awaitJob(started, opts.returnTimeout);
+  if (opts.location) res.set("Location", opts.location);
+  if (job.state === "failure") {
+    const err = JSON.parse(job.errorJson ?? "{}");
+    const body = { ...ontapErrorBody(err.message ?? job.message, String(err.code ?? job.code), err.target), job: jobLink(job) };
+    return sendHal(req, res, 409, body);
+  }
+  const finished = job.state === "success";
+  sendHal(req, res, finished ? opts.okStatus : 202, {
+    ...(opts.records ? { num_records: opts.records.length, records: opts.records } : {}),
+    job: jobLink(job),
+  });
+}
+
+/** Wraps an async route handler so domain errors become the ONTAP envelope. */
+export const handle =
+  (fn: (req: Request, res: Response) => Promise<void>) =>
+  (req: Request, res: Response): void => {
+    fn(req, res).catch((err) => sendOntapError(res, err));
+  };

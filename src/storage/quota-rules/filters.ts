@@ -1,0 +1,62 @@
+import type { AppContext } from "../../platform/context.js";
+import { columnCondition, type FilterField, type Term } from "../ontap/filter.js";
+
+/** The rule fields ONTAP lets a client filter on, mapped onto the QuotaRule model. */
+export function ruleFilterFields(ctx: AppContext): Record<string, FilterField> {
+  const qtreeId: FilterField = { type: "int", column: "qtreeId" };
+  return {
+    uuid: { type: "string", column: "uuid" },
+    type: { type: "string", column: "type" },
+    "svm.uuid": { type: "string", column: "svmUuid" },
+    "svm.name": { type: "string", column: "name", path: ["volume", "svm"] },
+    "volume.uuid": { type: "string", column: "volumeUuid" },
+    "volume.name": { type: "string", column: "name", path: ["volume"] },
+    "qtree.name": { type: "string", column: "qtreeName" },
+    "qtree.id": {
+      ...qtreeId,
+      // qtree ids live on qtrees: find the matching (volume, name) pairs first, with an indexed query.
+      custom: async (terms: Term[]) => {
+        const nullWanted = terms.some((t) => t.op === "null");
+        const rest = terms.filter((t) => t.op !== "null");
+        const pairs = rest.length
+          ? await ctx.db.qtree.findMany({ where: columnCondition("qtree.id", qtreeId, rest), select: { volumeUuid: true, name: true } })
+          : [];
+        const or: object[] = pairs.map((p) => ({ volumeUuid: p.volumeUuid, qtreeName: p.name }));
+        if (nullWanted) or.push({ qtreeName: null });
+        return or.length ? { OR: or } : { uuid: { in: [] } };
+      },
+    },
+    "users.name": { type: "string", column: "name", many: "users" },
+    "users.id": { type: "string", column: "userId", many: "users" },
+    "group.name": { type: "string", column: "groupName" },
+    "group.id": { type: "string", column: "groupId" },
+    user_mapping: { type: "boolean", column: "userMapping" },
+    "space.hard_limit": { type: "bigint", column: "spaceHardLimit" },
+    "space.soft_limit": { type: "bigint", column: "spaceSoftLimit" },
+    "files.hard_limit": { type: "bigint", column: "filesHardLimit" },
+    "files.soft_limit": { type: "bigint", column: "filesSoftLimit" },
+  };
+}
+
+const COLUMN_ORDER: Record<string, string> = {
+  uuid: "uuid",
+  type: "type",
+  "svm.uuid": "svmUuid",
+  "volume.uuid": "volumeUuid",
+  "qtree.name": "qtreeName",
+  "group.name": "groupName",
+  "group.id": "groupId",
+  user_mapping: "userMapping",
+  "space.hard_limit": "spaceHardLimit",
+  "space.soft_limit": "spaceSoftLimit",
+  "files.hard_limit": "filesHardLimit",
+  "files.soft_limit": "filesSoftLimit",
+};
+
+export const RULE_SORTABLE = new Set([...Object.keys(COLUMN_ORDER), "svm.name", "volume.name"]);
+
+export function ruleOrder(field: string, dir: "asc" | "desc"): object {
+  if (field === "svm.name") return { volume: { svm: { name: dir } } };
+  if (field === "volume.name") return { volume: { name: dir } };
+  return { [COLUMN_ORDER[field]]: dir };
+}

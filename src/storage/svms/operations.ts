@@ -1,0 +1,49 @@
+import { randomUUID } from "node:crypto";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { CODES } from "../ontap/codes.js";
+
+export interface SvmRef {
+  uuid?: string;
+  name?: string;
+}
+
+/** Finds an SVM by uuid or name (either suffices; both must agree when given). */
+export async function resolveSvm(ctx: AppContext, ref: SvmRef | undefined, target = "svm") {
+  if (!ref?.uuid && !ref?.name) {
+    throw new InvalidInputError(`Missing required field "${target}.name" or "${target}.uuid".`, { code: CODES.missingField, target: `${target}.name` });
+  }
+  const svm = await ctx.db.svm.findFirst({ where: { ...(ref.uuid ? { uuid: ref.uuid } : {}), ...(ref.name ? { name: ref.name } : {}) } });
+  if (!svm) throw new NotFoundError(`SVM "${ref.name ?? ref.uuid}" does not exist.`, { code: CODES.svmNotFound, target: target });
+  return svm;
+}
+
+export async function getSvm(ctx: AppContext, uuid: string) {
+  const svm = await ctx.db.svm.findUnique({ where: { uuid } });
+  if (!svm) throw new NotFoundError("entry doesn't exist", { code: CODES.notFound, target: "uuid" });
+  return svm;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,46}$/;
+
+export async function createSvm(ctx: AppContext, name: string) {
+  if (!NAME.test(name)) throw new InvalidInputError(`Invalid SVM name "${name}".`, { code: CODES.invalidValue, target: "name" });
+  if (await ctx.db.svm.findUnique({ where: { name } })) {
+    throw new ConflictError(`SVM "${name}" already exists.`, { code: CODES.duplicateName, target: "name" });
+  }
+  return ctx.db.svm.create({ data: { uuid: randomUUID(), name } });
+}
+
+export async function deleteSvm(ctx: AppContext, uuid: string) {
+  const svm = await getSvm(ctx, uuid);
+  if (await ctx.db.volume.count({ where: { svmUuid: uuid } })) {
+    throw new ConflictError(`SVM "${svm.name}" still has volumes; delete them first.`, { code: CODES.hasDependents, target: "uuid" });
+  }
+  await ctx.db.svm.delete({ where: { uuid } });
+}
+
+export const svmRef = (svm: { uuid: string; name: string }) => ({
+  name: svm.name,
+  uuid: svm.uuid,
+  _links: { self: { href: `/api/svm/svms/${svm.uuid}` } },
+});

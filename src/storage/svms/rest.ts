@@ -1,0 +1,52 @@
+import type { Router } from "express";
+import type { AppContext } from "../../platform/context.js";
+import { expandDottedKeys, rejectUnknown, toStr } from "../ontap/body.js";
+import { handle, respondWrite } from "../ontap/respond.js";
+import { parseWriteQuery } from "../ontap/query.js";
+import { getOne, list, type ResourceSpec } from "../ontap/resource.js";
+import { startJob } from "../jobs/operations.js";
+import { createSvm, deleteSvm, getSvm } from "./operations.js";
+
+type SvmRow = Awaited<ReturnType<typeof getSvm>>;
+const href = (uuid: string) => `/api/svm/svms/${uuid}`;
+const svmRecord = (s: SvmRow) => ({ uuid: s.uuid, name: s.name, state: "running", _links: { self: { href: href(s.uuid) } } });
+
+export function mountSvms(router: Router, ctx: AppContext): void {
+  const spec: ResourceSpec<SvmRow> = {
+    filterable: { uuid: { type: "string", column: "uuid" }, name: { type: "string", column: "name" } },
+    sortable: new Set(["uuid", "name"]),
+    defaults: ["name"],
+    keys: ["uuid"],
+    source: {
+      keyColumn: "uuid",
+      orderFor: (f, dir) => ({ [f]: dir }),
+      findMany: (args) => ctx.db.svm.findMany(args as never),
+      count: (args) => ctx.db.svm.count(args as never),
+      keyOf: (s) => s.uuid,
+    },
+    records: async (rows) => rows.map(svmRecord),
+  };
+  router.get("/svm/svms", handle((req, res) => list(req, res, spec)));
+  router.get("/svm/svms/:uuid", handle(async (req, res) => getOne(req, res, spec, await getSvm(ctx, String(req.params.uuid)))));
+  router.post(
+    "/svm/svms",
+    handle(async (req, res) => {
+      const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
+      const body = expandDottedKeys(req.body) as Record<string, any>;
+      rejectUnknown(body, { name: true });
+      const svm = await createSvm(ctx, toStr("name", body.name ?? ""));
+      const job = await startJob(ctx, "POST /api/svm/svms", svm.uuid, async () => {});
+      await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 201, location: href(svm.uuid), records: wq.returnRecords ? [svmRecord(svm)] : undefined });
+    }),
+  );
+  router.delete(
+    "/svm/svms/:uuid",
+    handle(async (req, res) => {
+      const wq = parseWriteQuery(req.query as Record<string, unknown>, false);
+      const uuid = String(req.params.uuid);
+      await deleteSvm(ctx, uuid);
+      const job = await startJob(ctx, `DELETE /api/svm/svms/${uuid}`, null, async () => {});
+      await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 200 });
+    }),
+  );
+}
