@@ -1,0 +1,38 @@
+import { createReadStream, createWriteStream } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
+import type { AppContext } from "../../platform/context.js";
+import { ForbiddenError, NotFoundError } from "../../platform/errors.js";
+import { resolveInside } from "../files/safe-path.js";
+import { getProject } from "../projects/lookup.js";
+import { getNode, projectDirectory } from "./operations.js";
+import { nodeDirectory } from "./serialize.js";
+
+/**
+ * A file in a node's directory (`project-files/<type>/<node id>/<path>`). GNS3 refuses dot-leading and `/../`
+ * paths outright; everything else goes through the one path resolver, which proves containment.
+ */
+async function nodeFile(ctx: AppContext, projectId: string, nodeId: string, userPath: string) {
+  const node = await getNode(ctx, projectId, nodeId);
+  const p = userPath.replaceAll("\\", "/");
+  if (p.startsWith(".") || p.includes("/../")) throw new ForbiddenError("403: Forbidden");
+  const root = nodeDirectory(projectDirectory(ctx, await getProject(ctx, projectId)), node);
+  await fs.mkdir(root, { recursive: true });
+  return { node, file: await resolveInside(root, p) };
+}
+
+export async function openNodeFile(ctx: AppContext, projectId: string, nodeId: string, userPath: string): Promise<Readable> {
+  const { node, file } = await nodeFile(ctx, projectId, nodeId, userPath);
+  const stat = await fs.stat(file).catch(() => undefined);
+  if (!stat?.isFile()) throw new NotFoundError(`GET /projects/${projectId}/files/project-files/${node.nodeType}/${nodeId}/${userPath} not found`);
+  return createReadStream(file);
+}
+
+/** Writes the upload to the node file, creating its directories. */
+export async function writeNodeFile(ctx: AppContext, projectId: string, nodeId: string, userPath: string, body: Readable): Promise<void> {
+  const { file } = await nodeFile(ctx, projectId, nodeId, userPath);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await pipeline(body, createWriteStream(file));
+}

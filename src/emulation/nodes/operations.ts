@@ -1,0 +1,221 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import type { Tx } from "../../platform/db/client.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { publishProjectEvent } from "../events.js";
+import { linkToRest } from "../links/serialize.js";
+import { getOpenedProject, getProject } from "../projects/lookup.js";
+import { allocateConsolePort, assertConsoleFree } from "./console.js";
+import { allocateNodeName } from "./naming.js";
+import { defaultPortsMapping } from "./ports.js";
+import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "./serialize.js";
+import type { ConsoleType, NewNode, NodeChanges, NodeLabel, NodeStatus } from "./types.js";
+
+export const DEFAULT_SYMBOL = ":/symbols/computer.svg";
+const SYMBOL_SIZE = { width: 65, height: 59 };
+
+/** Where a project keeps its files: its own path when it has one, else <data dir>/projects/<id>. */
+export function projectDirectory(ctx: AppContext, project: Pick<Project, "id" | "path">): string {
+  return project.path ?? path.join(ctx.config.dataDir, "projects", project.id);
+}
+
+/** Serialises a node for responses and events (the REST node object is also the event payload). */
+export async function restNode(ctx: AppContext, node: Node) {
+  return nodeToRest(node, projectDirectory(ctx, await getProject(ctx, node.projectId)));
+}
+
+/** "local" is the built-in compute; others must be registered. */
+async function assertCompute(ctx: AppContext, computeId: string): Promise<void> {
+  if (computeId === "local") return;
+  if (!(await ctx.db.compute.findUnique({ where: { id: computeId } }))) throw new NotFoundError(`Compute ID ${computeId} doesn't exist`);
+}
+
+/** Console types each emulator accepts (the compute rejects the others); unlisted types accept any. */
+const ALLOWED_CONSOLES: Partial<Record<string, readonly (ConsoleType | null)[]>> = {
+  vpcs: ["telnet", "none"],
+  traceng: ["none"],
+  ethernet_switch: ["telnet", "none"],
+  ethernet_hub: [null, "none"],
+  cloud: [null, "none", "telnet", "vnc", "spice", "http", "https"],
+  nat: [null, "none"],
+};
+
+function defaultConsoleType(nodeType: string): ConsoleType | null {
+  if (nodeType === "ethernet_switch") return "none";
+  if (nodeType === "traceng") return "none";
+  return BUILTIN_TYPES.has(nodeType) ? null : "telnet";
+}
+
+/** GNS3 gives a switch a console port even when its console type is "none"; others only for a real console. */
+const needsConsolePort = (nodeType: string, consoleType: ConsoleType | null) =>
+  nodeType === "ethernet_switch" || (consoleType !== null && consoleType !== "none");
+
+function checkConsoleType(nodeType: string, consoleType: ConsoleType | null): void {
+  const allowed = ALLOWED_CONSOLES[nodeType];
+  if (allowed && !allowed.includes(consoleType)) {
+    throw new InvalidInputError(`Console type ${consoleType} is not supported by ${nodeType} nodes (allowed: ${allowed.join(", ")})`);
+  }
+}
+
+const defaultLabel = (height: number): NodeLabel => ({ style: null, x: null, y: -Math.round(height / 2 + 10), rotation: 0 });
+
+/** On rename GNS3 counts the node's own current name as taken too (renaming PC1 to PC2 when PC2 exists gives PC3). */
+async function takenNames(tx: Tx, projectId: string): Promise<Set<string>> {
+  const rows = await tx.node.findMany({ where: { projectId }, select: { name: true } });
+  return new Set(rows.map((r) => r.name));
+}
+
+/** Concurrent writers can pick the same name or console port; the unique indexes catch it and we try again. */
+async function withUniqueRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if ((e as { code?: string }).code !== "P2002" || attempt >= 4) throw e;
+    }
+  }
+}
+
+const jsonFields = (c: NodeChanges) => ({
+  ...(c.properties !== undefined && { propertiesJson: JSON.stringify(c.properties) }),
+  ...(c.customAdapters !== undefined && { customAdapters: JSON.stringify(c.customAdapters) }),
+  ...(c.label !== undefined && { labelJson: JSON.stringify(c.label) }),
+});
+
+const scalarFields = (c: NodeChanges) => ({
+  templateId: c.templateId,
+  consoleAutoStart: c.consoleAutoStart,
+  symbol: c.symbol,
+  x: c.x,
+  y: c.y,
+  z: c.z,
+  locked: c.locked,
+  portNameFormat: c.portNameFormat,
+  portSegmentSize: c.portSegmentSize,
+  firstPortName: c.firstPortName,
+});
+
+export async function createNode(ctx: AppContext, projectId: string, input: NewNode): Promise<Node> {
+  const project = await getOpenedProject(ctx, projectId);
+  await assertCompute(ctx, input.computeId);
+  const consoleType = input.consoleType === undefined ? defaultConsoleType(input.nodeType) : input.consoleType;
+  checkConsoleType(input.nodeType, consoleType);
+  const builtin = BUILTIN_TYPES.has(input.nodeType);
+  const ports = defaultPortsMapping(input.nodeType);
+  const properties = { ...(ports && { ports_mapping: ports }), ...input.properties };
+  const id = input.nodeId ?? randomUUID();
+  if (await ctx.db.node.findUnique({ where: { id } })) throw new ConflictError(`Node ID ${id} already exists`);
+
+  const node = await withUniqueRetry(() =>
+    ctx.db.$transaction(async (tx) => {
+      const name = allocateNodeName(input.name, await takenNames(tx, projectId));
+      let console: number | null = null;
+      if (input.console != null) {
+        await assertConsoleFree(tx, input.computeId, input.console);
+        console = input.console;
+      } else if (input.console === undefined && needsConsolePort(input.nodeType, consoleType)) {
+        console = await allocateConsolePort(tx, input.computeId, ctx.config.consolePorts);
+      }
+      return tx.node.create({
+        data: {
+          ...scalarFields(input),
+          ...jsonFields({ ...input, properties, label: input.label ?? defaultLabel(SYMBOL_SIZE.height) }),
+          id,
+          projectId,
+          computeId: input.computeId,
+          nodeType: input.nodeType,
+          name,
+          console,
+          consoleType,
+          consoleHost: ctx.config.host,
+          commandLine: builtin ? null : "",
+          status: builtin ? "started" : "stopped",
+          symbol: input.symbol ?? DEFAULT_SYMBOL,
+          ...SYMBOL_SIZE,
+        },
+      });
+    }),
+  );
+  const dir = projectDirectory(ctx, project);
+  if (!builtin) await fs.mkdir(nodeDirectory(dir, node), { recursive: true });
+  await publishProjectEvent(ctx, projectId, "node.created", nodeToRest(node, dir));
+  return node;
+}
+
+/** A node of an opened project (GET N, PUT N, DELETE N, node files and links). */
+export async function getNode(ctx: AppContext, projectId: string, nodeId: string): Promise<Node> {
+  await getOpenedProject(ctx, projectId);
+  const node = await ctx.db.node.findFirst({ where: { id: nodeId, projectId } });
+  if (!node) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
+  return node;
+}
+
+/** All nodes of a project, opened or closed (the adapter picks the shape), in creation order. */
+export async function listNodes(ctx: AppContext, projectId: string): Promise<{ project: Project; nodes: Node[] }> {
+  const project = await getProject(ctx, projectId);
+  const nodes = await ctx.db.node.findMany({ where: { projectId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return { project, nodes };
+}
+
+export async function updateNode(ctx: AppContext, projectId: string, nodeId: string, changes: NodeChanges): Promise<Node> {
+  const before = await getNode(ctx, projectId, nodeId);
+  const consoleType = changes.consoleType === undefined ? (before.consoleType as ConsoleType | null) : changes.consoleType;
+  if (changes.consoleType !== undefined) checkConsoleType(before.nodeType, consoleType);
+  // Emulator properties merge into the current ones, as the compute merges what it is sent.
+  const properties = changes.properties && { ...nodeProperties(before), ...changes.properties };
+  const after = await withUniqueRetry(() =>
+    ctx.db.$transaction(async (tx) => {
+      const name =
+        changes.name === undefined || changes.name === before.name
+          ? undefined
+          : allocateNodeName(changes.name, await takenNames(tx, projectId));
+      if (changes.console != null && changes.console !== before.console) await assertConsoleFree(tx, before.computeId, changes.console, nodeId);
+      return tx.node.update({
+        where: { id: nodeId },
+        data: { ...scalarFields(changes), ...jsonFields({ ...changes, properties }), name, console: changes.console, consoleType },
+      });
+    }),
+  );
+  await publishIfChanged(ctx, before, after);
+  return after;
+}
+
+/** For the runtime: record a process state change (status, command line) and tell the project stream. */
+export async function setNodeRuntimeState(
+  ctx: AppContext,
+  nodeId: string,
+  state: { status?: NodeStatus; commandLine?: string | null },
+): Promise<Node> {
+  const before = await ctx.db.node.findUnique({ where: { id: nodeId } });
+  if (!before) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
+  const after = await ctx.db.node.update({ where: { id: nodeId }, data: state });
+  await publishIfChanged(ctx, before, after);
+  return after;
+}
+
+async function publishIfChanged(ctx: AppContext, before: Node, after: Node): Promise<void> {
+  const dir = projectDirectory(ctx, await getProject(ctx, after.projectId));
+  const rest = nodeToRest(after, dir);
+  if (JSON.stringify(nodeToRest(before, dir)) !== JSON.stringify(rest)) await publishProjectEvent(ctx, after.projectId, "node.updated", rest);
+}
+
+/** Deletes the node and, first, every link attached to it (each announced with link.deleted). */
+export async function deleteNode(ctx: AppContext, projectId: string, nodeId: string): Promise<void> {
+  const node = await getNode(ctx, projectId, nodeId);
+  if (node.locked) throw new ConflictError(`Node ${node.name} cannot be deleted because it is locked`);
+  const links = await ctx.db.$transaction(async (tx) => {
+    const attached = await tx.link.findMany({
+      where: { endpoints: { some: { nodeId } } },
+      include: { endpoints: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    await tx.link.deleteMany({ where: { id: { in: attached.map((l) => l.id) } } });
+    await tx.node.delete({ where: { id: nodeId } });
+    return attached;
+  });
+  for (const link of links) await publishProjectEvent(ctx, projectId, "link.deleted", linkToRest(link));
+  await publishProjectEvent(ctx, projectId, "node.deleted", await restNode(ctx, node));
+}
