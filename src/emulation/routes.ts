@@ -2,11 +2,13 @@ import type { AppContext } from "../platform/context.js";
 import type { Gns3Routes } from "./rest/kit.js";
 import { linkRoutes } from "./links/rest.js";
 import { nodeRoutes } from "./nodes/rest.js";
+import { computesRoutes } from "./computes/routes.js";
 import { serverRoutes } from "./server/routes.js";
 
 /** Every GNS3 v2 route module; each adds its routes to the shared table. */
 export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   serverRoutes(routes, ctx);
+  computesRoutes(routes, ctx);
   nodeRoutes(routes, ctx);
   linkRoutes(routes, ctx);
 }

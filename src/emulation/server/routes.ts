@@ -3,6 +3,8 @@ import { ConflictError } from "../../platform/errors.js";
 import type { AppContext } from "../../platform/context.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
 import { GNS3_VERSION } from "../version.js";
+import { shutdownServer, writeDebugBundle } from "./debug.js";
+import { getSettings, updateSettings } from "./settings.js";
 
 export function serverRoutes(routes: Gns3Routes, ctx: AppContext): void {
   routes.add("GET", "/v2/version", ({ res }) => sendJson(res, 200, { version: GNS3_VERSION, local: ctx.config.local }));
@@ -17,4 +19,20 @@ export function serverRoutes(routes: Gns3Routes, ctx: AppContext): void {
     },
     { schema: z.strictObject({ version: z.string(), local: z.boolean().optional() }) },
   );
+
+  // 2.1 compatibility extension: removed from GNS3 in 2.2, kept for older GUIs.
+  routes.add("GET", "/v2/settings", async ({ res }) => sendJson(res, 200, await getSettings(ctx)));
+  routes.add("POST", "/v2/settings", async ({ res, body }) => sendJson(res, 201, await updateSettings(ctx, body)), {
+    schema: z.looseObject({}),
+  });
+
+  // Both answer 201 with an empty octet-stream body, as GNS3 does.
+  routes.add("POST", "/v2/debug", async ({ res }) => {
+    await writeDebugBundle(ctx);
+    res.status(201).type("application/octet-stream").end();
+  });
+  routes.add("POST", "/v2/shutdown", ({ res }) => {
+    shutdownServer(ctx);
+    res.status(201).type("application/octet-stream").end();
+  });
 }

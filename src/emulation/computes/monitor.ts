@@ -1,0 +1,147 @@
+import type { AppContext } from "../../platform/context.js";
+import { publishControllerEvent } from "../events.js";
+import { GNS3_VERSION } from "../version.js";
+import { disconnected, remoteCompute, type Capabilities, type ComputeRow, type LiveState } from "./model.js";
+import { unseal } from "./secret.js";
+import type { HostStatistics } from "./usage.js";
+
+/** Poll cadence: a connected compute every 2 s; a failing one after 1, 2, 4 … up to 30 s. */
+export const CONNECTED_POLL_MS = 2_000;
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 3_000;
+
+interface Watched {
+  row: ComputeRow;
+  password: string | null;
+  live: LiveState;
+  statistics: HostStatistics | undefined;
+  failures: number;
+  timer?: NodeJS.Timeout;
+  abort: AbortController;
+}
+
+/**
+ * Keeps each remote compute's connection state live in memory (GNS3 does the same: connected, last_error,
+ * capabilities and usage are never persisted) by polling its compute API, and announces every change with
+ * compute.updated on the controller stream. One monitor per server instance.
+ */
+export class ComputeMonitor {
+  private watched = new Map<string, Watched>();
+  private stopped = false;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Starts (or restarts, after an update) polling from a disconnected state; the first poll runs at once. */
+  watch(row: ComputeRow, password: string | null): void {
+    this.unwatch(row.id);
+    if (this.stopped) return;
+    const w: Watched = { row, password, live: disconnected(), statistics: undefined, failures: 0, abort: new AbortController() };
+    this.watched.set(row.id, w);
+    queueMicrotask(() => void this.poll(w));
+  }
+
+  unwatch(id: string): void {
+    const w = this.watched.get(id);
+    if (!w) return;
+    clearTimeout(w.timer);
+    w.abort.abort();
+    this.watched.delete(id);
+  }
+
+  live(id: string): LiveState {
+    return this.watched.get(id)?.live ?? disconnected();
+  }
+
+  statistics(id: string): HostStatistics | undefined {
+    const w = this.watched.get(id);
+    return w?.live.connected ? w.statistics : undefined;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const id of [...this.watched.keys()]) this.unwatch(id);
+  }
+
+  private current(w: Watched) {
+    return !this.stopped && this.watched.get(w.row.id) === w;
+  }
+
+  private async poll(w: Watched): Promise<void> {
+    let next: LiveState;
+    try {
+      const caps = await this.get<Capabilities>(w, "/v2/compute/capabilities");
+      if (typeof caps?.version !== "string" || !Array.isArray(caps.node_types)) throw new Error("The compute did not answer with its capabilities");
+      if (minor(caps.version) !== minor(GNS3_VERSION)) {
+        throw new Error(`Incompatible version: the compute runs ${caps.version}, this server ${GNS3_VERSION}`);
+      }
+      // Usage is a nicety: a compute without the statistics route still counts as connected.
+      w.statistics = await this.get<HostStatistics>(w, "/v2/compute/statistics").catch(() => undefined);
+      next = {
+        connected: true,
+        last_error: null,
+        capabilities: caps,
+        cpu_usage_percent: w.statistics?.cpu_usage_percent ?? null,
+        memory_usage_percent: w.statistics?.memory_usage_percent ?? null,
+      };
+      w.failures = 0;
+    } catch (e) {
+      if (!this.current(w)) return;
+      w.failures++;
+      next = { ...w.live, connected: false, cpu_usage_percent: null, memory_usage_percent: null, last_error: describe(e) };
+    }
+    if (!this.current(w)) return;
+    const changed = JSON.stringify(next) !== JSON.stringify(w.live);
+    w.live = next;
+    if (changed) await publishControllerEvent(this.ctx, "compute.updated", remoteCompute(w.row, w.live));
+    if (!this.current(w)) return;
+    const delay = w.failures ? Math.min(FIRST_RETRY_MS * 2 ** (w.failures - 1), MAX_RETRY_MS) : CONNECTED_POLL_MS;
+    w.timer = setTimeout(() => void this.poll(w), delay);
+  }
+
+  private async get<T>(w: Watched, route: string): Promise<T> {
+    const { protocol, host, port, user } = w.row;
+    const headers: Record<string, string> = {};
+    if (user) headers.authorization = `Basic ${Buffer.from(`${user}:${w.password ?? ""}`).toString("base64")}`;
+    const signal = AbortSignal.any([w.abort.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+    const res = await fetch(`${protocol}://${host.includes(":") ? `[${host}]` : host}:${port}${route}`, { headers, signal });
+    if (res.status === 401) throw new Error("Authentication failed: wrong user or password for the compute");
+    if (!res.ok) throw new Error(`GET ${route} answered ${res.status}`);
+    return (await res.json()) as T;
+  }
+}
+
+const minor = (version: string) => version.split(".").slice(0, 2).join(".");
+
+function describe(e: unknown): string {
+  const err = e as Error & { cause?: { code?: string; message?: string } };
+  if (err.name === "TimeoutError") return "The compute did not answer in time";
+  if (err.cause?.code) return `Cannot connect to the compute: ${err.cause.code}`;
+  return err.message;
+}
+
+const monitors = new WeakMap<AppContext, ComputeMonitor>();
+
+/** The server's monitor, created on first use: it picks up every stored compute and stops with the server. */
+export function computeMonitor(ctx: AppContext): ComputeMonitor {
+  let monitor = monitors.get(ctx);
+  if (monitor) return monitor;
+  const created = new ComputeMonitor(ctx);
+  monitors.set(ctx, created);
+  const loading = ctx.db.compute.findMany().then(
+    (rows) => {
+      for (const row of rows) {
+        try {
+          created.watch(row, row.passwordSeal ? unseal(ctx.config.dataDir, row.passwordSeal, row.id) : null);
+        } catch (e) {
+          ctx.log.error("cannot unseal a compute password (was secret.key replaced?)", { compute_id: row.id, error: String(e) });
+        }
+      }
+    },
+    (e) => ctx.log.error("cannot load computes", { error: String(e) }),
+  );
+  // Waiting for the load keeps its query from outliving the database connection on a quick shutdown.
+  ctx.onShutdown(() => loading.then(() => created.stop()));
+  monitor = created;
+  return monitor;
+}
