@@ -1,0 +1,448 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError } from "../../platform/errors.js";
+import { CONTROLLER_CHANNEL, isProjectChannel, type Gns3Notification } from "../events.js";
+import { nodeProperties } from "../nodes/serialize.js";
+import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
+import { LinkTunnel, type LinkFilters } from "./link-tunnel.js";
+import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
+import { UdpPortPool } from "./udp-port-pool.js";
+import { findVpcs, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "./vpcs.js";
+
+/**
+ * The local compute's live state: vpcs processes, in-process hubs/switches, link relays and captures, plus the
+ * UDP ports they hold. One per server (AppContext). The database stays the source of truth for what exists;
+ * this object only owns what runs. It follows the project event stream (link.created/updated/deleted,
+ * node.deleted, project.closed/deleted) so that links are wired and torn down whichever module changed them.
+ */
+type LinkRow = Link & { endpoints: LinkEndpoint[] };
+
+/** Node types this host runs. */
+export const RUNNABLE_TYPES = new Set(["vpcs", "ethernet_hub", "ethernet_switch"]);
+const ALWAYS_ON = new Set(["ethernet_hub", "ethernet_switch"]);
+
+/** What each unsupported type would need; used in the 409 message at start. */
+const MISSING: Record<string, string> = {
+  qemu: "the QEMU emulator (qemu-system-*) and a disk image",
+  docker: "a Docker daemon and the container image",
+  dynamips: "the Dynamips emulator and a Cisco IOS image",
+  iou: "the IOU binary and an IOU licence",
+  virtualbox: "VirtualBox (VBoxManage) and a virtual machine",
+  vmware: "VMware (vmrun) and a virtual machine",
+  traceng: "TraceNG, which runs on Windows only",
+  cloud: "bridging to host interfaces (uBridge), which this compute does not do",
+  nat: "a NAT bridge to the host (uBridge and libvirt's virbr0), which this compute does not do",
+  frame_relay_switch: "the Dynamips Frame Relay switch",
+  atm_switch: "the Dynamips ATM switch",
+};
+
+export function unsupportedReason(node: Pick<Node, "name" | "nodeType">): string | null {
+  if (node.nodeType === "vpcs") {
+    return findVpcs() ? null : `Node ${node.name} cannot start: the vpcs program is not installed on this host (Debian package vpcs)`;
+  }
+  if (RUNNABLE_TYPES.has(node.nodeType)) return null;
+  const what = MISSING[node.nodeType] ?? "an emulator this host does not have";
+  return `Node ${node.name} cannot start: ${node.nodeType} nodes are not supported by this compute (they need ${what}); it runs vpcs, ethernet_hub and ethernet_switch nodes`;
+}
+
+interface Attachment {
+  /** Where the node listens (a block of VPCS_UDP_BLOCK for vpcs). */
+  nodeLocal: number;
+  size: number;
+  /** Where the node sends; the link relay listens there. */
+  peer: number;
+  holders: Set<"node" | "link">;
+}
+
+interface WiredLink {
+  projectId: string;
+  tunnel: LinkTunnel;
+  ends: { nodeId: string; nodeType: string; adapter: number; port: number; key: string }[];
+  capture?: PcapWriter;
+}
+
+const portKey = (nodeId: string, adapter: number, port: number) => `${nodeId}/${adapter}/${port}`;
+
+export class LocalCompute {
+  readonly pool: UdpPortPool;
+  readonly owner: string;
+  readonly runDir: string;
+  private attachments = new Map<string, Attachment>();
+  private processes = new Map<string, { projectId: string; proc: VpcsProcess }>();
+  private devices = new Map<string, { projectId: string; device: EthernetHub | EthernetSwitch }>();
+  private links = new Map<string, WiredLink>();
+  private locks = new Map<string, Promise<unknown>>();
+  private closed = false;
+  readonly ready: Promise<void>;
+  private subscriptions: AsyncIterableIterator<unknown>[] = [];
+  private readonly exitHandler = () => killNowSync(this.owner);
+
+  constructor(private readonly ctx: AppContext) {
+    this.pool = new UdpPortPool(ctx.config.udpPorts[0], ctx.config.udpPorts[1]);
+    this.owner = path.resolve(ctx.config.dataDir);
+    this.runDir = path.join(this.owner, "run");
+    this.ready = this.recover();
+    process.on("exit", this.exitHandler);
+  }
+
+  /** Crash recovery: kill what a previous run left, mark its nodes stopped and captures off, rewire links. */
+  private async recover(): Promise<void> {
+    const killed = await recoverLeftovers(this.runDir, this.owner);
+    if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
+    await this.ctx.db.node.updateMany({ where: { nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } }, data: { status: "stopped" } });
+    await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
+    const links = await this.ctx.db.link.findMany({ where: { project: { status: "opened" } }, include: { endpoints: true } });
+    for (const l of links) await this.syncLinkNow(l.id).catch((e) => this.ctx.log.info("runtime: link not wired", { link: l.id, error: String(e) }));
+    this.follow();
+  }
+
+  /** Serialises runtime work per key (node or link), like GNS3's per-node lock. */
+  serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const settled = next.catch(() => {});
+    this.locks.set(key, settled);
+    void settled.then(() => {
+      if (this.locks.get(key) === settled) this.locks.delete(key);
+    });
+    return next;
+  }
+
+  // ------------------------------------------------------------------ event stream
+
+  private follow(): void {
+    const sub = this.ctx.bus.subscribe((c) => isProjectChannel(c) || c === CONTROLLER_CHANNEL);
+    this.subscriptions.push(sub);
+    void (async () => {
+      for await (const ev of sub) {
+        if (this.closed) break;
+        const msg = ev.data as Gns3Notification;
+        const e = msg?.event as Record<string, unknown> | undefined;
+        try {
+          switch (msg?.action) {
+            case "link.created":
+            case "link.updated":
+              await this.syncLink(String(e?.link_id));
+              break;
+            case "link.deleted":
+              await this.unwireLink(String(e?.link_id));
+              break;
+            case "node.deleted":
+              if (typeof e?.node_id === "string") await this.releaseNode(e.node_id);
+              break;
+            case "node.updated":
+              if (typeof e?.node_id === "string") this.refreshDevice(e.node_id, e.properties);
+              break;
+            case "project.closed":
+            case "project.deleted":
+              if (typeof e?.project_id === "string") await this.releaseProject(e.project_id);
+              break;
+          }
+        } catch (err) {
+          this.ctx.log.info("runtime: event handling failed", { action: msg?.action, error: String(err) });
+        }
+      }
+    })();
+  }
+
+  // ------------------------------------------------------------------ ports
+
+  private async attach(node: Pick<Node, "id" | "nodeType">, adapter: number, port: number, holder: "node" | "link"): Promise<Attachment> {
+    const key = portKey(node.id, adapter, port);
+    let a = this.attachments.get(key);
+    if (!a) {
+      const size = node.nodeType === "vpcs" ? VPCS_UDP_BLOCK : 1;
+      const nodeLocal = await this.pool.allocateBlock(size);
+      let peer: number;
+      try {
+        peer = await this.pool.allocate();
+      } catch (e) {
+        this.pool.release(nodeLocal, size);
+        throw e;
+      }
+      a = { nodeLocal, size, peer, holders: new Set() };
+      this.attachments.set(key, a);
+    }
+    a.holders.add(holder);
+    return a;
+  }
+
+  private detach(key: string, holder: "node" | "link"): void {
+    const a = this.attachments.get(key);
+    if (!a) return;
+    a.holders.delete(holder);
+    if (a.holders.size) return;
+    this.attachments.delete(key);
+    this.pool.release(a.nodeLocal, a.size);
+    this.pool.release(a.peer);
+  }
+
+  // ------------------------------------------------------------------ builtin devices
+
+  private async device(node: Node): Promise<EthernetHub | EthernetSwitch> {
+    const existing = this.devices.get(node.id);
+    if (existing) return existing.device;
+    const mapping = mappingOf(nodeProperties(node).ports_mapping);
+    const device = node.nodeType === "ethernet_switch" ? new EthernetSwitch(mapping) : new EthernetHub();
+    this.devices.set(node.id, { projectId: node.projectId, device });
+    return device;
+  }
+
+  private refreshDevice(nodeId: string, properties: unknown): void {
+    const d = this.devices.get(nodeId)?.device;
+    if (d instanceof EthernetSwitch && properties && typeof properties === "object") {
+      d.setMapping(mappingOf((properties as Record<string, unknown>).ports_mapping));
+    }
+  }
+
+  // ------------------------------------------------------------------ links
+
+  /** Wires a link that has both ends (idempotent: an existing relay only gets its filters/suspend refreshed). */
+  async syncLink(linkId: string): Promise<void> {
+    await this.ready.catch(() => {});
+    return this.syncLinkNow(linkId);
+  }
+
+  private syncLinkNow(linkId: string): Promise<void> {
+    return this.serial(`link:${linkId}`, async () => {
+      if (this.closed) return;
+      const link = (await this.ctx.db.link.findUnique({ where: { id: linkId }, include: { endpoints: true } })) as LinkRow | null;
+      if (!link || link.endpoints.length < 2) return this.unwireNow(linkId);
+      const wired = this.links.get(linkId) ?? (await this.wire(link));
+      wired.tunnel.setFilters(parseFilters(link.filtersJson));
+      wired.tunnel.setSuspended(link.suspend);
+    });
+  }
+
+  private async wire(link: LinkRow): Promise<WiredLink> {
+    const ends = [...link.endpoints].sort((a, b) => a.position - b.position).slice(0, 2);
+    const nodes = await this.ctx.db.node.findMany({ where: { id: { in: ends.map((e) => e.nodeId) } } });
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const taken: { key: string }[] = [];
+    const sides: { listen: number; deliver: number }[] = [];
+    try {
+      for (const e of ends) {
+        const node = byId.get(e.nodeId);
+        if (!node) throw new ConflictError(`Node ID ${e.nodeId} doesn't exist`);
+        const a = await this.attach(node, e.adapterNumber, e.portNumber, "link");
+        taken.push({ key: portKey(node.id, e.adapterNumber, e.portNumber) });
+        sides.push({ listen: a.peer, deliver: a.nodeLocal });
+      }
+      const tunnel = await new LinkTunnel(sides[0], sides[1]).open();
+      for (const e of ends) {
+        const node = byId.get(e.nodeId)!;
+        if (!ALWAYS_ON.has(node.nodeType)) continue;
+        const a = this.attachments.get(portKey(node.id, e.adapterNumber, e.portNumber))!;
+        await (await this.device(node)).addNio(e.portNumber, { local: a.nodeLocal, remote: a.peer });
+      }
+      const wired: WiredLink = {
+        projectId: link.projectId,
+        tunnel,
+        ends: ends.map((e) => ({
+          nodeId: e.nodeId,
+          nodeType: byId.get(e.nodeId)!.nodeType,
+          adapter: e.adapterNumber,
+          port: e.portNumber,
+          key: portKey(e.nodeId, e.adapterNumber, e.portNumber),
+        })),
+      };
+      this.links.set(link.id, wired);
+      return wired;
+    } catch (e) {
+      for (const t of taken) this.detach(t.key, "link");
+      throw e;
+    }
+  }
+
+  async unwireLink(linkId: string): Promise<void> {
+    return this.serial(`link:${linkId}`, () => this.unwireNow(linkId));
+  }
+
+  private async unwireNow(linkId: string): Promise<void> {
+    const w = this.links.get(linkId);
+    if (!w) return;
+    this.links.delete(linkId);
+    w.capture?.close();
+    w.tunnel.close();
+    for (const end of w.ends) {
+      const d = this.devices.get(end.nodeId);
+      if (d) {
+        await d.device.removeNio(end.port);
+        if (!d.device.connectedPorts.length) {
+          await d.device.close();
+          this.devices.delete(end.nodeId);
+        }
+      }
+      this.detach(end.key, "link");
+    }
+  }
+
+  wiredLink(linkId: string): { tunnel: LinkTunnel; capture?: PcapWriter } | undefined {
+    return this.links.get(linkId);
+  }
+
+  // ------------------------------------------------------------------ capture
+
+  async startCapture(linkId: string, file: string, dataLinkType: DataLinkType = "DLT_EN10MB"): Promise<void> {
+    await this.syncLink(linkId);
+    return this.serial(`link:${linkId}`, async () => {
+      const w = this.links.get(linkId);
+      if (!w) throw new ConflictError("Cannot capture because there is no running device on this link");
+      if (w.capture) throw new ConflictError(`Packet capture is already activated on link ${linkId}`);
+      w.capture = new PcapWriter(file, DATA_LINK_TYPES[dataLinkType]);
+      w.tunnel.startCapture(w.capture);
+    });
+  }
+
+  async stopCapture(linkId: string): Promise<void> {
+    return this.serial(`link:${linkId}`, async () => {
+      const w = this.links.get(linkId);
+      if (!w?.capture) return;
+      w.tunnel.stopCapture();
+      w.capture.close();
+      w.capture = undefined;
+    });
+  }
+
+  capture(linkId: string): PcapWriter | undefined {
+    return this.links.get(linkId)?.capture;
+  }
+
+  // ------------------------------------------------------------------ nodes
+
+  isRunning(nodeId: string): boolean {
+    return this.processes.get(nodeId)?.proc.running ?? false;
+  }
+
+  /** Starts the node's process (vpcs). Returns the command line. Throws 409 for what this host cannot run. */
+  async startProcess(node: Node, workdir: string): Promise<string> {
+    await this.ready.catch(() => {});
+    const reason = unsupportedReason(node);
+    if (reason) throw new ConflictError(reason);
+    if (ALWAYS_ON.has(node.nodeType)) return "";
+    const running = this.processes.get(node.id);
+    if (running?.proc.running) return running.proc.commandLine;
+    if (node.console == null) throw new ConflictError(`Node ${node.name} cannot start: it has no console port`);
+    const a = await this.attach(node, 0, 0, "node");
+    const key = portKey(node.id, 0, 0);
+    const proc = new VpcsProcess({
+      owner: this.owner,
+      nodeId: node.id,
+      workdir,
+      runDir: this.runDir,
+      consolePort: node.console,
+      nio: { local: a.nodeLocal, remote: a.peer },
+      macOffset: await this.macOffset(node),
+    });
+    try {
+      await proc.start();
+    } catch (e) {
+      this.detach(key, "node");
+      throw e;
+    }
+    this.processes.set(node.id, { projectId: node.projectId, proc });
+    return proc.commandLine;
+  }
+
+  async stopProcess(nodeId: string): Promise<void> {
+    const p = this.processes.get(nodeId);
+    if (!p) return;
+    this.processes.delete(nodeId);
+    await p.proc.stop();
+    this.detach(portKey(nodeId, 0, 0), "node");
+  }
+
+  /** VPCS derives its MAC from -m; give each vpcs of a project a different one (order of creation). */
+  private async macOffset(node: Node): Promise<number> {
+    const before = await this.ctx.db.node.count({
+      where: { projectId: node.projectId, nodeType: "vpcs", OR: [{ createdAt: { lt: node.createdAt } }, { createdAt: node.createdAt, id: { lt: node.id } }] },
+    });
+    return before % 256;
+  }
+
+  /** Everything of one node: its process, its device, the links wired to it. */
+  async releaseNode(nodeId: string): Promise<void> {
+    for (const [id, w] of [...this.links]) if (w.ends.some((e) => e.nodeId === nodeId)) await this.unwireLink(id);
+    await this.stopProcess(nodeId);
+    const d = this.devices.get(nodeId);
+    if (d) {
+      this.devices.delete(nodeId);
+      await d.device.close();
+    }
+  }
+
+  /** Project close/delete: stop its processes, tear down its links and devices. */
+  async releaseProject(projectId: string): Promise<void> {
+    for (const [id, w] of [...this.links]) if (w.projectId === projectId) await this.unwireLink(id);
+    for (const [id, p] of [...this.processes]) if (p.projectId === projectId) await this.stopProcess(id);
+    for (const [id, d] of [...this.devices]) {
+      if (d.projectId !== projectId) continue;
+      this.devices.delete(id);
+      await d.device.close();
+    }
+  }
+
+  /** What is running, for diagnostics and tests. */
+  snapshot() {
+    return {
+      processes: [...this.processes].map(([nodeId, p]) => ({ nodeId, pids: p.proc.pids })),
+      devices: [...this.devices.keys()],
+      links: [...this.links.keys()],
+      udpPorts: this.pool.inUse,
+    };
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const s of this.subscriptions) await s.return?.();
+    for (const id of [...this.links.keys()]) await this.unwireNow(id);
+    for (const id of [...this.processes.keys()]) await this.stopProcess(id);
+    for (const d of this.devices.values()) await d.device.close();
+    this.devices.clear();
+    process.off("exit", this.exitHandler);
+  }
+}
+
+function mappingOf(v: unknown): PortMapping[] {
+  return Array.isArray(v) ? (v.filter((m) => typeof m?.port_number === "number") as PortMapping[]) : [];
+}
+
+function parseFilters(json: string): LinkFilters {
+  try {
+    const f = JSON.parse(json) as unknown;
+    return f && typeof f === "object" ? (f as LinkFilters) : {};
+  } catch {
+    return {};
+  }
+}
+
+const computes = new WeakMap<AppContext, LocalCompute>();
+
+/** The server's local compute (created on first use; stopped by ctx.onShutdown). */
+export function localCompute(ctx: AppContext): LocalCompute {
+  let c = computes.get(ctx);
+  if (!c) {
+    c = new LocalCompute(ctx);
+    computes.set(ctx, c);
+    const compute = c;
+    ctx.onShutdown(() => compute.shutdown());
+  }
+  return c;
+}
+
+/** Hook for the projects module: stop everything of a project before closing or deleting it. */
+export async function releaseProject(ctx: AppContext, projectId: string): Promise<void> {
+  await computes.get(ctx)?.releaseProject(projectId);
+}
+
+/** Hook for the nodes module: stop a node's process and unwire its links before deleting it. */
+export async function releaseNode(ctx: AppContext, nodeId: string): Promise<void> {
+  await computes.get(ctx)?.releaseNode(nodeId);
+}
+
+export function ensureDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+}
