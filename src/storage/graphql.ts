@@ -1,6 +1,6 @@
-import { builder } from "../platform/graphql/builder.js";
-import { CLUSTER } from "./cluster.js";
-
-builder.queryField("storageVersion", (t) =>
-  t.string({ description: "The ONTAP release the storage API follows", resolve: () => CLUSTER.version.full }),
-);
+// Registers the storage GraphQL types on the shared builder.
+import "./cluster-graphql.js";
+import "./svms/graphql.js";
+import "./volumes/graphql.js";
+import "./quota-rules/graphql.js";
+import "./jobs/graphql.js";

@@ -105,12 +105,14 @@ export function columnCondition(name: string, f: FilterField, terms: Term[]): ob
   return conds.length === 1 ? conds[0] : { OR: conds };
 }
 
-/** One filter parameter → a Prisma condition on the root model. */
-export async function fieldCondition(name: string, f: FilterField, raw: string): Promise<object> {
-  const terms = parseTerms(raw);
+/** Alternatives (ORed terms) on one field → a Prisma condition on the root model. */
+export async function termsCondition(name: string, f: FilterField, terms: Term[]): Promise<object> {
   if (f.custom) return f.custom(terms);
   return wrap(f, columnCondition(name, f, terms), terms);
 }
+
+/** One filter parameter → a Prisma condition on the root model. */
+export const fieldCondition = (name: string, f: FilterField, raw: string) => termsCondition(name, f, parseTerms(raw));
 
 export async function buildWhere(filters: Record<string, string>, fields: Record<string, FilterField>): Promise<object> {
   const and: object[] = [];

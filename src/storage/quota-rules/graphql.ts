@@ -1,0 +1,313 @@
+import type { AppContext } from "../../platform/context.js";
+import { InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { isEventId } from "../../platform/events.js";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { termsCondition, type Term } from "../ontap/filter.js";
+import { QUOTA_CHANNEL, type QuotaChange } from "../events.js";
+import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js";
+import { userEntries } from "./representation.js";
+import { ruleFilterFields } from "./filters.js";
+import { parseCreateRule, parsePatchRule, type CreateRuleInput } from "./input.js";
+import { createRule, deleteRule, updateRule } from "./operations.js";
+
+const QuotaRuleType = builder.enumType("QuotaRuleType", { values: ["USER", "GROUP", "TREE"] as const });
+
+const QuotaUser = builder.objectRef<{ name?: string; id?: string }>("QuotaUser").implement({
+  description: "A user target: a name or a numeric id (an empty name is the default rule)",
+  fields: (t) => ({
+    name: t.string({ nullable: true, resolve: (u) => u.name ?? null }),
+    id: t.string({ nullable: true, resolve: (u) => u.id ?? null }),
+  }),
+});
+const QuotaGroup = builder.objectRef<{ name: string | null; id: string | null }>("QuotaGroup").implement({
+  fields: (t) => ({ name: t.exposeString("name", { nullable: true }), id: t.exposeString("id", { nullable: true }) }),
+});
+
+builder.prismaObject("QuotaRule", {
+  fields: (t) => ({
+    uuid: t.exposeID("uuid"),
+    type: t.field({ type: QuotaRuleType, resolve: (r) => r.type.toUpperCase() as "USER" }),
+    volume: t.relation("volume"),
+    qtreeName: t.exposeString("qtreeName", { nullable: true, description: "null for a volume-level user or group rule; \"\" for the default tree rule" }),
+    users: t.field({
+      type: [QuotaUser],
+      select: { users: { orderBy: { position: "asc" } } },
+      resolve: (r) => userEntries(r.users),
+    }),
+    group: t.field({ type: QuotaGroup, nullable: true, resolve: (r) => (r.type === "group" ? { name: r.groupName, id: r.groupId } : null) }),
+    userMapping: t.exposeBoolean("userMapping", { nullable: true }),
+    spaceHardLimit: t.expose("spaceHardLimit", { type: "BigInt", nullable: true, description: "bytes; null = unlimited" }),
+    spaceSoftLimit: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true }),
+    filesHardLimit: t.expose("filesHardLimit", { type: "BigInt", nullable: true, description: "files; null = unlimited" }),
+    filesSoftLimit: t.expose("filesSoftLimit", { type: "BigInt", nullable: true }),
+  }),
+});
+
+// ---- typed filters, translated through the same field map as the ONTAP query language
+const StringFilter = builder.inputType("StringFilter", {
+  fields: (t) => ({ eq: t.string(), in: t.stringList(), startsWith: t.string(), isNull: t.boolean() }),
+});
+const BigIntFilter = builder.inputType("BigIntFilter", {
+  description: "Operators are ANDed; use QuotaRuleFilter.or for alternatives",
+  fields: (t) => ({
+    eq: t.field({ type: "BigInt" }),
+    lt: t.field({ type: "BigInt" }),
+    lte: t.field({ type: "BigInt" }),
+    gt: t.field({ type: "BigInt" }),
+    gte: t.field({ type: "BigInt" }),
+    isNull: t.boolean(),
+  }),
+});
+type StrF = { eq?: string | null; in?: string[] | null; startsWith?: string | null; isNull?: boolean | null };
+type NumF = { eq?: bigint | null; lt?: bigint | null; lte?: bigint | null; gt?: bigint | null; gte?: bigint | null; isNull?: boolean | null };
+interface RuleFilter {
+  svmName?: StrF | null;
+  svmUuid?: StrF | null;
+  volumeName?: StrF | null;
+  volumeUuid?: StrF | null;
+  type?: ("USER" | "GROUP" | "TREE")[] | null;
+  qtreeName?: StrF | null;
+  userName?: StrF | null;
+  userId?: StrF | null;
+  groupName?: StrF | null;
+  spaceHardLimit?: NumF | null;
+  spaceSoftLimit?: NumF | null;
+  filesHardLimit?: NumF | null;
+  filesSoftLimit?: NumF | null;
+  or?: RuleFilter[] | null;
+}
+const QuotaRuleFilter = builder.inputRef<RuleFilter>("QuotaRuleFilter").implement({
+  fields: (t) => ({
+    svmName: t.field({ type: StringFilter }),
+    svmUuid: t.field({ type: StringFilter }),
+    volumeName: t.field({ type: StringFilter }),
+    volumeUuid: t.field({ type: StringFilter }),
+    type: t.field({ type: [QuotaRuleType] }),
+    qtreeName: t.field({ type: StringFilter }),
+    userName: t.field({ type: StringFilter, description: "matches when any user of the rule matches" }),
+    userId: t.field({ type: StringFilter }),
+    groupName: t.field({ type: StringFilter }),
+    spaceHardLimit: t.field({ type: BigIntFilter }),
+    spaceSoftLimit: t.field({ type: BigIntFilter }),
+    filesHardLimit: t.field({ type: BigIntFilter }),
+    filesSoftLimit: t.field({ type: BigIntFilter }),
+    or: t.field({ type: [QuotaRuleFilter], description: "alternatives, each ANDed with the other fields" }),
+  }),
+});
+
+const FIELD_OF: Record<string, string> = {
+  svmName: "svm.name", svmUuid: "svm.uuid", volumeName: "volume.name", volumeUuid: "volume.uuid", qtreeName: "qtree.name",
+  userName: "users.name", userId: "users.id", groupName: "group.name", spaceHardLimit: "space.hard_limit",
+  spaceSoftLimit: "space.soft_limit", filesHardLimit: "files.hard_limit", filesSoftLimit: "files.soft_limit",
+};
+
+/** Each operator becomes a term of the ONTAP filter machinery, so both faces filter identically. */
+function termsOf(f: StrF & NumF): Term[][] {
+  const out: Term[][] = [];
+  if (f.eq != null) out.push([{ op: "eq", value: String(f.eq) }]);
+  if (f.in?.length) out.push(f.in.map((v) => ({ op: "eq", value: v })));
+  if (f.startsWith != null) out.push([{ op: "like", parts: [f.startsWith, ""] }]);
+  for (const op of ["lt", "lte", "gt", "gte"] as const) if (f[op] != null) out.push([{ op, value: String(f[op]) }]);
+  if (f.isNull != null) out.push([{ op: f.isNull ? "null" : "notNull" }]);
+  return out;
+}
+
+export async function ruleWhere(ctx: AppContext, filter: RuleFilter | null | undefined): Promise<object> {
+  if (!filter) return {};
+  const fields = ruleFilterFields(ctx);
+  const and: object[] = [];
+  if (filter.type?.length) and.push({ type: { in: filter.type.map((t) => t.toLowerCase()) } });
+  for (const [key, name] of Object.entries(FIELD_OF)) {
+    const f = filter[key as keyof RuleFilter] as (StrF & NumF) | null | undefined;
+    if (f) for (const terms of termsOf(f)) and.push(await termsCondition(name, fields[name], terms));
+  }
+  if (filter.or?.length) and.push({ OR: await Promise.all(filter.or.map((o) => ruleWhere(ctx, o))) });
+  return { AND: and };
+}
+
+builder.queryFields((t) => ({
+  quotaRule: t.prismaField({
+    type: "QuotaRule",
+    nullable: true,
+    args: { uuid: t.arg.id({ required: true }) },
+    resolve: (query, _r, args, ctx) => ctx.db.quotaRule.findUnique({ ...query, where: { uuid: String(args.uuid) } }),
+  }),
+  quotaRules: t.prismaConnection(
+    {
+      type: "QuotaRule",
+      cursor: "uuid",
+      args: { filter: t.arg({ type: QuotaRuleFilter }) },
+      resolve: async (query, _r, args, ctx) =>
+        ctx.db.quotaRule.findMany({ ...query, where: await ruleWhere(ctx, args.filter), orderBy: { uuid: "asc" } }),
+      totalCount: async (_r, args, ctx) => ctx.db.quotaRule.count({ where: await ruleWhere(ctx, args.filter) }),
+    },
+    {},
+  ),
+  quotaReports: t.prismaField({
+    type: ["EnforcedQuota"],
+    description: "The limits currently enforced in the file system of a volume",
+    args: { volumeUuid: t.arg.id({ required: true }) },
+    resolve: (query, _r, args, ctx) =>
+      ctx.db.enforcedQuota.findMany({ ...query, where: { volumeUuid: String(args.volumeUuid) }, orderBy: { reportIndex: "asc" } }),
+  }),
+}));
+
+builder.prismaObject("EnforcedQuota", {
+  name: "QuotaReport",
+  fields: (t) => ({
+    index: t.exposeInt("reportIndex"),
+    ruleUuid: t.exposeID("ruleUuid"),
+    type: t.field({ type: QuotaRuleType, resolve: (r) => r.type.toUpperCase() as "USER" }),
+    qtreeName: t.exposeString("qtreeName", { nullable: true }),
+    users: t.field({ type: [QuotaUser], resolve: (r) => JSON.parse(r.usersJson) }),
+    group: t.field({ type: QuotaGroup, nullable: true, resolve: (r) => (r.type === "group" ? { name: r.groupName, id: r.groupId } : null) }),
+    spaceHardLimit: t.expose("spaceHardLimit", { type: "BigInt", nullable: true }),
+    spaceSoftLimit: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true }),
+    filesHardLimit: t.expose("filesHardLimit", { type: "BigInt", nullable: true }),
+    filesSoftLimit: t.expose("filesSoftLimit", { type: "BigInt", nullable: true }),
+    volume: t.relation("volume"),
+  }),
+});
+
+// ---- mutations
+const LimitsInputType = builder.inputType("QuotaLimitsInput", {
+  description: "Limits; null (or omitted on create) = unlimited. Space in bytes, rounded up to whole KiB.",
+  fields: (t) => ({
+    spaceHardLimit: t.field({ type: "BigInt" }),
+    spaceSoftLimit: t.field({ type: "BigInt" }),
+    filesHardLimit: t.field({ type: "BigInt" }),
+    filesSoftLimit: t.field({ type: "BigInt" }),
+    userMapping: t.boolean({ description: "user rules only" }),
+  }),
+});
+const UserTargetInput = builder.inputType("QuotaUserInput", { fields: (t) => ({ name: t.string(), id: t.string() }) });
+const GroupTargetInput = builder.inputType("QuotaGroupInput", { fields: (t) => ({ name: t.string(), id: t.string() }) });
+const CreateQuotaRuleInput = builder.inputType("CreateQuotaRuleInput", {
+  fields: (t) => ({
+    svm: t.field({ type: SvmSelector, required: true }),
+    volume: t.field({ type: VolumeSelector, required: true }),
+    type: t.field({ type: QuotaRuleType, required: true }),
+    qtreeName: t.string({ description: "tree rules: the qtree (\"\" = default); user/group rules: the qtree scope (omit = volume level)" }),
+    users: t.field({ type: [UserTargetInput] }),
+    group: t.field({ type: GroupTargetInput }),
+    limits: t.field({ type: LimitsInputType }),
+  }),
+});
+
+type LimitArgs = { spaceHardLimit?: bigint | null; spaceSoftLimit?: bigint | null; filesHardLimit?: bigint | null; filesSoftLimit?: bigint | null; userMapping?: boolean | null };
+
+/** GraphQL input goes through the REST body parser, so both faces enforce exactly the same rules. */
+function toRestBody(input: typeof CreateQuotaRuleInput.$inferInput) {
+  const limit = (v: bigint | null | undefined) => (v === undefined ? undefined : v === null ? "-" : String(v));
+  const l = input.limits;
+  return {
+    svm: sel(input.svm),
+    volume: sel(input.volume),
+    type: input.type.toLowerCase(),
+    ...(input.qtreeName != null ? { qtree: { name: input.qtreeName } } : {}),
+    ...(input.users ? { users: input.users.map((u) => ({ ...(u.name != null ? { name: u.name } : {}), ...(u.id != null ? { id: u.id } : {}) })) } : {}),
+    ...(input.group ? { group: { ...(input.group.name != null ? { name: input.group.name } : {}), ...(input.group.id != null ? { id: input.group.id } : {}) } } : {}),
+    ...(l ? { space: { hard_limit: limit(l.spaceHardLimit), soft_limit: limit(l.spaceSoftLimit) }, files: { hard_limit: limit(l.filesHardLimit), soft_limit: limit(l.filesSoftLimit) } } : {}),
+    ...(l?.userMapping != null ? { user_mapping: l.userMapping } : {}),
+  };
+}
+
+builder.mutationFields((t) => ({
+  createQuotaRule: t.prismaField({
+    type: "QuotaRule",
+    description: "Create a rule (and the volume's default rule of its type when missing); waits for the resize job",
+    errors: { types: DOMAIN_ERRORS },
+    args: { input: t.arg({ type: CreateQuotaRuleInput, required: true }) },
+    resolve: async (query, _r, args, ctx) => {
+      const input: CreateRuleInput = parseCreateRule(JSON.parse(JSON.stringify(toRestBody(args.input))));
+      const { uuid, job } = await createRule(ctx, input);
+      await job.done;
+      return ctx.db.quotaRule.findUniqueOrThrow({ ...query, where: { uuid } });
+    },
+  }),
+  updateQuotaRule: t.prismaField({
+    type: "QuotaRule",
+    description: "Change limits or user mapping; with quota on, the new limits are enforced (resize)",
+    errors: { types: DOMAIN_ERRORS },
+    args: { uuid: t.arg.id({ required: true }), limits: t.arg({ type: LimitsInputType, required: true }) },
+    resolve: async (query, _r, args, ctx) => {
+      const patch = parsePatchRule({ ...limitsToRest(args.limits) });
+      await (await updateRule(ctx, String(args.uuid), patch)).done;
+      return ctx.db.quotaRule.findUniqueOrThrow({ ...query, where: { uuid: String(args.uuid) } });
+    },
+  }),
+  deleteQuotaRule: t.prismaField({
+    type: "Job",
+    errors: { types: DOMAIN_ERRORS },
+    args: { uuid: t.arg.id({ required: true }) },
+    resolve: async (_q, _r, args, ctx) => (await deleteRule(ctx, String(args.uuid))).done,
+  }),
+}));
+
+function limitsToRest(l: LimitArgs) {
+  const v = (x: bigint | null | undefined) => (x === undefined ? undefined : x === null ? "-" : String(x));
+  const body: Record<string, unknown> = {};
+  if (l.spaceHardLimit !== undefined) body["space.hard_limit"] = v(l.spaceHardLimit);
+  if (l.spaceSoftLimit !== undefined) body["space.soft_limit"] = v(l.spaceSoftLimit);
+  if (l.filesHardLimit !== undefined) body["files.hard_limit"] = v(l.filesHardLimit);
+  if (l.filesSoftLimit !== undefined) body["files.soft_limit"] = v(l.filesSoftLimit);
+  if (l.userMapping != null) body.user_mapping = l.userMapping;
+  return body;
+}
+
+// ---- subscription
+const QuotaChangeKind = builder.enumType("QuotaChangeKind", { values: ["RULE_CREATED", "RULE_UPDATED", "RULE_DELETED", "VOLUME_QUOTA_CHANGED"] as const });
+
+interface QuotaChangeEvent extends QuotaChange {
+  cursor: string;
+}
+const QuotaChangeRef = builder.objectRef<QuotaChangeEvent>("QuotaChange").implement({
+  description: "A rule or volume-quota change; pass `cursor` as `after` to resume after a reconnect",
+  fields: (t) => ({
+    cursor: t.exposeString("cursor"),
+    kind: t.field({ type: QuotaChangeKind, resolve: (e) => e.kind }),
+    svmUuid: t.exposeID("svmUuid"),
+    volumeUuid: t.exposeID("volumeUuid"),
+    ruleUuid: t.exposeID("ruleUuid", { nullable: true }),
+    rule: t.prismaField({
+      type: "QuotaRule",
+      nullable: true,
+      description: "The rule as it is now (null once deleted)",
+      resolve: (query, e, _a, ctx) => (e.ruleUuid ? ctx.db.quotaRule.findUnique({ ...query, where: { uuid: e.ruleUuid } }) : null),
+    }),
+    volume: t.prismaField({
+      type: "Volume",
+      nullable: true,
+      resolve: (query, e, _a, ctx) => ctx.db.volume.findUnique({ ...query, where: { uuid: e.volumeUuid } }),
+    }),
+  }),
+});
+
+builder.subscriptionField("quotaChanges", (t) =>
+  t.field({
+    type: QuotaChangeRef,
+    description: "Rule and volume-quota changes, optionally scoped to an SVM and/or a volume",
+    args: { svm: t.arg({ type: SvmSelector }), volumeUuid: t.arg.id(), after: t.arg.string({ description: "resume after this cursor" }) },
+    subscribe: async function* (_r, args, ctx) {
+      let svmUuid = args.svm?.uuid ? String(args.svm.uuid) : undefined;
+      if (args.svm?.name) {
+        const svm = await ctx.db.svm.findUnique({ where: { name: args.svm.name } });
+        if (!svm) throw new NotFoundError(`SVM "${args.svm.name}" does not exist.`);
+        svmUuid = svm.uuid;
+      }
+      if (args.after && !isEventId(args.after)) throw new InvalidInputError(`Invalid cursor "${args.after}"`);
+      const sub = ctx.bus.subscribe((c) => c === QUOTA_CHANNEL, args.after ? { after: args.after } : {});
+      try {
+        for await (const e of sub) {
+          const change = e.data as QuotaChange;
+          if (svmUuid && change.svmUuid !== svmUuid) continue;
+          if (args.volumeUuid && change.volumeUuid !== String(args.volumeUuid)) continue;
+          yield { ...change, cursor: e.id };
+        }
+      } finally {
+        await sub.return();
+      }
+    },
+    resolve: (e) => e,
+  }),
+);

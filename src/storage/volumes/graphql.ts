@@ -1,0 +1,115 @@
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { startJob } from "../jobs/operations.js";
+import { createQtree, deleteQtree, SECURITY_STYLES, updateQtree } from "../qtrees/operations.js";
+import { createVolume, getVolume, setQuotaEnabled } from "./operations.js";
+
+export const QuotaState = builder.enumType("QuotaState", {
+  description: "ONTAP's quota states of a volume",
+  values: ["OFF", "INITIALIZING", "ON", "RESIZING", "MIXED", "CORRUPT"] as const,
+});
+const SecurityStyle = builder.enumType("SecurityStyle", { values: ["UNIX", "NTFS", "MIXED"] as const });
+
+builder.prismaObject("Volume", {
+  fields: (t) => ({
+    uuid: t.exposeID("uuid"),
+    name: t.exposeString("name"),
+    svm: t.relation("svm"),
+    size: t.expose("sizeBytes", { type: "BigInt", nullable: true }),
+    quotaEnabled: t.exposeBoolean("quotaEnabled"),
+    quotaState: t.field({ type: QuotaState, resolve: (v) => v.quotaState.toUpperCase() as "OFF" }),
+    qtrees: t.relation("qtrees", { query: { orderBy: { qtreeId: "asc" } } }),
+  }),
+});
+
+builder.prismaObject("Qtree", {
+  fields: (t) => ({
+    id: t.exposeInt("qtreeId", { description: "The qtree id within its volume" }),
+    name: t.exposeString("name"),
+    securityStyle: t.field({ type: SecurityStyle, resolve: (q) => q.securityStyle.toUpperCase() as "UNIX" }),
+    unixPermissions: t.exposeInt("unixPermissions"),
+    volume: t.relation("volume"),
+  }),
+});
+
+const SvmSelector = builder.inputType("SvmSelector", {
+  description: "An SVM by name or uuid",
+  fields: (t) => ({ name: t.string(), uuid: t.id() }),
+});
+const VolumeSelector = builder.inputType("VolumeSelector", {
+  description: "A volume by name (within the SVM) or uuid",
+  fields: (t) => ({ name: t.string(), uuid: t.id() }),
+});
+const sel = (s: { name?: string | null; uuid?: string | number | null } | null | undefined) => ({
+  ...(s?.name != null ? { name: s.name } : {}),
+  ...(s?.uuid != null ? { uuid: String(s.uuid) } : {}),
+});
+
+builder.queryField("volumes", (t) =>
+  t.prismaField({
+    type: ["Volume"],
+    args: { svm: t.arg({ type: SvmSelector }) },
+    resolve: (query, _r, args, ctx) =>
+      ctx.db.volume.findMany({
+        ...query,
+        where: { ...(args.svm?.uuid ? { svmUuid: String(args.svm.uuid) } : {}), ...(args.svm?.name ? { svm: { name: args.svm.name } } : {}) },
+        orderBy: { name: "asc" },
+      }),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  createVolume: t.prismaField({
+    type: "Volume",
+    errors: { types: DOMAIN_ERRORS },
+    args: { svm: t.arg({ type: SvmSelector, required: true }), name: t.arg.string({ required: true }), size: t.arg({ type: "BigInt" }) },
+    resolve: (_q, _r, args, ctx) => createVolume(ctx, { svm: sel(args.svm), name: args.name, ...(args.size != null ? { size: args.size } : {}) }),
+  }),
+  setVolumeQuota: t.prismaField({
+    type: "Job",
+    description: "Turn quota on (enforce the current rules) or off (clear enforcement); returns the finished job",
+    errors: { types: DOMAIN_ERRORS },
+    args: { volumeUuid: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
+    resolve: async (_q, _r, args, ctx) => {
+      const volume = await getVolume(ctx, String(args.volumeUuid));
+      const job = await startJob(ctx, `PATCH /api/storage/volumes/${volume.uuid}`, volume.svmUuid, () => setQuotaEnabled(ctx, volume.uuid, args.enabled));
+      return job.done;
+    },
+  }),
+  createQtree: t.prismaField({
+    type: "Qtree",
+    errors: { types: DOMAIN_ERRORS },
+    args: {
+      svm: t.arg({ type: SvmSelector, required: true }),
+      volume: t.arg({ type: VolumeSelector, required: true }),
+      name: t.arg.string({ required: true }),
+      securityStyle: t.arg({ type: SecurityStyle }),
+      unixPermissions: t.arg.int(),
+    },
+    resolve: (_q, _r, args, ctx) =>
+      createQtree(ctx, {
+        svm: sel(args.svm),
+        volume: sel(args.volume),
+        name: args.name,
+        ...(args.securityStyle ? { securityStyle: args.securityStyle.toLowerCase() as (typeof SECURITY_STYLES)[number] } : {}),
+        ...(args.unixPermissions != null ? { unixPermissions: args.unixPermissions } : {}),
+      }),
+  }),
+  renameQtree: t.prismaField({
+    type: "Qtree",
+    description: "Rename a qtree; the quota rules scoped to it follow",
+    errors: { types: DOMAIN_ERRORS },
+    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.int({ required: true }), name: t.arg.string({ required: true }) },
+    resolve: (_q, _r, args, ctx) => updateQtree(ctx, String(args.volumeUuid), args.id, { name: args.name }),
+  }),
+  deleteQtree: t.boolean({
+    description: "Delete a qtree and the quota rules scoped to it",
+    errors: { types: DOMAIN_ERRORS },
+    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.int({ required: true }) },
+    resolve: async (_r, args, ctx) => {
+      await deleteQtree(ctx, String(args.volumeUuid), args.id);
+      return true;
+    },
+  }),
+}));
+
+export { SvmSelector, VolumeSelector, sel };
