@@ -3,6 +3,7 @@ import type { Gns3Routes } from "./rest/kit.js";
 import { linkRoutes } from "./links/rest.js";
 import { nodeRoutes } from "./nodes/rest.js";
 import { computesRoutes } from "./computes/routes.js";
+import { runtimeRoutes } from "./runtime/rest.js";
 import { serverRoutes } from "./server/routes.js";
 
 /** Every GNS3 v2 route module; each adds its routes to the shared table. */
@@ -11,4 +12,5 @@ export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   computesRoutes(routes, ctx);
   nodeRoutes(routes, ctx);
   linkRoutes(routes, ctx);
+  runtimeRoutes(routes, ctx);
 }
