@@ -3,6 +3,7 @@ import { builder } from "../platform/graphql/builder.js";
 import { GNS3_VERSION } from "./version.js";
 import "./server/graphql.js";
 import "./computes/graphql.js";
+import "./simvm/graphql.js";
 
 builder.queryField("emulationVersion", (t) =>
   t.string({ description: "The GNS3 server version the emulation API is compatible with", resolve: () => GNS3_VERSION }),

@@ -3,6 +3,7 @@ import type { Gns3Routes } from "./rest/kit.js";
 import { linkRoutes } from "./links/rest.js";
 import { nodeRoutes } from "./nodes/rest.js";
 import { computesRoutes } from "./computes/routes.js";
+import { simVmRoutes } from "./simvm/routes.js";
 import { runtimeRoutes } from "./runtime/rest.js";
 import { serverRoutes } from "./server/routes.js";
 
@@ -10,6 +11,7 @@ import { serverRoutes } from "./server/routes.js";
 export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   serverRoutes(routes, ctx);
   computesRoutes(routes, ctx);
+  simVmRoutes(routes, ctx);
   nodeRoutes(routes, ctx);
   linkRoutes(routes, ctx);
   runtimeRoutes(routes, ctx);

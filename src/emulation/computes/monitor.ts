@@ -1,3 +1,5 @@
+import http from "node:http";
+import https from "node:https";
 import type { AppContext } from "../../platform/context.js";
 import { publishControllerEvent } from "../events.js";
 import { GNS3_VERSION } from "../version.js";
@@ -99,25 +101,39 @@ export class ComputeMonitor {
     w.timer = setTimeout(() => void this.poll(w), delay);
   }
 
-  private async get<T>(w: Watched, route: string): Promise<T> {
+  /** node:http rather than fetch: fetch refuses "bad ports" (9, 22, 6000 …) that a compute may well listen on. */
+  private get<T>(w: Watched, route: string): Promise<T> {
     const { protocol, host, port, user } = w.row;
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { accept: "application/json" };
     if (user) headers.authorization = `Basic ${Buffer.from(`${user}:${w.password ?? ""}`).toString("base64")}`;
-    const signal = AbortSignal.any([w.abort.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
-    const res = await fetch(`${protocol}://${host.includes(":") ? `[${host}]` : host}:${port}${route}`, { headers, signal });
-    if (res.status === 401) throw new Error("Authentication failed: wrong user or password for the compute");
-    if (!res.ok) throw new Error(`GET ${route} answered ${res.status}`);
-    return (await res.json()) as T;
+    const request = protocol === "https" ? https.request : http.request;
+    return new Promise<T>((resolve, reject) => {
+      const req = request({ host, port, path: route, headers, signal: w.abort.signal, timeout: REQUEST_TIMEOUT_MS }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          if (res.statusCode === 401) return reject(new Error("Authentication failed: wrong user or password for the compute"));
+          if (res.statusCode !== 200) return reject(new Error(`GET ${route} answered ${res.statusCode}`));
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as T);
+          } catch {
+            reject(new Error(`GET ${route} did not answer with JSON`));
+          }
+        });
+      });
+      req.on("timeout", () => req.destroy(new Error("The compute did not answer in time")));
+      req.on("error", reject);
+      req.end();
+    });
   }
 }
 
 const minor = (version: string) => version.split(".").slice(0, 2).join(".");
 
 function describe(e: unknown): string {
-  const err = e as Error & { cause?: { code?: string; message?: string } };
-  if (err.name === "TimeoutError") return "The compute did not answer in time";
-  if (err.cause?.code) return `Cannot connect to the compute: ${err.cause.code}`;
-  return err.message;
+  const err = e as NodeJS.ErrnoException;
+  return err.code && err.syscall ? `Cannot connect to the compute: ${err.code}` : err.message;
 }
 
 const monitors = new WeakMap<AppContext, ComputeMonitor>();

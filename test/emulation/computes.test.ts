@@ -1,0 +1,294 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONTROLLER_CHANNEL } from "../../src/emulation/events.js";
+import { call, gql, onPostgres, startTestServer, type TestServer } from "../support/server.js";
+
+async function waitFor<T>(probe: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+describe("computes: registry", () => {
+  let s: TestServer;
+  const events: { action: string; event: any }[] = [];
+  beforeAll(async () => {
+    s = await startTestServer();
+    const sub = s.ctx.bus.subscribe((ch) => ch === CONTROLLER_CHANNEL);
+    void (async () => {
+      for await (const e of sub) events.push(e.data as { action: string; event: any });
+    })();
+  });
+  afterAll(() => s.close());
+
+  it("lists the built-in local compute: this host and port, connected, with its capabilities", async () => {
+    const local = {
+      compute_id: "local",
+      name: os.hostname() === "gns3vm" ? "Main server" : os.hostname(),
+      protocol: "http",
+      host: "127.0.0.1",
+      port: s.port,
+      user: null,
+      connected: true,
+      last_error: null,
+      capabilities: { version: "2.2.59", node_types: ["vpcs", "ethernet_hub", "ethernet_switch"], platform: process.platform },
+    };
+    const list = await call(s.url, "GET", "/v2/computes");
+    expect(list.status).toBe(200);
+    expect(list.body).toHaveLength(1);
+    expect(list.body[0]).toMatchObject(local);
+    expect(typeof list.body[0].cpu_usage_percent).toBe("number");
+    expect(typeof list.body[0].memory_usage_percent).toBe("number");
+    const one = await call(s.url, "GET", "/v2/computes/local");
+    expect(one.status).toBe(200);
+    expect(one.headers.get("x-route")).toBe("/v2/computes/{compute_id}");
+    expect(one.body).toMatchObject(local);
+  });
+
+  it("answers 404 for an unknown compute", async () => {
+    expect(await call(s.url, "GET", "/v2/computes/doesnotexist")).toMatchObject({
+      status: 404,
+      body: { message: "Compute ID doesnotexist doesn't exist", status: 404 },
+    });
+  });
+
+  it("creates an unreachable compute (201, disconnected, no password) and records the connection error", async () => {
+    const r = await call(s.url, "POST", "/v2/computes", {
+      compute_id: "fake1",
+      protocol: "http",
+      host: "127.0.0.1",
+      port: 9,
+      user: "bob",
+      password: "secret",
+      name: "Fake compute",
+    });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({
+      capabilities: { node_types: [], version: null },
+      compute_id: "fake1",
+      connected: false,
+      cpu_usage_percent: null,
+      host: "127.0.0.1",
+      last_error: null,
+      memory_usage_percent: null,
+      name: "Fake compute",
+      port: 9,
+      protocol: "http",
+      user: "bob",
+    });
+    expect(events).toContainEqual({ action: "compute.created", event: r.body });
+    const failed = await waitFor(async () => {
+      const c = (await call(s.url, "GET", "/v2/computes/fake1")).body;
+      return c.last_error ? c : undefined;
+    });
+    expect(failed.connected).toBe(false);
+    expect(failed.last_error).toMatch(/ECONNREFUSED/);
+    expect(JSON.stringify((await call(s.url, "GET", "/v2/computes")).body)).not.toContain("secret");
+  });
+
+  it("validates the body with GNS3's schema messages", async () => {
+    const missing = await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "127.0.0.1" });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({
+      message:
+        "JSON schema error with API request '/v2/computes' and JSON data '{'protocol': 'http', 'host': '127.0.0.1'}': 'port' is a required property",
+      method: "POST",
+      path: "/v2/computes",
+      request: { host: "127.0.0.1", protocol: "http" },
+      status: 400,
+    });
+    const enumBad = await call(s.url, "POST", "/v2/computes", { protocol: "ftp", host: "127.0.0.1", port: 1 });
+    expect(enumBad.status).toBe(400);
+    expect(enumBad.body.message).toMatch(/: 'ftp' is not one of \['http', 'https'\]$/);
+    const extra = await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "h", port: 1, colour: "red" });
+    expect(extra.status).toBe(400);
+    expect(extra.body.message).toMatch(/Additional properties are not allowed \('colour' was unexpected\)$/);
+    const wrongType = await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "h", port: "80" });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.message).toMatch(/'80' is not of type/);
+    const outOfRange = await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "h", port: 70000 });
+    expect(outOfRange.status).toBe(400);
+    const viaQuery = await call(s.url, "POST", "/v2/computes?debug=1", { protocol: "http", host: "h", port: 1 });
+    expect(viaQuery.status).toBe(400);
+  });
+
+  it("refuses a duplicate name with 409, including the local compute's name", async () => {
+    expect(await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "127.0.0.1", port: 10, name: "Fake compute" })).toMatchObject({
+      status: 409,
+      body: { message: 'Compute name "Fake compute" already exists', status: 409 },
+    });
+    const localName = (await call(s.url, "GET", "/v2/computes/local")).body.name;
+    expect((await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "h", port: 10, name: localName })).status).toBe(409);
+  });
+
+  it("names a compute after its address when no name is given, and answers compute_id local with the local compute", async () => {
+    const r = await call(s.url, "POST", "/v2/computes", { protocol: "https", host: "10.0.0.9", port: 3080, user: "ann" });
+    expect(r.status).toBe(201);
+    expect(r.body.name).toBe("https://ann@10.0.0.9:3080");
+    expect(r.body.compute_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await call(s.url, "DELETE", `/v2/computes/${r.body.compute_id}`)).status).toBe(204);
+    const local = await call(s.url, "POST", "/v2/computes", { compute_id: "local", protocol: "http", host: "x", port: 1 });
+    expect(local.status).toBe(201);
+    expect(local.body.compute_id).toBe("local");
+    expect(local.body.connected).toBe(true);
+  });
+
+  it("updates (200, merged), then deletes idempotently, announcing each change", async () => {
+    const put = await call(s.url, "PUT", "/v2/computes/fake1", { name: "Fake compute renamed", port: 10 });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ compute_id: "fake1", name: "Fake compute renamed", port: 10, host: "127.0.0.1", user: "bob", connected: false });
+    expect((await call(s.url, "GET", "/v2/computes/fake1")).body.name).toBe("Fake compute renamed");
+    expect(events).toContainEqual({ action: "compute.updated", event: put.body });
+    expect((await call(s.url, "PUT", "/v2/computes/nope", { port: 10 })).status).toBe(404);
+    expect((await call(s.url, "PUT", "/v2/computes/fake1", { port: "x" })).status).toBe(400);
+    expect((await call(s.url, "PUT", "/v2/computes/fake1", { protocol: "gopher" })).status).toBe(400);
+    expect((await call(s.url, "PUT", "/v2/computes/local", { port: 10 })).status).toBe(403);
+
+    const before = events.length;
+    expect((await call(s.url, "DELETE", "/v2/computes/fake1")).status).toBe(204);
+    expect((await call(s.url, "DELETE", "/v2/computes/fake1")).status).toBe(204);
+    expect((await call(s.url, "DELETE", "/v2/computes/local")).status).toBe(403);
+    expect((await call(s.url, "GET", "/v2/computes/fake1")).status).toBe(404);
+    const deleted = events.slice(before).filter((e) => e.action === "compute.deleted");
+    expect(deleted).toHaveLength(1);
+    expect(deleted[0].event).toMatchObject({ compute_id: "fake1", name: "Fake compute renamed" });
+  });
+
+  it("serves its own compute API so another instance can use it as a compute", async () => {
+    expect((await call(s.url, "GET", "/v2/compute/capabilities")).body).toEqual({
+      version: "2.2.59",
+      node_types: ["vpcs", "ethernet_hub", "ethernet_switch"],
+      platform: process.platform,
+    });
+    expect((await call(s.url, "GET", "/v2/compute/version")).body).toEqual({ version: "2.2.59", local: true });
+    const stats = (await call(s.url, "GET", "/v2/compute/statistics")).body;
+    expect(stats.memory_total).toBeGreaterThan(0);
+    expect(stats.load_average_percent).toHaveLength(3);
+    const all = await call(s.url, "GET", "/v2/statistics");
+    expect(all.status).toBe(200);
+    expect(all.body[0]).toMatchObject({ compute_id: "local", statistics: { memory_total: stats.memory_total } });
+  });
+});
+
+describe("computes: passwords at rest", () => {
+  let s: TestServer;
+  beforeAll(async () => void (s = await startTestServer()));
+  afterAll(() => s.close());
+  const password = "Pw-in-clear-never-7f3a";
+
+  it("keeps the password sealed: not in the database nor anywhere under the data directory", async () => {
+    expect((await call(s.url, "POST", "/v2/computes", { compute_id: "sealed", protocol: "http", host: "127.0.0.1", port: 9, user: "u", password })).status).toBe(201);
+    expect((await call(s.url, "PUT", "/v2/computes/sealed", { password: `${password}-2` })).status).toBe(200);
+    const row = await s.ctx.db.compute.findUniqueOrThrow({ where: { id: "sealed" } });
+    expect(row.passwordSeal).toMatch(/^v1:/);
+    expect(row.passwordSeal).not.toContain(password);
+    await s.ctx.db.$executeRawUnsafe(onPostgres ? "CHECKPOINT" : "PRAGMA wal_checkpoint(FULL)").catch(() => undefined);
+    const files = filesUnder(s.dataDir);
+    if (!onPostgres) expect(files.some((f) => f.endsWith(".db"))).toBe(true);
+    for (const f of files) expect(fs.readFileSync(f).includes(password), f).toBe(false);
+    const key = path.join(s.dataDir, "secret.key");
+    expect(fs.statSync(key).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("computes: connection monitor against a second Patchbay instance", () => {
+  let a: TestServer;
+  let b: TestServer | undefined;
+  beforeAll(async () => {
+    a = await startTestServer();
+    b = await startTestServer({ auth: { user: "ops", password: "b-secret" } });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b?.close();
+  });
+
+  const remote = async () => (await call(a.url, "GET", "/v2/computes/b")).body;
+
+  it("connects with the stored password, reports capabilities and usage, and notices the compute going away and coming back", async () => {
+    const port = b!.port;
+    const wrong = await call(a.url, "POST", "/v2/computes", { compute_id: "b", name: "B", protocol: "http", host: "127.0.0.1", port, user: "ops", password: "nope" });
+    expect(wrong.status).toBe(201);
+    expect((await waitFor(async () => ((await remote()).last_error ? remote() : undefined))).last_error).toMatch(/Authentication failed/);
+
+    const sub = a.ctx.bus.subscribe((ch) => ch === CONTROLLER_CHANNEL);
+    expect((await call(a.url, "PUT", "/v2/computes/b", { password: "b-secret" })).status).toBe(200);
+    const up = await waitFor(async () => ((await remote()).connected ? remote() : undefined));
+    expect(up).toMatchObject({
+      connected: true,
+      last_error: null,
+      capabilities: { version: "2.2.59", node_types: ["vpcs", "ethernet_hub", "ethernet_switch"], platform: process.platform },
+    });
+    expect(typeof up.cpu_usage_percent).toBe("number");
+    expect(typeof up.memory_usage_percent).toBe("number");
+    for (;;) {
+      const { value } = await sub.next();
+      const n = value.data as { action: string; event: any };
+      if (n.action === "compute.updated" && n.event.connected) break; // the change was announced
+    }
+    await sub.return();
+    const stats = (await call(a.url, "GET", "/v2/statistics")).body;
+    expect(stats.map((x: any) => x.compute_id)).toEqual(["local", "b"]);
+
+    await b!.close();
+    b = undefined;
+    const down = await waitFor(async () => (!(await remote()).connected ? remote() : undefined));
+    expect(down.last_error).toMatch(/ECONNREFUSED|did not answer/);
+    expect(down.cpu_usage_percent).toBeNull();
+
+    b = await startTestServer({ port, auth: { user: "ops", password: "b-secret" } });
+    expect((await waitFor(async () => ((await remote()).connected ? remote() : undefined))).last_error).toBeNull();
+  });
+});
+
+describe("computes: GraphQL", () => {
+  let s: TestServer;
+  beforeAll(async () => void (s = await startTestServer()));
+  afterAll(() => s.close());
+  const fields = "id name protocol host port user connected lastError cpuUsagePercent capabilities { version nodeTypes platform }";
+
+  it("creates, reads, updates and deletes through the same operations, with typed errors", async () => {
+    const created = await gql(
+      s.url,
+      `mutation($i: CreateComputeInput!) { createCompute(input: $i) { __typename ... on MutationCreateComputeSuccess { data { ${fields} } } } }`,
+      { i: { id: "g1", name: "G1", protocol: "HTTPS", host: "192.0.2.1", port: 3080, user: "u", password: "pw" } },
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createCompute.data).toMatchObject({ id: "g1", name: "G1", protocol: "HTTPS", port: 3080, user: "u", connected: false });
+    expect((await call(s.url, "GET", "/v2/computes/g1")).body.protocol).toBe("https");
+
+    const dup = await gql(s.url, `mutation { createCompute(input: { name: "G1", protocol: HTTP, host: "h", port: 1 }) { __typename ... on Error { message } } }`);
+    expect(dup.data.createCompute).toEqual({ __typename: "ConflictError", message: 'Compute name "G1" already exists' });
+    const badPort = await gql(s.url, `mutation { createCompute(input: { protocol: HTTP, host: "h", port: 0 }) { __typename } }`);
+    expect(badPort.data.createCompute.__typename).toBe("InvalidInputError");
+
+    const listed = await gql(s.url, `{ computes { id } compute(id: "g1") { ... on QueryComputeSuccess { data { name } } } }`);
+    expect(listed.data.computes.map((c: any) => c.id)).toEqual(["local", "g1"]);
+    expect(listed.data.compute.data.name).toBe("G1");
+    const missing = await gql(s.url, `{ compute(id: "zz") { __typename ... on Error { message } } }`);
+    expect(missing.data.compute).toEqual({ __typename: "NotFoundError", message: "Compute ID zz doesn't exist" });
+
+    const updated = await gql(s.url, `mutation { updateCompute(id: "g1", input: { port: 4000 }) { ... on MutationUpdateComputeSuccess { data { port name } } } }`);
+    expect(updated.data.updateCompute.data).toEqual({ port: 4000, name: "G1" });
+    const del = await gql(s.url, `mutation { a: deleteCompute(id: "g1") { ... on MutationDeleteComputeSuccess { data } } b: deleteCompute(id: "g1") { ... on MutationDeleteComputeSuccess { data } } }`);
+    expect(del.data).toEqual({ a: { data: true }, b: { data: false } });
+  });
+
+  it("never exposes a password field", async () => {
+    const t = await gql(s.url, `{ __type(name: "Compute") { fields { name } } }`);
+    expect(t.data.__type.fields.map((f: any) => f.name)).not.toContain("password");
+    const q = await gql(s.url, `{ computes { password } }`);
+    expect(q.errors?.[0].message).toMatch(/Cannot query field "password"/);
+  });
+});
