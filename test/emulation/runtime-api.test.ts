@@ -6,7 +6,7 @@ import { localCompute } from "../../src/emulation/runtime/manager.js";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
-import { call, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
 const hasVpcs = findVpcs() !== null;
 
@@ -58,6 +58,29 @@ describe("runtime REST without vpcs processes", () => {
     expect(r.body.message).toMatch(/qemu nodes are not supported.*QEMU/);
     expect((await call(s.url, "POST", `${P}/nodes/${q.body.node_id}/stop`)).status).toBe(200);
     expect((await call(s.url, "POST", `${P}/nodes/start`)).status).toBe(409);
+    await call(s.url, "DELETE", `${P}/nodes/${q.body.node_id}`);
+  });
+
+  it("GraphQL lifecycle and capture mutations return typed errors", async () => {
+    const q = await call(s.url, "POST", `${P}/nodes`, { name: "R9", node_type: "docker", compute_id: "local" });
+    const pid = P.split("/")[3];
+    const r = await gql(
+      s.url,
+      `mutation($p: String!, $n: String!) { startNode(projectId: $p, nodeId: $n) {
+        __typename ... on MutationStartNodeSuccess { data { status } } ... on ConflictError { message } } }`,
+      { p: pid, n: q.body.node_id },
+    );
+    expect(r.errors).toBeUndefined();
+    expect(r.data.startNode.__typename).toBe("ConflictError");
+    expect(r.data.startNode.message).toMatch(/docker nodes are not supported.*Docker daemon/);
+    const nf = await gql(s.url, `mutation($p: String!) { stopCapture(projectId: $p, linkId: "nope") { __typename ... on NotFoundError { message } } }`, { p: pid });
+    expect(nf.data.stopCapture).toEqual({ __typename: "NotFoundError", message: "Link ID nope doesn't exist" });
+    const stop = await gql(
+      s.url,
+      `mutation($p: String!, $n: String!) { stopNode(projectId: $p, nodeId: $n) { ... on MutationStopNodeSuccess { data { nodeId status nodeType } } } }`,
+      { p: pid, n: q.body.node_id },
+    );
+    expect(stop.data.stopNode.data).toEqual({ nodeId: q.body.node_id, status: "STOPPED", nodeType: "docker" });
     await call(s.url, "DELETE", `${P}/nodes/${q.body.node_id}`);
   });
 
