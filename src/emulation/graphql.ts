@@ -4,6 +4,8 @@ import { GNS3_VERSION } from "./version.js";
 import "./runtime/graphql.js";
 import "./server/graphql.js";
 import "./computes/graphql.js";
+import "./projects/graphql.js";
+import "./snapshots/graphql.js";
 import "./simvm/graphql.js";
 
 builder.queryField("emulationVersion", (t) =>

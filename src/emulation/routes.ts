@@ -5,11 +5,15 @@ import { nodeRoutes } from "./nodes/rest.js";
 import { computesRoutes } from "./computes/routes.js";
 import { simVmRoutes } from "./simvm/routes.js";
 import { runtimeRoutes } from "./runtime/rest.js";
+import { projectRoutes } from "./projects/rest.js";
+import { snapshotRoutes } from "./snapshots/rest.js";
 import { serverRoutes } from "./server/routes.js";
 
 /** Every GNS3 v2 route module; each adds its routes to the shared table. */
 export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   serverRoutes(routes, ctx);
+  projectRoutes(routes, ctx);
+  snapshotRoutes(routes, ctx);
   computesRoutes(routes, ctx);
   simVmRoutes(routes, ctx);
   nodeRoutes(routes, ctx);

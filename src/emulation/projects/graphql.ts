@@ -1,0 +1,173 @@
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import {
+  closeProject,
+  createProject,
+  deleteProject,
+  listProjects,
+  openProject,
+  updateProject,
+  type ProjectSettings,
+} from "./operations.js";
+import { projectDir } from "./serialize.js";
+import { duplicateProject } from "./transfer.js";
+
+export const ProjectStatus = builder.enumType("ProjectStatus", {
+  description: "Opened projects run and accept topology changes; closed ones are kept on disk only",
+  values: { OPENED: { value: "opened" }, CLOSED: { value: "closed" } } as const,
+});
+
+interface Supplier {
+  logo: string;
+  url: string;
+}
+interface Variable {
+  name: string;
+  value?: string;
+}
+const SupplierType = builder.objectRef<Supplier>("ProjectSupplier").implement({
+  description: "Branding shown by the GUI",
+  fields: (t) => ({ logo: t.exposeString("logo"), url: t.exposeString("url") }),
+});
+const VariableType = builder.objectRef<Variable>("ProjectVariable").implement({
+  description: "A name/value pair passed to the nodes of the project",
+  fields: (t) => ({ name: t.exposeString("name"), value: t.string({ nullable: true, resolve: (v) => v.value ?? null }) }),
+});
+
+builder.prismaObject("Project", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name"),
+    path: t.string({ description: "The project directory", resolve: (p, _a, ctx) => projectDir(ctx, p) }),
+    filename: t.exposeString("filename", { description: "The topology file name (set at creation, kept on rename)" }),
+    status: t.field({ type: ProjectStatus, resolve: (p) => p.status as "opened" | "closed" }),
+    autoStart: t.exposeBoolean("autoStart"),
+    autoOpen: t.exposeBoolean("autoOpen"),
+    autoClose: t.exposeBoolean("autoClose"),
+    sceneHeight: t.exposeInt("sceneHeight"),
+    sceneWidth: t.exposeInt("sceneWidth"),
+    zoom: t.exposeInt("zoom"),
+    showLayers: t.exposeBoolean("showLayers"),
+    snapToGrid: t.exposeBoolean("snapToGrid"),
+    showGrid: t.exposeBoolean("showGrid"),
+    gridSize: t.exposeInt("gridSize"),
+    drawingGridSize: t.exposeInt("drawingGridSize"),
+    showInterfaceLabels: t.exposeBoolean("showInterfaceLabels"),
+    supplier: t.field({
+      type: SupplierType,
+      nullable: true,
+      resolve: (p) => (p.supplierJson ? (JSON.parse(p.supplierJson) as Supplier) : null),
+    }),
+    variables: t.field({
+      type: [VariableType],
+      nullable: true,
+      resolve: (p) => (p.variablesJson ? (JSON.parse(p.variablesJson) as Variable[]) : null),
+    }),
+  }),
+});
+
+const SupplierInput = builder.inputType("ProjectSupplierInput", {
+  fields: (t) => ({ logo: t.string({ required: true }), url: t.string({ required: true }) }),
+});
+const VariableInput = builder.inputType("ProjectVariableInput", {
+  fields: (t) => ({ name: t.string({ required: true }), value: t.string() }),
+});
+
+/** The settings fields shared by create and update inputs. */
+const settingsFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
+  autoStart: t.boolean(),
+  autoOpen: t.boolean(),
+  autoClose: t.boolean(),
+  sceneHeight: t.int(),
+  sceneWidth: t.int(),
+  zoom: t.int(),
+  showLayers: t.boolean(),
+  snapToGrid: t.boolean(),
+  showGrid: t.boolean(),
+  gridSize: t.int(),
+  drawingGridSize: t.int(),
+  showInterfaceLabels: t.boolean(),
+  supplier: t.field({ type: SupplierInput, description: "null clears it" }),
+  variables: t.field({ type: [VariableInput], description: "null clears them" }),
+});
+
+const CreateProjectInput = builder.inputType("CreateProjectInput", {
+  fields: (t) => ({ name: t.string({ required: true }), id: t.id({ description: "Chosen project id (UUID)" }), ...settingsFields(t) }),
+});
+const UpdateProjectInput = builder.inputType("UpdateProjectInput", {
+  fields: (t) => ({ name: t.string(), ...settingsFields(t) }),
+});
+const DuplicateProjectInput = builder.inputType("DuplicateProjectInput", {
+  fields: (t) => ({
+    name: t.string({ required: true, description: "Taken as <name>-1, <name>-2, … when in use" }),
+    resetMacAddresses: t.boolean(),
+  }),
+});
+
+/** GraphQL null on a scalar setting means "leave it"; on supplier/variables it clears them. */
+function toSettings(input: Record<string, unknown>): ProjectSettings {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (v !== null || k === "supplier" || k === "variables") out[k] = v ?? null;
+  }
+  if (out.variables) out.variables = (out.variables as Variable[]).map((v) => ({ name: v.name, ...(v.value != null ? { value: v.value } : {}) }));
+  return out as ProjectSettings;
+}
+
+builder.queryFields((t) => ({
+  projects: t.prismaField({ type: ["Project"], resolve: (_q, _r, _a, ctx) => listProjects(ctx) }),
+  project: t.prismaField({
+    type: "Project",
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_q, _r, args, ctx) => ctx.db.project.findUnique({ where: { id: String(args.id) } }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createProject: t.prismaField({
+    type: "Project",
+    errors: { types: DOMAIN_ERRORS },
+    args: { input: t.arg({ type: CreateProjectInput, required: true }) },
+    resolve: (_q, _r, { input }, ctx) => {
+      const { name, id, ...settings } = input;
+      return createProject(ctx, { ...toSettings(settings), name, projectId: id == null ? undefined : String(id) });
+    },
+  }),
+  updateProject: t.prismaField({
+    type: "Project",
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateProjectInput, required: true }) },
+    resolve: (_q, _r, { id, input }, ctx) => {
+      const { name, ...settings } = input;
+      return updateProject(ctx, String(id), { ...toSettings(settings), name });
+    },
+  }),
+  deleteProject: t.boolean({
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, { id }, ctx) => {
+      await deleteProject(ctx, String(id));
+      return true;
+    },
+  }),
+  openProject: t.prismaField({
+    type: "Project",
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_q, _r, { id }, ctx) => openProject(ctx, String(id)),
+  }),
+  closeProject: t.prismaField({
+    type: "Project",
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_q, _r, { id }, ctx) => closeProject(ctx, String(id)),
+  }),
+  duplicateProject: t.prismaField({
+    type: "Project",
+    description: "A closed copy with new node, link and drawing ids",
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DuplicateProjectInput, required: true }) },
+    resolve: (_q, _r, { id, input }, ctx) =>
+      duplicateProject(ctx, String(id), { name: input.name, resetMacAddresses: input.resetMacAddresses ?? false }),
+  }),
+}));

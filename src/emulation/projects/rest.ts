@@ -1,0 +1,201 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Request, Response } from "express";
+import express from "express";
+import { z } from "zod";
+import type { AppContext } from "../../platform/context.js";
+import { sendJson, type Gns3Routes } from "../rest/kit.js";
+import { projectFile, writeProjectFile } from "./files.js";
+import { getProject } from "./lookup.js";
+import {
+  closeProject,
+  createProject,
+  deleteProject,
+  listProjects,
+  loadProject,
+  LocalOnlyError,
+  openProject,
+  projectStats,
+  updateProject,
+  type ProjectSettings,
+} from "./operations.js";
+import { projectToRest } from "./serialize.js";
+import { duplicateProject, exportProject, importProject } from "./transfer.js";
+
+const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
+const uuid = z.string().min(36).max(36).regex(UUID);
+
+/** The settings keys shared by create, update and duplicate (compat §3.2). */
+const settingsShape = {
+  auto_close: z.boolean(),
+  auto_open: z.boolean(),
+  auto_start: z.boolean(),
+  scene_height: z.int(),
+  scene_width: z.int(),
+  zoom: z.int(),
+  grid_size: z.int(),
+  drawing_grid_size: z.int(),
+  show_layers: z.boolean(),
+  snap_to_grid: z.boolean(),
+  show_grid: z.boolean(),
+  show_interface_labels: z.boolean(),
+  supplier: z.object({ logo: z.string(), url: z.string() }).nullable(),
+  variables: z.array(z.object({ name: z.string().min(1), value: z.string().optional() })).nullable(),
+  path: z.string().nullable(),
+};
+const settings = z.object(settingsShape).partial();
+const createSchema = settings.extend({ name: z.string().min(1), project_id: uuid.nullable().optional() }).strict();
+const updateSchema = settings.extend({ name: z.string().min(1).nullable().optional() }).strict();
+const duplicateSchema = createSchema.extend({ reset_mac_addresses: z.boolean().optional() }).strict();
+
+type SettingsBody = z.infer<typeof settings>;
+
+/** REST snake_case → operation camelCase. */
+function toSettings(b: SettingsBody): ProjectSettings {
+  return {
+    autoClose: b.auto_close,
+    autoOpen: b.auto_open,
+    autoStart: b.auto_start,
+    sceneHeight: b.scene_height,
+    sceneWidth: b.scene_width,
+    zoom: b.zoom,
+    gridSize: b.grid_size,
+    drawingGridSize: b.drawing_grid_size,
+    showLayers: b.show_layers,
+    snapToGrid: b.snap_to_grid,
+    showGrid: b.show_grid,
+    showInterfaceLabels: b.show_interface_labels,
+    supplier: b.supplier,
+    variables: b.variables,
+  };
+}
+
+/** GNS3 answers local-only refusals with a bare 403 and no body (compat §16.7). */
+async function localOnly<T>(res: Response, run: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!(e instanceof LocalOnlyError)) throw e;
+    res.status(403).end();
+    return undefined;
+  }
+}
+
+/** A raw body, held to the server's body limit (413 beyond it). */
+export function readRawBody(req: Request, res: Response, limit: string): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    express.raw({ type: () => true, limit })(req, res, (err?: unknown) =>
+      err ? reject(err) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)),
+    ),
+  );
+}
+
+/** What Python's mimetypes tells GNS3 for the files it serves; anything else is a byte stream. */
+const CONTENT_TYPES: Record<string, string> = {
+  ".txt": "text/plain",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".pcap": "application/vnd.tcpdump.pcap",
+};
+
+const yes = (v: string | undefined) => v?.toLowerCase() === "yes";
+
+export function projectRoutes(routes: Gns3Routes, ctx: AppContext): void {
+  const rest = (p: Parameters<typeof projectToRest>[1]) => projectToRest(ctx, p);
+  const P = "/v2/projects/{project_id}";
+
+  routes.add("GET", "/v2/projects", async ({ res }) => sendJson(res, 200, (await listProjects(ctx)).map(rest)));
+  routes.add(
+    "POST",
+    "/v2/projects",
+    async ({ res, body }) => {
+      const project = await createProject(ctx, { ...toSettings(body), name: body.name, projectId: body.project_id, path: body.path });
+      sendJson(res, 201, rest(project));
+    },
+    { schema: createSchema },
+  );
+  routes.add(
+    "POST",
+    "/v2/projects/load",
+    async ({ res, body }) => {
+      const project = await localOnly(res, () => loadProject(ctx, body.path));
+      if (project) sendJson(res, 201, rest(project));
+    },
+    { schema: z.strictObject({ path: z.string().min(1) }) },
+  );
+  routes.add("GET", P, async ({ res, params }) => sendJson(res, 200, rest(await getProject(ctx, params.project_id))));
+  routes.add(
+    "PUT",
+    P,
+    async ({ res, params, body }) => {
+      const project = await updateProject(ctx, params.project_id, { ...toSettings(body), name: body.name, path: body.path });
+      sendJson(res, 200, rest(project));
+    },
+    { schema: updateSchema },
+  );
+  routes.add("DELETE", P, async ({ res, params }) => {
+    await deleteProject(ctx, params.project_id);
+    res.status(204).end();
+  });
+  routes.add("POST", `${P}/open`, async ({ res, params }) => sendJson(res, 201, rest(await openProject(ctx, params.project_id))));
+  routes.add("POST", `${P}/close`, async ({ res, params }) => {
+    await closeProject(ctx, params.project_id);
+    res.status(204).end();
+  });
+  routes.add("GET", `${P}/stats`, async ({ res, params }) => sendJson(res, 200, await projectStats(ctx, params.project_id)));
+  routes.add(
+    "POST",
+    `${P}/duplicate`,
+    async ({ res, params, body }) => {
+      const input = { name: body.name, path: body.path, resetMacAddresses: body.reset_mac_addresses };
+      const project = await localOnly(res, () => duplicateProject(ctx, params.project_id, input));
+      if (project) sendJson(res, 201, rest(project));
+    },
+    { schema: duplicateSchema },
+  );
+  routes.add("GET", `${P}/export`, async ({ res, params, query }) => {
+    const { filename, archive } = await exportProject(ctx, params.project_id, {
+      includeSnapshots: yes(query.include_snapshots),
+      resetMacAddresses: yes(query.reset_mac_addresses),
+      keepComputeIds: yes(query.keep_compute_ids),
+      compress: query.compression !== "none",
+    });
+    res.status(200).set({ "Content-Type": "application/gns3project", "Content-Disposition": `attachment; filename="${filename}"` });
+    archive.outputStream.on("error", () => res.destroy()).pipe(res);
+  });
+  routes.add(
+    "POST",
+    `${P}/import`,
+    async ({ req, res, params, query }) => {
+      const zip = await readRawBody(req, res, ctx.config.bodyLimit);
+      const project = await localOnly(res, () =>
+        importProject(ctx, params.project_id, zip, { name: query.name, path: query.path, autoClose: true }),
+      );
+      if (project) sendJson(res, 201, rest(project));
+    },
+    { raw: true },
+  );
+  routes.add(
+    "GET",
+    `${P}/files/{path:.+}`,
+    async ({ res, params, tail }) => {
+      const { file, size, modified } = await projectFile(ctx, params.project_id, tail!);
+      // setHeader, not res.type(): express would append "; charset=utf-8", which GNS3 does not send.
+      res.status(200).setHeader("Content-Type", CONTENT_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream");
+      res.set({ "Content-Length": String(size), "Last-Modified": modified.toUTCString() });
+      fs.createReadStream(file).on("error", () => res.destroy()).pipe(res);
+    },
+    { raw: true },
+  );
+  routes.add(
+    "POST",
+    `${P}/files/{path:.+}`,
+    async ({ req, res, params, tail }) => {
+      await writeProjectFile(ctx, params.project_id, tail!, await readRawBody(req, res, ctx.config.bodyLimit));
+      res.status(201).type("application/octet-stream").end();
+    },
+    { raw: true },
+  );
+}

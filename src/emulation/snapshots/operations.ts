@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Project, Snapshot } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { publishControllerEvent, publishProjectEvent } from "../events.js";
+import { resolveInside } from "../files/safe-path.js";
+import { announceTopology } from "../projects/announce.js";
+import { writeTopologyFile } from "../projects/disk.js";
+import { getOpenedProject, getProject } from "../projects/lookup.js";
+import { projectDir, projectToRest } from "../projects/serialize.js";
+import { assertProjectStopped, projectArchive } from "../projects/transfer.js";
+import { archiveToBuffer, archiveTopologyJson, extractArchive, readArchive } from "../topology-file/archive.js";
+import { parseTopology } from "../topology-file/document.js";
+import { insertTopology, projectSettings, regenerateIds } from "../topology-file/rows.js";
+import { listSnapshotRows, snapshotsDir, snapshotToRest, writeSnapshotsConf } from "./store.js";
+
+const pad = (n: number) => String(n).padStart(2, "0");
+/** GNS3's fixed description; a client-supplied one is ignored upstream, and here it is kept (compat §16.3). */
+const defaultDescription = (name: string, d: Date) =>
+  `Snapshot '${name}' taken on ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} at ` +
+  `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+
+export const listSnapshots = async (ctx: AppContext, projectId: string) => {
+  await getProject(ctx, projectId);
+  return listSnapshotRows(ctx, projectId);
+};
+
+async function getSnapshot(ctx: AppContext, projectId: string, snapshotId: string): Promise<Snapshot> {
+  const snapshot = await ctx.db.snapshot.findFirst({ where: { id: snapshotId, projectId } });
+  if (!snapshot) throw new NotFoundError(`Snapshot ID ${snapshotId} doesn't exist`);
+  return snapshot;
+}
+
+/** The snapshot file path; a name that would leave snapshots/ (e.g. "../x", "a/b") is refused. */
+async function snapshotFile(ctx: AppContext, project: Project, filename: string): Promise<string> {
+  const dir = snapshotsDir(ctx, project);
+  await fs.mkdir(dir, { recursive: true });
+  const file = await resolveInside(dir, filename).catch(() => undefined);
+  if (!file || path.dirname(file) !== (await fs.realpath(dir))) throw new ConflictError(`Invalid snapshot name ${filename}`);
+  return file;
+}
+
+export async function createSnapshot(
+  ctx: AppContext,
+  projectId: string,
+  input: { name: string; description?: string | null },
+): Promise<Snapshot> {
+  const project = await getOpenedProject(ctx, projectId);
+  if (await ctx.db.snapshot.findUnique({ where: { projectId_name: { projectId, name: input.name } } })) {
+    throw new ConflictError(`The snapshot name ${input.name} already exists`);
+  }
+  await assertProjectStopped(ctx, projectId);
+  const filename = `${input.name}.gns3snapshot`;
+  const file = await snapshotFile(ctx, project, filename);
+  if (await fs.stat(file).catch(() => undefined)) throw new ConflictError(`The snapshot file '${filename}' already exists`);
+
+  const zip = await projectArchive(ctx, project, { keepComputeIds: true, resetMacAddresses: false, includeSnapshots: false, compress: false });
+  await fs.writeFile(file, await archiveToBuffer(zip), { flag: "wx" });
+  const now = new Date();
+  let snapshot: Snapshot;
+  try {
+    snapshot = await ctx.db.snapshot.create({
+      data: {
+        id: randomUUID(),
+        projectId,
+        name: input.name,
+        filename,
+        description: input.description || defaultDescription(input.name, now),
+        createdAt: Math.floor(now.getTime() / 1000),
+      },
+    });
+  } catch (e) {
+    await fs.rm(file, { force: true });
+    throw (e as { code?: string }).code === "P2002" ? new ConflictError(`The snapshot name ${input.name} already exists`) : e;
+  }
+  await writeSnapshotsConf(ctx, project);
+  return snapshot;
+}
+
+export async function deleteSnapshot(ctx: AppContext, projectId: string, snapshotId: string): Promise<void> {
+  const project = await getOpenedProject(ctx, projectId);
+  const snapshot = await getSnapshot(ctx, projectId, snapshotId);
+  await ctx.db.snapshot.delete({ where: { id: snapshot.id } });
+  await fs.rm(await snapshotFile(ctx, project, snapshot.filename), { force: true });
+  await writeSnapshotsConf(ctx, project);
+}
+
+/**
+ * Replaces the project's topology (database rows) and project-files/ with the snapshot's, keeping the
+ * project's current name, filename and auto_* flags — so a restore after a rename restores (upstream it does
+ * not, compat §16.4). Ids are kept when the snapshot was taken of this very project. Running nodes make it a
+ * 409: a restore must not orphan their processes.
+ */
+export async function restoreSnapshot(ctx: AppContext, projectId: string, snapshotId: string): Promise<Project> {
+  const project = await getOpenedProject(ctx, projectId);
+  const snapshot = await getSnapshot(ctx, projectId, snapshotId);
+  const running = await ctx.db.node.count({ where: { projectId, status: { not: "stopped" } } });
+  if (running) throw new ConflictError("Project must be stopped in order to restore a snapshot");
+
+  const file = await snapshotFile(ctx, project, snapshot.filename);
+  const zip = await fs.readFile(file).catch(() => {
+    throw new ConflictError(`The snapshot file '${snapshot.filename}' could not be read`);
+  });
+  const entries = await readArchive(zip);
+  const parsed = parseTopology(archiveTopologyJson(entries));
+  const { doc, nodeIds } =
+    parsed.project_id === projectId ? { doc: parsed, nodeIds: new Map<string, string>() } : regenerateIds(parsed);
+
+  // Files first into a staging directory beside the project, so a bad archive changes nothing.
+  const dir = projectDir(ctx, project);
+  const staging = await fs.mkdtemp(`${dir}.restore-`);
+  try {
+    await extractArchive(entries, staging, {
+      skip: (name) => name === "snapshots" || name.startsWith("snapshots/"),
+      rename: (name) => {
+        const parts = name.split("/");
+        if (parts[0] === "project-files" && nodeIds.has(parts[2])) parts[2] = nodeIds.get(parts[2])!;
+        return parts.join("/");
+      },
+    });
+    const { autoStart, autoOpen, autoClose, ...settings } = projectSettings(doc);
+    await ctx.db.$transaction(async (tx) => {
+      await tx.link.deleteMany({ where: { projectId } });
+      await tx.node.deleteMany({ where: { projectId } });
+      await tx.drawing.deleteMany({ where: { projectId } });
+      await tx.project.update({ where: { id: projectId }, data: settings });
+      await insertTopology(tx, projectId, doc, ctx.config.consolePorts);
+    });
+    await fs.rm(path.join(dir, "project-files"), { recursive: true, force: true });
+    for (const name of await fs.readdir(staging)) {
+      await fs.rm(path.join(dir, name), { recursive: true, force: true });
+      await fs.rename(path.join(staging, name), path.join(dir, name));
+    }
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+  const restored = await getProject(ctx, projectId);
+  await writeTopologyFile(ctx, restored);
+  await announceTopology(ctx, restored);
+  await publishProjectEvent(ctx, projectId, "snapshot.restored", snapshotToRest(snapshot));
+  await publishControllerEvent(ctx, "project.opened", projectToRest(ctx, restored));
+  return restored;
+}

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { ConflictError } from "../../platform/errors.js";
+import type { Drawing, Node, Project } from "../../generated/prisma-sqlite/client.js";
+import { linkToTopology, type LinkWithEndpoints } from "../links/serialize.js";
+import { nodeToTopology } from "../nodes/serialize.js";
+import { GNS3_VERSION } from "../version.js";
+
+/**
+ * The .gns3 topology document (revision 9, GNS3 2.2). The database holds the topology; this document is how it
+ * moves: export, import, snapshots, duplicate, load, and the <name>.gns3 file kept in the project directory.
+ */
+export const TOPOLOGY_REVISION = 9;
+
+const nodeEntry = z.looseObject({
+  node_id: z.string().min(1),
+  node_type: z.string().min(1),
+  name: z.string().min(1),
+  compute_id: z.string().default("local"),
+});
+const linkEntry = z.looseObject({
+  link_id: z.string().min(1),
+  nodes: z.array(
+    z.looseObject({ node_id: z.string(), adapter_number: z.number().int(), port_number: z.number().int(), label: z.unknown() }),
+  ),
+});
+const drawingEntry = z.looseObject({ drawing_id: z.string().min(1), svg: z.string() });
+const computeEntry = z.looseObject({ compute_id: z.string() });
+
+const documentSchema = z.looseObject({
+  project_id: z.string().min(1),
+  type: z.literal("topology"),
+  revision: z.number().int(),
+  version: z.string(),
+  name: z.string().min(1),
+  topology: z.looseObject({
+    nodes: z.array(nodeEntry),
+    links: z.array(linkEntry),
+    drawings: z.array(drawingEntry),
+    computes: z.array(computeEntry),
+  }),
+});
+
+export type TopologyDocument = z.infer<typeof documentSchema>;
+export type NodeEntry = z.infer<typeof nodeEntry>;
+export type LinkEntry = z.infer<typeof linkEntry>;
+export type DrawingEntry = z.infer<typeof drawingEntry>;
+
+/** Validates a parsed .gns3 document; ConflictError (409) names what is wrong. */
+export function parseTopology(json: unknown): TopologyDocument {
+  const revision = (json as { revision?: unknown } | null)?.revision;
+  if (typeof revision === "number" && revision > TOPOLOGY_REVISION) {
+    throw new ConflictError(
+      `This project was created with more recent version of GNS3 (file revision: ${revision}). Please upgrade GNS3 to version ${GNS3_VERSION} or higher.`,
+    );
+  }
+  const parsed = documentSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConflictError(`Invalid topology file: ${issue.path.join(".") || "document"}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+const json = (text: string | null, fallback: unknown) => (text === null ? fallback : JSON.parse(text));
+
+export function drawingToEntry(d: Drawing): DrawingEntry {
+  return { drawing_id: d.id, x: d.x, y: d.y, z: d.z, locked: d.locked, rotation: d.rotation, svg: d.svg };
+}
+
+export type ComputeEntry = { compute_id: string; name: string; protocol: string; host: string; port: number };
+
+export function buildTopology(
+  project: Project,
+  rows: { nodes: Node[]; links: LinkWithEndpoints[]; drawings: Drawing[]; computes: ComputeEntry[] },
+): TopologyDocument {
+  return {
+    project_id: project.id,
+    name: project.name,
+    type: "topology",
+    revision: TOPOLOGY_REVISION,
+    version: GNS3_VERSION,
+    auto_start: project.autoStart,
+    auto_open: project.autoOpen,
+    auto_close: project.autoClose,
+    scene_width: project.sceneWidth,
+    scene_height: project.sceneHeight,
+    zoom: project.zoom,
+    show_layers: project.showLayers,
+    snap_to_grid: project.snapToGrid,
+    show_grid: project.showGrid,
+    grid_size: project.gridSize,
+    drawing_grid_size: project.drawingGridSize,
+    show_interface_labels: project.showInterfaceLabels,
+    supplier: json(project.supplierJson, null),
+    variables: json(project.variablesJson, null),
+    topology: {
+      nodes: rows.nodes.map(nodeToTopology),
+      links: rows.links.map(linkToTopology),
+      drawings: rows.drawings.map(drawingToEntry),
+      computes: rows.computes,
+    },
+  };
+}

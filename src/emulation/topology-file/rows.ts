@@ -1,0 +1,168 @@
+import { randomUUID } from "node:crypto";
+import type { Project } from "../../generated/prisma-sqlite/client.js";
+import type { Tx } from "../../platform/db/client.js";
+import { allocateConsolePort } from "../nodes/console.js";
+import { buildTopology, type ComputeEntry, type TopologyDocument } from "./document.js";
+
+type Reader = Pick<Tx, "node" | "link" | "drawing" | "compute">;
+
+/** The project's topology as a .gns3 document, read from the database. */
+export async function readTopology(db: Reader, project: Project): Promise<TopologyDocument> {
+  const where = { projectId: project.id };
+  const [nodes, links, drawings] = await Promise.all([
+    db.node.findMany({ where, orderBy: { createdAt: "asc" } }),
+    db.link.findMany({ where, orderBy: { createdAt: "asc" }, include: { endpoints: true } }),
+    db.drawing.findMany({ where }),
+  ]);
+  // Only remote computes are listed; "local" and "vm" are implicit in every GNS3 installation.
+  const remoteIds = [...new Set(nodes.map((n) => n.computeId))].filter((id) => id !== "local" && id !== "vm");
+  const computes: ComputeEntry[] = remoteIds.length
+    ? (await db.compute.findMany({ where: { id: { in: remoteIds } } })).map((c) => ({
+        compute_id: c.id,
+        name: c.name,
+        protocol: c.protocol,
+        host: c.host,
+        port: c.port,
+      }))
+    : [];
+  return buildTopology(project, { nodes, links, drawings, computes });
+}
+
+/** Project settings carried by a .gns3 document (name, id and status are decided by the caller). */
+export function projectSettings(doc: TopologyDocument) {
+  const pick = <T>(key: string, ok: (v: unknown) => boolean, fallback: T): T => (ok(doc[key]) ? (doc[key] as T) : fallback);
+  const bool = (v: unknown) => typeof v === "boolean";
+  const int = (v: unknown) => Number.isInteger(v);
+  return {
+    autoStart: pick("auto_start", bool, false),
+    autoOpen: pick("auto_open", bool, false),
+    autoClose: pick("auto_close", bool, true),
+    sceneHeight: pick("scene_height", int, 1000),
+    sceneWidth: pick("scene_width", int, 2000),
+    zoom: pick("zoom", int, 100),
+    showLayers: pick("show_layers", bool, false),
+    snapToGrid: pick("snap_to_grid", bool, false),
+    showGrid: pick("show_grid", bool, false),
+    gridSize: pick("grid_size", int, 75),
+    drawingGridSize: pick("drawing_grid_size", int, 25),
+    showInterfaceLabels: pick("show_interface_labels", bool, false),
+    supplierJson: doc.supplier ? JSON.stringify(doc.supplier) : null,
+    variablesJson: doc.variables ? JSON.stringify(doc.variables) : null,
+  };
+}
+
+/**
+ * A copy of the document with fresh node, link and drawing ids (import, duplicate), plus the node id mapping so
+ * per-node directories (project-files/<type>/<node_id>) can follow.
+ */
+export function regenerateIds(doc: TopologyDocument): { doc: TopologyDocument; nodeIds: Map<string, string> } {
+  const nodeIds = new Map(doc.topology.nodes.map((n) => [n.node_id, randomUUID()]));
+  const topology = {
+    ...doc.topology,
+    nodes: doc.topology.nodes.map((n) => ({ ...n, node_id: nodeIds.get(n.node_id)! })),
+    links: doc.topology.links.map((l) => ({
+      ...l,
+      link_id: randomUUID(),
+      nodes: l.nodes.map((e) => ({ ...e, node_id: nodeIds.get(e.node_id) ?? e.node_id })),
+    })),
+    drawings: doc.topology.drawings.map((d) => ({ ...d, drawing_id: randomUUID() })),
+  };
+  return { doc: { ...doc, topology }, nodeIds };
+}
+
+const str = (v: unknown, fallback: string | null = null) => (typeof v === "string" ? v : fallback);
+const int = (v: unknown, fallback: number) => (Number.isInteger(v) ? (v as number) : fallback);
+const text = (v: unknown, fallback: unknown) => JSON.stringify(v ?? fallback);
+
+/**
+ * Creates the document's nodes, links and drawings in `projectId` with the document's ids. Console ports
+ * already used on the same compute are reassigned, as a GNS3 compute does for a busy port. Links that do not join two known nodes
+ * on free ports are dropped (GNS3 deletes such dangling links when it opens a project).
+ */
+export async function insertTopology(
+  tx: Tx,
+  projectId: string,
+  doc: TopologyDocument,
+  consolePorts: [number, number],
+): Promise<void> {
+  const consolePort = async (computeId: string, wanted: unknown): Promise<number | null> => {
+    if (!Number.isInteger(wanted)) return null;
+    const holder = await tx.node.findFirst({ where: { computeId, console: wanted as number }, select: { id: true } });
+    return holder ? allocateConsolePort(tx, computeId, consolePorts) : (wanted as number);
+  };
+
+  const nodes = new Set<string>();
+  for (const n of doc.topology.nodes) {
+    if (nodes.has(n.node_id)) continue;
+    nodes.add(n.node_id);
+    const label = (n.label && typeof n.label === "object" ? n.label : {}) as Record<string, unknown>;
+    await tx.node.create({
+      data: {
+        id: n.node_id,
+        projectId,
+        computeId: n.compute_id,
+        templateId: str(n.template_id),
+        nodeType: n.node_type,
+        name: n.name,
+        console: await consolePort(n.compute_id, n.console),
+        consoleType: str(n.console_type),
+        consoleAutoStart: n.console_auto_start === true,
+        propertiesJson: text(n.properties, {}),
+        labelJson: JSON.stringify({ ...label, text: n.name }),
+        symbol: str(n.symbol),
+        width: int(n.width, 65),
+        height: int(n.height, 59),
+        x: int(n.x, 0),
+        y: int(n.y, 0),
+        z: int(n.z, 1),
+        locked: n.locked === true,
+        portNameFormat: str(n.port_name_format, "Ethernet{0}")!,
+        portSegmentSize: int(n.port_segment_size, 0),
+        firstPortName: str(n.first_port_name),
+        customAdapters: text(n.custom_adapters, []),
+      },
+    });
+  }
+
+  const usedPorts = new Set<string>();
+  for (const l of doc.topology.links) {
+    const ends = l.nodes;
+    const keys = ends.map((e) => `${e.node_id}:${e.adapter_number}:${e.port_number}`);
+    if (ends.length !== 2 || ends.some((e) => !nodes.has(e.node_id)) || keys.some((k) => usedPorts.has(k)) || keys[0] === keys[1]) continue;
+    keys.forEach((k) => usedPorts.add(k));
+    await tx.link.create({
+      data: {
+        id: l.link_id,
+        projectId,
+        filtersJson: text(l.filters, {}),
+        linkStyleJson: text(l.link_style, {}),
+        suspend: l.suspend === true,
+        ...(typeof l.link_type === "string" ? { linkType: l.link_type } : {}),
+        endpoints: {
+          create: ends.map((e, position) => ({
+            position,
+            nodeId: e.node_id,
+            adapterNumber: e.adapter_number,
+            portNumber: e.port_number,
+            labelJson: text(e.label, {}),
+          })),
+        },
+      },
+    });
+  }
+
+  for (const d of doc.topology.drawings) {
+    await tx.drawing.create({
+      data: {
+        id: d.drawing_id,
+        projectId,
+        svg: d.svg,
+        x: int(d.x, 0),
+        y: int(d.y, 0),
+        z: int(d.z, 2),
+        locked: d.locked === true,
+        rotation: int(d.rotation, 0),
+      },
+    });
+  }
+}
