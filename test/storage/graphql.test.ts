@@ -1,0 +1,115 @@
+import { createClient } from "graphql-ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { gql, startTestServer, type TestServer } from "../support/server.js";
+import { storageFixture } from "./fixture.js";
+
+let s: TestServer;
+let volumeUuid: string;
+beforeAll(async () => {
+  s = await startTestServer();
+  ({ volumeUuid } = await storageFixture(s.url));
+});
+afterAll(() => s.close());
+
+const CREATE = `mutation($input: CreateQuotaRuleInput!) {
+  createQuotaRule(input: $input) {
+    __typename
+    ... on MutationCreateQuotaRuleSuccess { data { uuid type qtreeName users { name id } filesHardLimit spaceHardLimit } }
+    ... on Error { message code target }
+  }
+}`;
+const create = (input: object) => gql(s.url, CREATE, { input: { svm: { name: "svm1" }, volume: { name: "vol1" }, ...input } });
+
+/** Collects subscription payloads over graphql-ws until `n` arrived. */
+function subscribeWs(query: string, n: number) {
+  const client = createClient({ url: s.url.replace("http", "ws") + "/graphql", webSocketImpl: WebSocket });
+  const got: any[] = [];
+  const done = new Promise<any[]>((resolve, reject) => {
+    client.subscribe({ query }, {
+      next: (m) => {
+        got.push(m.data);
+        if (got.length === n) resolve(got);
+      },
+      error: reject,
+      complete: () => resolve(got),
+    });
+  });
+  return { done, dispose: () => client.dispose() };
+}
+
+describe("storage GraphQL", () => {
+  it("creates rules through the same rules as REST and returns typed errors", async () => {
+    const ok = await create({ type: "USER", users: [{ name: "1001" }], limits: { filesHardLimit: 10, spaceHardLimit: "1500" } });
+    expect(ok.data.createQuotaRule.data).toMatchObject({ type: "USER", qtreeName: null, users: [{ name: null, id: "1001" }], filesHardLimit: 10, spaceHardLimit: 2048 });
+    const dup = await create({ type: "USER", users: [{ name: "1001" }] });
+    expect(dup.data.createQuotaRule).toMatchObject({ __typename: "ConflictError", code: "5308546" });
+    const bad = await create({ type: "TREE", qtreeName: "qt1", group: { name: "g" } });
+    expect(bad.data.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "5308514", target: "group" });
+    const missing = await gql(s.url, CREATE, { input: { svm: { name: "nope" }, volume: { name: "vol1" }, type: "TREE", qtreeName: "qt1" } });
+    expect(missing.data.createQuotaRule.__typename).toBe("NotFoundError");
+  });
+
+  it("queries rules with typed filters, alternatives and totalCount", async () => {
+    await create({ type: "TREE", qtreeName: "qt1", limits: { filesHardLimit: 3 } });
+    await create({ type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 30 } });
+    const r = await gql(s.url, `{
+      quotaRules(first: 10, filter: { svmName: { eq: "svm1" }, type: [TREE], or: [{ filesHardLimit: { gt: 5 } }, { filesHardLimit: { isNull: true } }] }) {
+        totalCount edges { node { qtreeName filesHardLimit volume { name svm { name } } } }
+      } }`);
+    expect(r.errors).toBeUndefined();
+    expect(r.data.quotaRules.totalCount).toBe(2);
+    expect(r.data.quotaRules.edges.map((e: any) => e.node.qtreeName).sort()).toEqual(["", "qt2"]);
+    expect(r.data.quotaRules.edges[0].node.volume).toEqual({ name: "vol1", svm: { name: "svm1" } });
+  });
+
+  it("rejects bad filter values as GraphQL errors, not 500s", async () => {
+    const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: `{ quotaRules(filter: { filesHardLimit: { gt: "lots" } }) { totalCount } }` }) });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.errors[0].message).toMatch(/BigInt/);
+  });
+
+  it("turns quota on and reports the enforced limits", async () => {
+    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true) { ... on MutationSetVolumeQuotaSuccess { data { state } } } }`, { v: volumeUuid });
+    expect(on.data.setVolumeQuota.data.state).toBe("SUCCESS");
+    const r = await gql(s.url, `query($v: ID!) { volumes { name quotaState } quotaReports(volumeUuid: $v) { type qtreeName filesHardLimit } }`, { v: volumeUuid });
+    expect(r.data.volumes).toEqual([{ name: "vol1", quotaState: "ON" }]);
+    expect(r.data.quotaReports.find((x: any) => x.qtreeName === "qt2").filesHardLimit).toBe(30);
+  });
+
+  it("streams rule changes scoped by volume over graphql-ws, and resumes from a cursor", async () => {
+    const other = await gql(s.url, `mutation { createVolume(svm: { name: "svm1" }, name: "vol2") { ... on MutationCreateVolumeSuccess { data { uuid } } } }`);
+    const vol2 = other.data.createVolume.data.uuid;
+    const sub = subscribeWs(`subscription { quotaChanges(volumeUuid: "${volumeUuid}") { cursor kind ruleUuid rule { type users { name } } } }`, 2);
+    await new Promise((r) => setTimeout(r, 200));
+    await gql(s.url, CREATE, { input: { svm: { name: "svm1" }, volume: { uuid: vol2 }, type: "GROUP", group: { name: "elsewhere" } } });
+    await create({ type: "USER", users: [{ name: "zoe" }] });
+    const events = await sub.done;
+    await sub.dispose();
+    expect(events[0].quotaChanges).toMatchObject({ kind: "RULE_CREATED", rule: { type: "USER", users: [{ name: "zoe" }] } });
+    expect(events[1].quotaChanges.kind).toBe("VOLUME_QUOTA_CHANGED"); // quota is on: the resize
+
+    // A client that saw only the first event resumes after it and gets the rest, nothing twice.
+    const resumed = subscribeWs(`subscription { quotaChanges(volumeUuid: "${volumeUuid}", after: "${events[0].quotaChanges.cursor}") { cursor kind } }`, 1);
+    const [again] = await resumed.done;
+    await resumed.dispose();
+    expect(again.quotaChanges.cursor).toBe(events[1].quotaChanges.cursor);
+  });
+
+  it("streams over SSE too", async () => {
+    const ctrl = new AbortController();
+    const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent("subscription { quotaChanges(svm: { name: \"svm1\" }) { kind rule { users { name } } } }")}`, {
+      headers: { accept: "text/event-stream" },
+      signal: ctrl.signal,
+    });
+    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const reader = res.body!.getReader();
+    await new Promise((r) => setTimeout(r, 200));
+    await create({ type: "USER", users: [{ name: "sse-user" }] });
+    let text = "";
+    while (!text.includes("sse-user")) text += new TextDecoder().decode((await reader.read()).value);
+    ctrl.abort();
+    expect(text).toMatch(/event: next/);
+  });
+});
