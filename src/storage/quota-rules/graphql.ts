@@ -1,7 +1,7 @@
 import type { AppContext } from "../../platform/context.js";
 import { InvalidInputError, NotFoundError } from "../../platform/errors.js";
 import { isEventId } from "../../platform/events.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { termsCondition, type Term } from "../ontap/filter.js";
 import { QUOTA_CHANNEL, type QuotaChange } from "../events.js";
 import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js";
@@ -222,7 +222,7 @@ builder.mutationFields((t) => ({
       const input: CreateRuleInput = parseCreateRule(JSON.parse(JSON.stringify(toRestBody(args.input))));
       const { uuid, job } = await createRule(ctx, input);
       await job.done;
-      return ctx.db.quotaRule.findUniqueOrThrow({ ...query, where: { uuid } });
+      return ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid } });
     },
   }),
   updateQuotaRule: t.prismaField({
@@ -233,7 +233,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _r, args, ctx) => {
       const patch = parsePatchRule({ ...limitsToRest(args.limits) });
       await (await updateRule(ctx, String(args.uuid), patch)).done;
-      return ctx.db.quotaRule.findUniqueOrThrow({ ...query, where: { uuid: String(args.uuid) } });
+      return ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid: String(args.uuid) } });
     },
   }),
   deleteQuotaRule: t.prismaField({
