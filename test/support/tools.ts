@@ -1,0 +1,8 @@
+/**
+ * Tests that need a system tool (vpcs, ansible-playbook) skip where it is missing — except in CI, where
+ * PATCHBAY_TEST_REQUIRE_TOOLS=1 turns a missing tool into a failure, so nothing is skipped silently.
+ */
+export function toolAvailable(name: string, present: boolean): boolean {
+  if (!present && process.env.PATCHBAY_TEST_REQUIRE_TOOLS) throw new Error(`${name} is required (PATCHBAY_TEST_REQUIRE_TOOLS) but not installed`);
+  return present;
+}
