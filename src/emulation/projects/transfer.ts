@@ -18,11 +18,11 @@ import { freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations
 import { projectDir, projectsRoot, projectToRest } from "./serialize.js";
 
 /** Builtins (hub, switch, cloud, nat, …) always run; anything else must be stopped to be archived consistently. */
-export async function assertProjectStopped(ctx: AppContext, projectId: string): Promise<void> {
+export async function assertProjectStopped(ctx: AppContext, projectId: string, purpose = "export it"): Promise<void> {
   const running = await ctx.db.node.count({
     where: { projectId, status: { not: "stopped" }, nodeType: { notIn: [...BUILTIN_TYPES] } },
   });
-  if (running) throw new ConflictError("Project must be stopped in order to export it");
+  if (running) throw new ConflictError(`Project must be stopped in order to ${purpose}`);
 }
 
 /** The project as a .gns3 document plus its directory, zipped (compat §13). */

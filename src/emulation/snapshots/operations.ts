@@ -90,14 +90,13 @@ export async function deleteSnapshot(ctx: AppContext, projectId: string, snapsho
 /**
  * Replaces the project's topology (database rows) and project-files/ with the snapshot's, keeping the
  * project's current name, filename and auto_* flags — so a restore after a rename restores (upstream it does
- * not, compat §16.4). Ids are kept when the snapshot was taken of this very project. Running nodes make it a
- * 409: a restore must not orphan their processes.
+ * not, compat §16.4). Ids are kept when the snapshot was taken of this very project. Running nodes (other than
+ * the always-running builtins) make it a 409: a restore must not orphan their processes.
  */
 export async function restoreSnapshot(ctx: AppContext, projectId: string, snapshotId: string): Promise<Project> {
   const project = await getOpenedProject(ctx, projectId);
   const snapshot = await getSnapshot(ctx, projectId, snapshotId);
-  const running = await ctx.db.node.count({ where: { projectId, status: { not: "stopped" } } });
-  if (running) throw new ConflictError("Project must be stopped in order to restore a snapshot");
+  await assertProjectStopped(ctx, projectId, "restore a snapshot");
 
   const file = await snapshotFile(ctx, project, snapshot.filename);
   const zip = await fs.readFile(file).catch(() => {
