@@ -4,6 +4,7 @@ import { GNS3_VERSION } from "./version.js";
 import "./runtime/graphql.js";
 import "./server/graphql.js";
 import "./computes/graphql.js";
+import "./symbols/graphql.js";
 import "./projects/graphql.js";
 import "./snapshots/graphql.js";
 import "./simvm/graphql.js";

@@ -3,6 +3,7 @@ import type { Gns3Routes } from "./rest/kit.js";
 import { linkRoutes } from "./links/rest.js";
 import { nodeRoutes } from "./nodes/rest.js";
 import { computesRoutes } from "./computes/routes.js";
+import { symbolRoutes } from "./symbols/routes.js";
 import { simVmRoutes } from "./simvm/routes.js";
 import { runtimeRoutes } from "./runtime/rest.js";
 import { projectRoutes } from "./projects/rest.js";
@@ -15,6 +16,7 @@ export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   projectRoutes(routes, ctx);
   snapshotRoutes(routes, ctx);
   computesRoutes(routes, ctx);
+  symbolRoutes(routes, ctx);
   simVmRoutes(routes, ctx);
   nodeRoutes(routes, ctx);
   linkRoutes(routes, ctx);

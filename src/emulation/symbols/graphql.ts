@@ -1,0 +1,40 @@
+import { builder } from "../../platform/graphql/builder.js";
+import { defaultSymbols, listSymbols, symbolDimensions, type SymbolEntry } from "./catalog.js";
+
+const SymbolSize = builder.objectRef<{ width: number; height: number }>("SymbolSize").implement({
+  fields: (t) => ({ width: t.exposeInt("width"), height: t.exposeInt("height") }),
+});
+
+const NodeSymbol = builder.objectRef<SymbolEntry>("NodeSymbol").implement({
+  description: "A drawing for nodes on the topology; its file is served at /v2/symbols/{id}/raw",
+  fields: (t) => ({
+    id: t.exposeString("symbol_id"),
+    filename: t.exposeString("filename"),
+    theme: t.exposeString("theme"),
+    builtin: t.exposeBoolean("builtin"),
+    size: t.field({
+      type: SymbolSize,
+      nullable: true,
+      description: "Null when the image format does not tell",
+      resolve: (s, _a, ctx) => symbolDimensions(ctx, s.symbol_id).catch(() => null),
+    }),
+  }),
+});
+
+const DefaultSymbol = builder.objectRef<{ theme: string; role: string; symbolId: string }>("DefaultSymbol").implement({
+  description: "The symbol a theme gives to a kind of node (router, ethernet_switch, computer …)",
+  fields: (t) => ({ theme: t.exposeString("theme"), role: t.exposeString("role"), symbolId: t.exposeString("symbolId") }),
+});
+
+builder.queryFields((t) => ({
+  symbols: t.field({
+    type: [NodeSymbol],
+    args: { theme: t.arg.string({ required: false }) },
+    resolve: (_r, args, ctx) => listSymbols(ctx).filter((s) => args.theme == null || s.theme === args.theme),
+  }),
+  defaultSymbols: t.field({
+    type: [DefaultSymbol],
+    resolve: () =>
+      Object.entries(defaultSymbols()).flatMap(([theme, roles]) => Object.entries(roles).map(([role, symbolId]) => ({ theme, role, symbolId }))),
+  }),
+}));
