@@ -106,6 +106,7 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
     }
     const results = new Map<string, TaskResult>();
     for (const t of out.plays[0]?.tasks ?? []) results.set(t.task.name, t.hosts.localhost);
+    if (process.env.DEBUG_ANSIBLE) for (const t of out.plays[0]?.tasks ?? []) console.log(name, t.task.name, JSON.stringify((t.task as any).duration));
     return { results, code, stderr };
   }
 
@@ -144,7 +145,12 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
   const isTreeQt1 = (r: any) => r.type === "tree" && r.qtree?.name === "qt1";
   const isUser1 = (r: any) => r.type === "user" && r.users?.some((u: any) => u.name === "user1");
   const isGroup1 = (r: any) => r.type === "group" && r.group?.name === "group1";
-  const limits = (r: any) => ({ space: r.space ? { hard_limit: r.space.hard_limit, soft_limit: r.space.soft_limit } : undefined, files: r.files ? { hard_limit: r.files.hard_limit, soft_limit: r.files.soft_limit } : undefined });
+  /** Hard and soft limits only (reports also carry usage); a missing limit is unlimited. */
+  const limits = (r: any) => ({
+    space: { hard_limit: r.space?.hard_limit, soft_limit: r.space?.soft_limit },
+    files: { hard_limit: r.files?.hard_limit, soft_limit: r.files?.soft_limit },
+  });
+  const UNLIMITED = { hard_limit: undefined, soft_limit: undefined };
 
   beforeAll(async () => {
     execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
@@ -153,9 +159,9 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
       tls: { certFile: path.join(dir, "cert.pem"), keyFile: path.join(dir, "key.pem") },
       auth: { user: USER, password: PASSWORD },
     });
-    expect((await api("POST", "/api/svm/svms", { name: "svm1" })).status).toBe(201);
-    expect((await api("POST", "/api/storage/volumes", { name: "vol1", svm: { name: "svm1" }, size: 10 * 1024 ** 3 })).status).toBe(201);
-    expect((await api("POST", "/api/storage/qtrees", { name: "qt1", svm: { name: "svm1" }, volume: { name: "vol1" } })).status).toBe(201);
+    expect((await api("POST", "/api/svm/svms?return_timeout=30", { name: "svm1" })).status).toBe(201);
+    expect((await api("POST", "/api/storage/volumes?return_timeout=30", { name: "vol1", svm: { name: "svm1" }, size: 10 * 1024 ** 3 })).status).toBe(201);
+    expect((await api("POST", "/api/storage/qtrees?return_timeout=30", { name: "qt1", svm: { name: "svm1" }, volume: { name: "vol1" } })).status).toBe(201);
     expect((await volume()).quota.state).toBe("off");
   });
   afterAll(async () => {
@@ -199,6 +205,7 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
     expect(users[0].users).toEqual([{ name: "user1" }]);
     expect(users[0].user_mapping).toBe(false);
     expect(limits(users[0])).toEqual({ space: { hard_limit: 100 * 1024 ** 2, soft_limit: 80 * 1024 ** 2 }, files: { hard_limit: 100, soft_limit: undefined } });
+    expect(users[0].files).not.toHaveProperty("soft_limit");
     const groups = await groupRules();
     expect(groups).toHaveLength(1);
     expect(groups[0].qtree.name).toBe("qt1");
@@ -236,7 +243,8 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
     expect(limits(tree)).toEqual({ space: { hard_limit: 2 * 1024 ** 3, soft_limit: 800 * 1024 ** 2 }, files: { hard_limit: 1500, soft_limit: undefined } });
     expect(tree.files).not.toHaveProperty("soft_limit"); // unlimited is omitted, never -1 or 0
     const [user] = await userRules();
-    expect(limits(user)).toEqual({ space: { hard_limit: 2048, soft_limit: 80 * 1024 ** 2 }, files: undefined });
+    expect(limits(user)).toEqual({ space: { hard_limit: 2048, soft_limit: 80 * 1024 ** 2 }, files: UNLIMITED });
+    expect(user).not.toHaveProperty("files");
     const [group] = await groupRules();
     expect(group.files).toEqual({ hard_limit: 2500, soft_limit: 1500 });
 
