@@ -1,10 +1,10 @@
-import type { Request, Response } from "express";
+import type { Request, Response, Router } from "express";
 import { invalid, unexpected } from "./body.js";
 import { envelope, readPage, type CollectionSource } from "./collection.js";
 import { parseFields, project } from "./fields.js";
 import { buildWhere, type FilterField } from "./filter.js";
 import { parseCollectionQuery, single } from "./query.js";
-import { sendHal } from "./respond.js";
+import { handle, sendHal } from "./respond.js";
 
 /** What a collection resource declares; `list` and `getOne` do the rest the same way for every resource. */
 export interface ResourceSpec<Row> {
@@ -35,4 +35,16 @@ export async function getOne<Row>(req: Request, res: Response, spec: Pick<Resour
   if (fields !== undefined && !fields.split(",").some((f) => f.trim())) throw invalid("fields", "a list of field names");
   const [record] = await spec.records([row]);
   sendHal(req, res, 200, fields === undefined ? record : project(record, parseFields(fields, []), spec.keys));
+}
+
+/** GET of the collection and of one object (`itemPath` holds the key parameters). */
+export function mountReads<Row>(
+  router: Router,
+  path: string,
+  itemPath: string,
+  spec: ResourceSpec<Row>,
+  fetchOne: (params: Record<string, string>) => Promise<Row>,
+): void {
+  router.get(path, handle((req, res) => list(req, res, spec)));
+  router.get(`${path}${itemPath}`, handle(async (req, res) => getOne(req, res, spec, await fetchOne(req.params as Record<string, string>))));
 }

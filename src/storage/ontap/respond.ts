@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
-import { awaitJob, type StartedJob } from "../jobs/operations.js";
+import type { AppContext } from "../../platform/context.js";
+import { awaitJob, startJob, type StartedJob } from "../jobs/operations.js";
 import { jobLink } from "../jobs/representation.js";
 import { sendOntapError } from "./errors.js";
 import { ontapErrorBody } from "./errors.js";
@@ -59,3 +60,14 @@ export const handle =
   (req: Request, res: Response): void => {
     fn(req, res).catch((err) => sendOntapError(res, err));
   };
+
+/** A write whose work finished synchronously still answers with a (finished) job, as ONTAP clients poll one. */
+export async function respondSync(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  opts: { description: string; svmUuid: string | null; returnTimeout: number; okStatus: number; records?: object[]; location?: string },
+): Promise<void> {
+  const job = await startJob(ctx, opts.description, opts.svmUuid, async () => {});
+  await respondWrite(req, res, job, opts);
+}

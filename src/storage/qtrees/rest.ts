@@ -1,9 +1,9 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { expandDottedKeys, invalid, rejectUnknown, toBigInt, toStr } from "../ontap/body.js";
-import { handle, respondWrite } from "../ontap/respond.js";
+import { handle, respondSync, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { getOne, list, type ResourceSpec } from "../ontap/resource.js";
+import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { startJob } from "../jobs/operations.js";
 import { svmRef } from "../svms/operations.js";
 import { volumeRef } from "../quota-rules/representation.js";
@@ -68,8 +68,7 @@ export function mountQtrees(router: Router, ctx: AppContext): void {
   };
   const one = (req: { params: Record<string, unknown> }) => getQtree(ctx, String(req.params.volume), qtreeId(req.params.id));
 
-  router.get("/storage/qtrees", handle((req, res) => list(req, res, spec)));
-  router.get("/storage/qtrees/:volume/:id", handle(async (req, res) => getOne(req, res, spec, await one(req))));
+  mountReads(router, "/storage/qtrees", "/:volume/:id", spec, (p) => one({ params: p }));
   router.post(
     "/storage/qtrees",
     handle(async (req, res) => {
@@ -83,8 +82,7 @@ export function mountQtrees(router: Router, ctx: AppContext): void {
         ...(body.security_style !== undefined ? { securityStyle: securityStyle(body.security_style) } : {}),
         ...(body.unix_permissions !== undefined ? { unixPermissions: permissions(body.unix_permissions) } : {}),
       });
-      const job = await startJob(ctx, "POST /api/storage/qtrees", qtree.volume.svmUuid, async () => {});
-      await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 201, location: href(qtree), records: wq.returnRecords ? [qtreeRecord(qtree)] : undefined });
+      await respondSync(ctx, req, res, { description: "POST /api/storage/qtrees", svmUuid: qtree.volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(qtree), records: wq.returnRecords ? [qtreeRecord(qtree)] : undefined });
     }),
   );
   router.patch(

@@ -3,8 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { CODES } from "../ontap/codes.js";
 import { invalid } from "../ontap/body.js";
-import { handle } from "../ontap/respond.js";
-import { getOne, list, type ResourceSpec } from "../ontap/resource.js";
+import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { svmRef } from "../svms/operations.js";
 import { limitsObject, qtreeIds, qtreeObject, volumeRef } from "../quota-rules/representation.js";
 
@@ -65,9 +64,5 @@ export function mountQuotaReports(router: Router, ctx: AppContext): void {
       }));
     },
   };
-  router.get("/storage/quota/reports", handle((req, res) => list(req, res, spec)));
-  router.get(
-    "/storage/quota/reports/:volume/:index",
-    handle(async (req, res) => getOne(req, res, spec, await getReport(ctx, String(req.params.volume), String(req.params.index)))),
-  );
+  mountReads(router, "/storage/quota/reports", "/:volume/:index", spec, (p) => getReport(ctx, p.volume, p.index));
 }

@@ -2,7 +2,7 @@ import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { handle, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { getOne, list, type ResourceSpec } from "../ontap/resource.js";
+import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { parseCreateRule, parsePatchRule } from "./input.js";
 import { createRule, deleteRule, getRule, RULE_INCLUDE, updateRule } from "./operations.js";
 import { ruleFilterFields, ruleOrder, RULE_SORTABLE } from "./filters.js";
@@ -27,8 +27,7 @@ export function mountQuotaRules(router: Router, ctx: AppContext): void {
   };
   const records = async (uuid: string) => ruleRecords(ctx, [await getRule(ctx, uuid)]);
 
-  router.get("/storage/quota/rules", handle((req, res) => list(req, res, spec)));
-  router.get("/storage/quota/rules/:uuid", handle(async (req, res) => getOne(req, res, spec, await getRule(ctx, String(req.params.uuid)))));
+  mountReads(router, "/storage/quota/rules", "/:uuid", spec, (p) => getRule(ctx, p.uuid));
 
   router.post(
     "/storage/quota/rules",

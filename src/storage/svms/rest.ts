@@ -1,10 +1,9 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { expandDottedKeys, rejectUnknown, toStr } from "../ontap/body.js";
-import { handle, respondWrite } from "../ontap/respond.js";
+import { handle, respondSync } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { getOne, list, type ResourceSpec } from "../ontap/resource.js";
-import { startJob } from "../jobs/operations.js";
+import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { createSvm, deleteSvm, getSvm } from "./operations.js";
 
 type SvmRow = Awaited<ReturnType<typeof getSvm>>;
@@ -26,8 +25,7 @@ export function mountSvms(router: Router, ctx: AppContext): void {
     },
     records: async (rows) => rows.map(svmRecord),
   };
-  router.get("/svm/svms", handle((req, res) => list(req, res, spec)));
-  router.get("/svm/svms/:uuid", handle(async (req, res) => getOne(req, res, spec, await getSvm(ctx, String(req.params.uuid)))));
+  mountReads(router, "/svm/svms", "/:uuid", spec, (p) => getSvm(ctx, p.uuid));
   router.post(
     "/svm/svms",
     handle(async (req, res) => {
@@ -35,8 +33,7 @@ export function mountSvms(router: Router, ctx: AppContext): void {
       const body = expandDottedKeys(req.body) as Record<string, any>;
       rejectUnknown(body, { name: true });
       const svm = await createSvm(ctx, toStr("name", body.name ?? ""));
-      const job = await startJob(ctx, "POST /api/svm/svms", svm.uuid, async () => {});
-      await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 201, location: href(svm.uuid), records: wq.returnRecords ? [svmRecord(svm)] : undefined });
+      await respondSync(ctx, req, res, { description: "POST /api/svm/svms", svmUuid: svm.uuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(svm.uuid), records: wq.returnRecords ? [svmRecord(svm)] : undefined });
     }),
   );
   router.delete(
@@ -45,8 +42,7 @@ export function mountSvms(router: Router, ctx: AppContext): void {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, false);
       const uuid = String(req.params.uuid);
       await deleteSvm(ctx, uuid);
-      const job = await startJob(ctx, `DELETE /api/svm/svms/${uuid}`, null, async () => {});
-      await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 200 });
+      await respondSync(ctx, req, res, { description: `DELETE /api/svm/svms/${uuid}`, svmUuid: null, returnTimeout: wq.returnTimeout, okStatus: 200 });
     }),
   );
 }

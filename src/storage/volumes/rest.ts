@@ -1,9 +1,9 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { expandDottedKeys, rejectUnknown, toBigInt, toBool, toStr } from "../ontap/body.js";
-import { handle, respondWrite } from "../ontap/respond.js";
+import { handle, respondSync, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { getOne, list, type ResourceSpec } from "../ontap/resource.js";
+import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { startJob } from "../jobs/operations.js";
 import { svmRef } from "../svms/operations.js";
 import { createVolume, deleteVolume, getVolume, setQuotaEnabled } from "./operations.js";
@@ -49,8 +49,7 @@ export function mountVolumes(router: Router, ctx: AppContext): void {
     records: async (rows) => rows.map(volumeRecord),
   };
 
-  router.get("/storage/volumes", handle((req, res) => list(req, res, spec)));
-  router.get("/storage/volumes/:uuid", handle(async (req, res) => getOne(req, res, spec, await getVolume(ctx, String(req.params.uuid)))));
+  mountReads(router, "/storage/volumes", "/:uuid", spec, (p) => getVolume(ctx, p.uuid));
   router.post(
     "/storage/volumes",
     handle(async (req, res) => {
@@ -62,8 +61,7 @@ export function mountVolumes(router: Router, ctx: AppContext): void {
         svm: { ...(body.svm?.name !== undefined ? { name: toStr("svm.name", body.svm.name) } : {}), ...(body.svm?.uuid !== undefined ? { uuid: toStr("svm.uuid", body.svm.uuid) } : {}) },
         ...(body.size !== undefined ? { size: toBigInt("size", body.size) } : {}),
       });
-      const job = await startJob(ctx, "POST /api/storage/volumes", volume.svmUuid, async () => {});
-      await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 201, location: href(volume.uuid), records: wq.returnRecords ? [volumeRecord(volume)] : undefined });
+      await respondSync(ctx, req, res, { description: "POST /api/storage/volumes", svmUuid: volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(volume.uuid), records: wq.returnRecords ? [volumeRecord(volume)] : undefined });
     }),
   );
   router.patch(
@@ -88,8 +86,7 @@ export function mountVolumes(router: Router, ctx: AppContext): void {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, false);
       const volume = await getVolume(ctx, String(req.params.uuid));
       await deleteVolume(ctx, volume.uuid);
-      const job = await startJob(ctx, `DELETE /api/storage/volumes/${volume.uuid}`, volume.svmUuid, async () => {});
-      await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 200 });
+      await respondSync(ctx, req, res, { description: `DELETE /api/storage/volumes/${volume.uuid}`, svmUuid: volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 200 });
     }),
   );
 }
