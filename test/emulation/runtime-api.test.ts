@@ -262,7 +262,7 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
     await until(() => pids2.every((pid) => !isAlive(pid)));
     await until(() => compute.snapshot().links.length === 1);
     expect((await call(s.url, "DELETE", `${P}/links/${links[0]}`)).status).toBe(204);
-    await until(() => compute.snapshot().links.length === 0);
+    await until(() => compute.snapshot().links.length === 0 && compute.snapshot().attachments.length === 0);
     const snap = compute.snapshot();
     expect(snap.processes).toEqual([]);
     expect(snap.devices).toEqual([]);

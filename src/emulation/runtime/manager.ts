@@ -139,6 +139,9 @@ export class LocalCompute {
             case "project.deleted":
               if (typeof e?.project_id === "string") await this.releaseProject(e.project_id);
               break;
+            case "project.opened":
+              if (typeof e?.project_id === "string") await this.reconcileProject(e.project_id);
+              break;
           }
         } catch (err) {
           this.ctx.log.info("runtime: event handling failed", { action: msg?.action, error: String(err) });
@@ -210,6 +213,10 @@ export class LocalCompute {
       if (this.closed) return;
       const link = (await this.ctx.db.link.findUnique({ where: { id: linkId }, include: { endpoints: true } })) as LinkRow | null;
       if (!link || link.endpoints.length < 2) return this.unwireNow(linkId);
+      const keys = [...link.endpoints].sort((a, b) => a.position - b.position).slice(0, 2).map((e) => portKey(e.nodeId, e.adapterNumber, e.portNumber));
+      const current = this.links.get(linkId);
+      // Same id, other ends (a snapshot restore recreates links): rewire.
+      if (current && current.ends.map((e) => e.key).join() !== keys.join()) await this.unwireNow(linkId);
       const wired = this.links.get(linkId) ?? (await this.wire(link));
       wired.tunnel.setFilters(parseFilters(link.filtersJson));
       wired.tunnel.setSuspended(link.suspend);
@@ -373,7 +380,10 @@ export class LocalCompute {
     }
   }
 
-  /** Project close/delete: stop its processes, tear down its links and devices. */
+  /**
+   * Project close/delete: stop its processes, tear down its links and devices, and record that nothing of it
+   * runs any more (vpcs nodes stopped, captures off) so a re-opened project starts from a true state.
+   */
   async releaseProject(projectId: string): Promise<void> {
     for (const [id, w] of [...this.links]) if (w.projectId === projectId) await this.unwireLink(id);
     for (const [id, p] of [...this.processes]) if (p.projectId === projectId) await this.stopProcess(id);
@@ -382,6 +392,19 @@ export class LocalCompute {
       this.devices.delete(id);
       await d.device.close();
     }
+    await this.ctx.db.node.updateMany({ where: { projectId, nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } }, data: { status: "stopped" } });
+    await this.ctx.db.link.updateMany({ where: { projectId, capturing: true }, data: { capturing: false, captureComputeId: null } });
+  }
+
+  /** After open or snapshot restore: drop what no longer exists, wire what does. */
+  async reconcileProject(projectId: string): Promise<void> {
+    const links = await this.ctx.db.link.findMany({ where: { projectId }, select: { id: true } });
+    const nodes = new Set((await this.ctx.db.node.findMany({ where: { projectId }, select: { id: true } })).map((n) => n.id));
+    const live = new Set(links.map((l) => l.id));
+    for (const [id, w] of [...this.links]) if (w.projectId === projectId && !live.has(id)) await this.unwireLink(id);
+    for (const [id, p] of [...this.processes]) if (p.projectId === projectId && !nodes.has(id)) await this.releaseNode(id);
+    for (const [id, d] of [...this.devices]) if (d.projectId === projectId && !nodes.has(id)) await this.releaseNode(id);
+    for (const l of links) await this.syncLinkNow(l.id);
   }
 
   /** What is running, for diagnostics and tests. */
@@ -390,6 +413,7 @@ export class LocalCompute {
       processes: [...this.processes].map(([nodeId, p]) => ({ nodeId, pids: p.proc.pids })),
       devices: [...this.devices.keys()],
       links: [...this.links.keys()],
+      attachments: [...this.attachments].map(([port, a]) => ({ port, holders: [...a.holders], nodeLocal: a.nodeLocal, peer: a.peer })),
       udpPorts: this.pool.inUse,
     };
   }

@@ -1,0 +1,138 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { localCompute } from "../../src/emulation/runtime/manager.js";
+import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
+import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
+import { call, freshDatabaseUrl, startTestServer, type TestServer } from "../support/server.js";
+
+const hasVpcs = findVpcs() !== null;
+
+const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+function portRanges() {
+  const lo = 21000 + Math.floor(Math.random() * 20) * 1000;
+  return { consolePorts: [lo, lo + 999] as [number, number], udpPorts: [lo + 20000, lo + 20999] as [number, number] };
+}
+
+/** A project with PC1 and PC2 on a hub (created through the REST API). */
+async function hubLab(s: TestServer, name: string, linkNow = true) {
+  const p = await call(s.url, "POST", "/v2/projects", { name });
+  expect(p.status).toBe(201);
+  const P = `/v2/projects/${p.body.project_id}`;
+  const ids: Record<string, string> = {};
+  for (const [n, type] of [["PC1", "vpcs"], ["PC2", "vpcs"], ["HUB1", "ethernet_hub"]]) {
+    ids[n] = (await call(s.url, "POST", `${P}/nodes`, { name: n, node_type: type, compute_id: "local" })).body.node_id;
+  }
+  const link = async () => {
+    for (const [pc, port] of [["PC1", 0], ["PC2", 1]] as const) {
+      const r = await call(s.url, "POST", `${P}/links`, {
+        nodes: [
+          { node_id: ids[pc], adapter_number: 0, port_number: 0 },
+          { node_id: ids.HUB1, adapter_number: 0, port_number: port },
+        ],
+      });
+      expect(r.status).toBe(201);
+    }
+  };
+  if (linkNow) await link();
+  return { P, projectId: p.body.project_id as string, ids, link };
+}
+
+async function pingBetween(s: TestServer, P: string, ids: Record<string, string>) {
+  const c1 = await TelnetClient.connect((await call(s.url, "GET", `${P}/nodes/${ids.PC1}`)).body.console);
+  const c2 = await TelnetClient.connect((await call(s.url, "GET", `${P}/nodes/${ids.PC2}`)).body.console);
+  try {
+    await c1.waitFor(/VPCS> $/);
+    await c2.waitFor(/VPCS> $/);
+    await c1.run("ip 10.1.0.1/24");
+    await c2.run("ip 10.1.0.2/24");
+    return await c1.run("ping 10.1.0.2 -c 2", 20_000);
+  } finally {
+    c1.close();
+    c2.close();
+  }
+}
+
+describe.skipIf(!hasVpcs)("runtime lifecycle with projects (requires the vpcs package)", () => {
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.close().catch(() => {});
+  });
+
+  it("links created after the PCs started are wired too; a hub floods between them", async () => {
+    const s = await startTestServer(portRanges());
+    servers.push(s);
+    const { P, ids, link } = await hubLab(s, "late-links", false);
+    expect((await call(s.url, "POST", `${P}/nodes/start`)).status).toBe(204);
+    await link();
+    await until(() => localCompute(s.ctx).snapshot().links.length === 2);
+    expect((await pingBetween(s, P, ids)).match(/10\.1\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(2);
+  }, 40_000);
+
+  it("closing a project stops its processes and marks them stopped; re-opening rewires its links; deleting frees everything", async () => {
+    const s = await startTestServer(portRanges());
+    servers.push(s);
+    const compute = localCompute(s.ctx);
+    const { P, ids } = await hubLab(s, "close-me");
+    await call(s.url, "POST", `${P}/nodes/start`);
+    const pids = compute.snapshot().processes.flatMap((p) => p.pids);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+
+    expect((await call(s.url, "POST", `${P}/close`)).status).toBe(204);
+    await until(() => pids.every((p) => !isAlive(p)));
+    await until(async () => (await s.ctx.db.node.findUnique({ where: { id: ids.PC1 } }))!.status === "stopped");
+    await until(() => compute.snapshot().links.length === 0 && compute.snapshot().udpPorts.length === 0);
+
+    expect((await call(s.url, "POST", `${P}/open`)).status).toBe(201);
+    await until(() => compute.snapshot().links.length === 2);
+    expect((await call(s.url, "GET", `${P}/nodes/${ids.PC1}`)).body.status).toBe("stopped");
+    await call(s.url, "POST", `${P}/nodes/start`);
+    expect((await pingBetween(s, P, ids)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
+
+    expect((await call(s.url, "DELETE", P)).status).toBe(204);
+    await until(() => compute.snapshot().attachments.length === 0);
+    expect(compute.snapshot().processes).toEqual([]);
+    expect(compute.snapshot().links).toEqual([]);
+    expect(compute.snapshot().udpPorts).toEqual([]);
+    expect(findOwnedPids(compute.owner)).toEqual([]);
+  }, 60_000);
+
+  it("after a crash, the next start-up kills the leftover vpcs processes and marks their nodes stopped", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-crash-"));
+    const db = await freshDatabaseUrl(dataDir);
+    const ranges = portRanges();
+    const first = await startTestServer(ranges, { databaseUrl: db.url, dataDir });
+    const { P, ids } = await hubLab(first, "crashy");
+    await call(first.url, "POST", `${P}/nodes/start`);
+    const compute = localCompute(first.ctx);
+    const pids = compute.snapshot().processes.flatMap((p) => p.pids);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    expect(fs.readdirSync(path.join(dataDir, "run")).length).toBe(2);
+    // Simulate a crash: the server goes away without stopping its children.
+    compute.shutdown = async () => {};
+    await first.close();
+    expect(pids.every(isAlive)).toBe(true);
+
+    const second = await startTestServer(ranges, { databaseUrl: db.url, dataDir });
+    servers.push(second);
+    const c2 = localCompute(second.ctx);
+    await c2.ready;
+    for (const p of pids) expect(isAlive(p), `pid ${p}`).toBe(false);
+    expect(fs.readdirSync(path.join(dataDir, "run"))).toEqual([]);
+    expect((await call(second.url, "GET", `${P}/nodes/${ids.PC1}`)).body.status).toBe("stopped");
+    expect(c2.snapshot().links).toHaveLength(2);
+    expect((await call(second.url, "POST", `${P}/nodes/${ids.PC1}/start`)).body.status).toBe("started");
+    await second.close();
+    servers.pop();
+    expect(findOwnedPids(c2.owner)).toEqual([]);
+    await db.drop();
+  }, 60_000);
+});
