@@ -100,6 +100,20 @@ describe("server: non-local mode", () => {
 });
 
 describe("server: shutdown", () => {
+  it("closes every opened project (project.closed) before answering, then closes the server", async () => {
+    const s = await startTestServer();
+    try {
+      const project = await call(s.url, "POST", "/v2/projects", { name: "to-close" });
+      expect(project.status).toBe(201);
+      const events = await controllerEvents(s, async () => expect((await call(s.url, "POST", "/v2/shutdown")).status).toBe(201));
+      expect(events).toContainEqual({ action: "project.closed", event: expect.objectContaining({ project_id: project.body.project_id, status: "closed" }) });
+      await s.closed;
+      await expect(fetch(`${s.url}/v2/version`)).rejects.toThrow();
+    } finally {
+      await s.close();
+    }
+  });
+
   it("answers 201 and the process closes and exits with status 0", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-shutdown-"));
     const child = spawn(path.resolve("node_modules/.bin/tsx"), [path.resolve("src/main.ts"), "--port", "0", "--data-dir", dataDir], {

@@ -8,7 +8,7 @@ const builtinFile = (name: string) => fs.readFileSync(path.join(BUILTIN, name), 
 const OWN_SET = ["cloud.svg", "computer.svg", "ethernet_switch.svg", "firewall.svg", "hub.svg", "multilayer_switch.svg", "router.svg", "server.svg", "vpcs_guest.svg"];
 
 async function upload(base: string, id: string, body: string | Buffer) {
-  const res = await fetch(`${base}/v2/symbols/${id}/raw`, { method: "POST", body });
+  const res = await fetch(`${base}/v2/symbols/${id}/raw`, { method: "POST", body: typeof body === "string" ? body : new Uint8Array(body) });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 

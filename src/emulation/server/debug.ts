@@ -4,6 +4,7 @@ import path from "node:path";
 import type { AppContext } from "../../platform/context.js";
 import { ForbiddenError } from "../../platform/errors.js";
 import { listComputes } from "../computes/service.js";
+import { closeProject } from "../projects/operations.js";
 import { GNS3_VERSION } from "../version.js";
 
 /**
@@ -53,9 +54,14 @@ function withoutCredentials(url: string): string {
   }
 }
 
-/** POST /v2/shutdown: the server closes projects and stops nodes through its normal close path, then exits. */
-export function shutdownServer(ctx: AppContext): void {
+/**
+ * POST /v2/shutdown: closes every opened project first (project.closed, topology saved, nodes stopped), as GNS3
+ * does before answering, then lets the server close through its normal path and the process exit.
+ */
+export async function shutdownServer(ctx: AppContext): Promise<void> {
   if (!ctx.config.local) throw new ForbiddenError("You can only stop a local server");
   ctx.log.info("shutting down", { reason: "requested over the API" });
+  const opened = await ctx.db.project.findMany({ where: { status: "opened" }, select: { id: true } });
+  await Promise.all(opened.map((p) => closeProject(ctx, p.id)));
   ctx.requestShutdown();
 }

@@ -31,8 +31,8 @@ export function serverRoutes(routes: Gns3Routes, ctx: AppContext): void {
     await writeDebugBundle(ctx);
     res.status(201).type("application/octet-stream").end();
   });
-  routes.add("POST", "/v2/shutdown", ({ res }) => {
-    shutdownServer(ctx);
+  routes.add("POST", "/v2/shutdown", async ({ res }) => {
+    await shutdownServer(ctx);
     res.status(201).type("application/octet-stream").end();
   });
 }
