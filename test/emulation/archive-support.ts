@@ -46,7 +46,7 @@ export async function zip(files: Record<string, string | Buffer>): Promise<Buffe
 
 /** Raw bytes in, parsed JSON out (the test helper `call` only sends JSON/text). */
 export async function postBytes(base: string, url: string, body: Buffer) {
-  const res = await fetch(base + url, { method: "POST", body });
+  const res = await fetch(base + url, { method: "POST", body: new Uint8Array(body) });
   const text = await res.text();
   let parsed: any = text;
   try {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yazl from "yazl";
 import { resolveInside } from "../../src/emulation/files/safe-path.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
+import { postBytes } from "./archive-support.js";
 
 /** Sends the path exactly as written: fetch/URL would normalise `..` away before it reaches the server. */
 function rawRequest(base: string, method: string, rawPath: string, body?: string): Promise<{ status: number; body: string }> {
@@ -138,10 +139,7 @@ describe("one door to the disk: zip import", () => {
   });
   afterAll(() => s.close());
 
-  const importZip = async (id: string, zip: Buffer) => {
-    const res = await fetch(`${s.url}/v2/projects/${id}/import`, { method: "POST", body: zip });
-    return { status: res.status, body: (await res.json()) as { message: string } };
-  };
+  const importZip = (id: string, zip: Buffer) => postBytes(s.url, `/v2/projects/${id}/import`, zip);
 
   const cases: [string, { name: string; placeholder?: string; mode?: number }][] = [
     ["../ entry", { name: "../evil.txt", placeholder: "AA/evil.txt" }],

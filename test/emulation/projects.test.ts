@@ -117,6 +117,24 @@ describe("GNS3 projects", () => {
     expect((await call(s.url, "GET", "/v2/projects")).body.map((p: any) => p.name)).not.toContain("x");
   });
 
+  it("creates a project in a chosen directory on a local server, refusing an existing one without project_id", async () => {
+    const taken = path.join(s.dataDir, "taken");
+    fs.mkdirSync(taken);
+    expect(await call(s.url, "POST", "/v2/projects", { name: "here", path: taken })).toMatchObject({
+      status: 403,
+      body: { message: `The path ${taken} already exist.`, status: 403 },
+    });
+    const fresh = path.join(s.dataDir, "custom", "here");
+    const r = await call(s.url, "POST", "/v2/projects", { name: "here", path: fresh });
+    expect(r.status).toBe(201);
+    expect(r.body.path).toBe(fresh);
+    expect(fs.existsSync(path.join(fresh, "here.gns3"))).toBe(true);
+    expect((await call(s.url, "POST", `/v2/projects/${r.body.project_id}/files/x.txt`, "x")).status).toBe(201);
+    expect(fs.readFileSync(path.join(fresh, "x.txt"), "utf8")).toBe("x");
+    expect((await call(s.url, "POST", "/v2/projects", { name: "quoted", path: '/tmp/a"b' })).status).toBe(403);
+    expect((await call(s.url, "PUT", `/v2/projects/${r.body.project_id}`, { path: path.join(s.dataDir, "moved") })).status).toBe(409);
+  });
+
   it("refuses oversized bodies with 413", async () => {
     const r = await call(s.url, "POST", "/v2/projects", { name: "big", pad: "x".repeat(2 * 1024 * 1024) });
     expect(r.status).toBe(413);
@@ -125,7 +143,7 @@ describe("GNS3 projects", () => {
   it("lists in insertion order, gets one, 404s unknown and non-UUID ids", async () => {
     const list = await call(s.url, "GET", "/v2/projects");
     expect(list.status).toBe(200);
-    expect(list.body.map((p: any) => p.name)).toEqual(["ref1", "ref-full"]);
+    expect(list.body.map((p: any) => p.name)).toEqual(["ref1", "ref-full", "here"]);
     const one = await call(s.url, "GET", `/v2/projects/${list.body[0].project_id}`);
     expect(one.body).toEqual(list.body[0]);
     expect(one.headers.get("x-route")).toBe("/v2/projects/{project_id}");
