@@ -285,6 +285,27 @@ describe("computes: GraphQL", () => {
     expect(del.data).toEqual({ a: { data: true }, b: { data: false } });
   });
 
+  it("streams compute changes as typed events (subscription over SSE)", async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${s.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ query: "subscription { computeEvents { kind compute { id name connected } } }" }),
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await new Promise((r) => setTimeout(r, 200)); // let the subscription attach to the bus
+    await call(s.url, "POST", "/v2/computes", { compute_id: "sse", name: "SSE", protocol: "http", host: "127.0.0.1", port: 9 });
+    await call(s.url, "DELETE", "/v2/computes/sse");
+    let text = "";
+    while (!text.includes('"DELETED"')) text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    const events = [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]).data?.computeEvents).filter(Boolean);
+    expect(events[0]).toEqual({ kind: "CREATED", compute: { id: "sse", name: "SSE", connected: false } });
+    expect(events.at(-1)).toEqual({ kind: "DELETED", compute: { id: "sse", name: "SSE", connected: false } });
+  });
+
   it("never exposes a password field", async () => {
     const t = await gql(s.url, `{ __type(name: "Compute") { fields { name } } }`);
     expect(t.data.__type.fields.map((f: any) => f.name)).not.toContain("password");

@@ -34,7 +34,10 @@ const ComputeRef = builder.objectRef<Compute>("Compute").implement({
   }),
 });
 
-const fields = (required: boolean) => (t: any) => ({
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The connection fields, shared by both inputs: required on create, optional on update. */
+const fields = (required: boolean) => (t: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) => ({
   name: t.string({ required: false }),
   protocol: t.field({ type: ComputeProtocol, required }),
   host: t.string({ required }),
