@@ -1,7 +1,5 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env -S node --import tsx
 import { ConfigError, helpText, loadConfig } from "./platform/config.js";
-import { startServer } from "./server.js";
-import { loadDemoFixture } from "./storage/demo.js";
 
 let config;
 try {
@@ -16,6 +14,9 @@ if (config.help) {
   process.exit(0);
 }
 
+// Loaded after the arguments are checked, so --help and usage errors answer at once.
+const { startServer } = await import("./server.js");
+const { loadDemoFixture } = await import("./storage/demo.js");
 const server = await startServer(config);
 if (config.demo) await loadDemoFixture(server.ctx);
 console.error(`Patchbay on ${server.url}  (GraphiQL: ${server.url}/graphql)`);

@@ -100,23 +100,23 @@ describe("platform: TLS", () => {
 });
 
 describe("platform: command line", () => {
-  const cli = path.resolve("src/main.ts");
-  const tsx = path.resolve("node_modules/.bin/tsx");
+  // As `npm start` runs it: one node process with the tsx loader, so signals reach the server itself.
+  const cli = ["--import", "tsx", path.resolve("src/main.ts")];
 
   it("documents every setting in --help", () => {
-    const out = execFileSync(tsx, [cli, "--help"], { encoding: "utf8" });
+    const out = execFileSync(process.execPath, [...cli, "--help"], { encoding: "utf8" });
     for (const v of ["HOST", "PORT", "DATABASE_URL", "REDIS_URL", "PATCHBAY_DATA_DIR", "PATCHBAY_AUTH_USER", "PATCHBAY_TLS_CERT"]) {
       expect(out).toContain(v);
     }
   });
 
   it("rejects an unknown flag with exit status 2", () => {
-    expect(() => execFileSync(tsx, [cli, "--nope"], { stdio: "pipe" })).toThrow(/status 2|Unknown option/);
+    expect(() => execFileSync(process.execPath, [...cli, "--nope"], { stdio: "pipe" })).toThrow(/status 2|Unknown option/);
   });
 
   it("migrates a fresh database, logs one JSON line per request and stops cleanly on SIGTERM", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-cli-"));
-    const child = spawn(tsx, [cli, "--port", "0", "--data-dir", dataDir], { env: { ...process.env, DATABASE_URL: "" } });
+    const child = spawn(process.execPath, [...cli, "--port", "0", "--data-dir", dataDir], { env: { ...process.env, DATABASE_URL: "" } });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     const url = await new Promise<string>((resolve, reject) => {
