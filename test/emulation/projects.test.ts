@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLER_CHANNEL } from "../../src/emulation/events.js";
+import { CONTROLLER_CHANNEL, projectChannel } from "../../src/emulation/events.js";
 import type { Subscription } from "../../src/platform/events.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
@@ -201,6 +201,32 @@ describe("GNS3 projects", () => {
       ["project.opened", "opened"],
     ]);
     events.close();
+  });
+
+  it("opening announces the topology and drops half-created links", async () => {
+    const { body: p } = await call(s.url, "POST", "/v2/projects", { name: "announce" });
+    const P = `/v2/projects/${p.project_id}`;
+    const pc = (await call(s.url, "POST", `${P}/nodes`, { compute_id: "local", name: "PC1", node_type: "vpcs" })).body.node_id;
+    const sw = (await call(s.url, "POST", `${P}/nodes`, { compute_id: "local", name: "SW1", node_type: "ethernet_switch" })).body.node_id;
+    const end = (node_id: string, port_number: number) => ({ node_id, adapter_number: 0, port_number });
+    const full = (await call(s.url, "POST", `${P}/links`, { nodes: [end(pc, 0), end(sw, 0)] })).body.link_id;
+    const half = (await call(s.url, "POST", `${P}/links`, { nodes: [end(sw, 1)] })).body.link_id;
+    await call(s.url, "POST", `${P}/close`);
+    const sub = s.ctx.bus.subscribe((c) => c === projectChannel(p.project_id));
+    const seen: any[] = [];
+    void (async () => {
+      for await (const e of sub) seen.push(e.data);
+    })();
+    await call(s.url, "POST", `${P}/open`);
+    for (let i = 0; i < 100 && seen.length < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    sub.return?.();
+    expect(seen.map((e) => [e.action, e.event.node_id ?? e.event.link_id])).toEqual([
+      ["link.deleted", half],
+      ["node.created", pc],
+      ["node.created", sw],
+      ["link.created", full],
+    ]);
+    expect((await call(s.url, "GET", `${P}/links`)).body.map((l: any) => l.link_id)).toEqual([full]);
   });
 
   it("refuses snapshot and other project-scoped mutations on a closed project (403)", async () => {

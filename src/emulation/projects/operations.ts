@@ -4,8 +4,9 @@ import path from "node:path";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError } from "../../platform/errors.js";
-import { publishControllerEvent } from "../events.js";
+import { publishControllerEvent, publishProjectEvent } from "../events.js";
 import { isStrictlyInside } from "../files/safe-path.js";
+import { linkToRest } from "../links/serialize.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings } from "../topology-file/rows.js";
 import { announceTopology } from "./announce.js";
@@ -166,10 +167,18 @@ export async function deleteProject(ctx: AppContext, projectId: string): Promise
   await publishControllerEvent(ctx, "project.deleted", projectToRest(ctx, closed));
 }
 
-/** Opening announces the topology on the project stream (node/link/drawing.created), then project.opened. */
+/**
+ * Opening drops links that never got their second end (link.deleted, as GNS3 does on load), announces the
+ * topology on the project stream (node/link/drawing.created), then project.opened.
+ */
 export async function openProject(ctx: AppContext, projectId: string): Promise<Project> {
   const project = await getProject(ctx, projectId);
   if (project.status === "opened") return project;
+  const links = await ctx.db.link.findMany({ where: { projectId }, include: { endpoints: true } });
+  for (const dangling of links.filter((l) => l.endpoints.length !== 2)) {
+    await ctx.db.link.delete({ where: { id: dangling.id } });
+    await publishProjectEvent(ctx, projectId, "link.deleted", linkToRest(dangling));
+  }
   const opened = await ctx.db.project.update({ where: { id: projectId }, data: { status: "opened" } });
   await announceTopology(ctx, opened);
   await publishControllerEvent(ctx, "project.opened", projectToRest(ctx, opened));
