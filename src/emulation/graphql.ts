@@ -7,6 +7,9 @@ import "./computes/graphql.js";
 import "./symbols/graphql.js";
 import "./projects/graphql.js";
 import "./snapshots/graphql.js";
+import "./nodes/graphql.js";
+import "./links/graphql.js";
+import "./notifications/graphql.js";
 import "./simvm/graphql.js";
 
 builder.queryField("emulationVersion", (t) =>

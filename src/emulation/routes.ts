@@ -2,6 +2,7 @@ import type { AppContext } from "../platform/context.js";
 import type { Gns3Routes } from "./rest/kit.js";
 import { linkRoutes } from "./links/rest.js";
 import { nodeRoutes } from "./nodes/rest.js";
+import { notificationRoutes } from "./notifications/rest.js";
 import { computesRoutes } from "./computes/routes.js";
 import { symbolRoutes } from "./symbols/routes.js";
 import { simVmRoutes } from "./simvm/routes.js";
@@ -21,4 +22,5 @@ export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   nodeRoutes(routes, ctx);
   linkRoutes(routes, ctx);
   runtimeRoutes(routes, ctx);
+  notificationRoutes(routes, ctx);
 }

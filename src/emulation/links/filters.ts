@@ -53,6 +53,7 @@ export function normalizeFilters(filters: LinkFilters): LinkFilters {
   for (const [type, values] of Object.entries(filters)) {
     const def = AVAILABLE_FILTERS.find((f) => f.type === type);
     if (!def) throw new InvalidInputError(`Unknown filter ${type} (available: ${FILTER_NAMES.join(", ")})`);
+    if (!Array.isArray(values)) throw new InvalidInputError(`Filter ${type} takes an array of values`);
     const cleaned = values.map((v) => (typeof v === "string" ? v.trim() : v));
     if (cleaned.length === 0 || cleaned[0] === 0 || cleaned[0] === "") continue;
     if (cleaned.length > def.parameters.length) throw new InvalidInputError(`Filter ${type} takes at most ${def.parameters.length} values`);

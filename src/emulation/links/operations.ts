@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
 import { publishProjectEvent } from "../events.js";
 import { nodePorts } from "../nodes/ports.js";
 import { nodeProperties } from "../nodes/serialize.js";
@@ -34,6 +34,16 @@ const CLOUDS = new Set(["cloud", "nat"]);
 const withEndpoints = { endpoints: { orderBy: { position: "asc" } } } as const;
 const byCreation = [{ createdAt: "asc" }, { id: "asc" }] as const;
 
+const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The link schema's shape rules, for callers that do not validate a JSON schema first (GraphQL). */
+function checkChanges(c: LinkChanges): void {
+  if (c.nodes && c.nodes.length > 2) throw new InvalidInputError("A link has at most two ends");
+  if (c.nodes?.some((n) => n.label !== undefined && !isObject(n.label))) throw new InvalidInputError("A link end label must be an object");
+  if (c.linkStyle !== undefined && !isObject(c.linkStyle)) throw new InvalidInputError("link_style must be an object");
+  if (c.filters !== undefined && !isObject(c.filters)) throw new InvalidInputError("filters must be an object");
+}
+
 /** Checks one end against the ends already attached, in GNS3's order; returns the port's link type. */
 async function checkEndpoint(tx: Tx, projectId: string, end: LinkEndpointInput, attached: { nodeId: string; nodeType: string; linkType: string }[]) {
   const node = await tx.node.findFirst({ where: { id: end.nodeId, projectId } });
@@ -63,6 +73,7 @@ async function checkEndpoint(tx: Tx, projectId: string, end: LinkEndpointInput, 
  * like GNS3; a rejected link was never announced, so (unlike GNS3) no link.deleted follows a failure.
  */
 export async function createLink(ctx: AppContext, projectId: string, input: NewLink): Promise<LinkWithEndpoints> {
+  checkChanges(input);
   await getOpenedProject(ctx, projectId);
   const filters = normalizeFilters(input.filters ?? {});
   const id = input.linkId ?? randomUUID();
@@ -125,6 +136,7 @@ export async function listNodeLinks(ctx: AppContext, projectId: string, nodeId: 
  * is announced by its own link.updated carrying the link as it stands after that step.
  */
 export async function updateLink(ctx: AppContext, projectId: string, linkId: string, changes: LinkChanges): Promise<LinkWithEndpoints> {
+  checkChanges(changes);
   const before = await getLink(ctx, projectId, linkId);
   const steps: LinkWithEndpoints[] = [];
   let state = before;

@@ -7,7 +7,8 @@ import type { AppContext } from "../../platform/context.js";
 import { ForbiddenError, NotFoundError } from "../../platform/errors.js";
 import { resolveInside } from "../files/safe-path.js";
 import { getProject } from "../projects/lookup.js";
-import { getNode, projectDirectory } from "./operations.js";
+import { getNode } from "./operations.js";
+import { projectDir } from "../projects/serialize.js";
 import { nodeDirectory } from "./serialize.js";
 
 /**
@@ -18,7 +19,7 @@ async function nodeFile(ctx: AppContext, projectId: string, nodeId: string, user
   const node = await getNode(ctx, projectId, nodeId);
   const p = userPath.replaceAll("\\", "/");
   if (p.startsWith(".") || p.includes("/../")) throw new ForbiddenError("403: Forbidden");
-  const root = nodeDirectory(projectDirectory(ctx, await getProject(ctx, projectId)), node);
+  const root = nodeDirectory(projectDir(ctx, await getProject(ctx, projectId)), node);
   await fs.mkdir(root, { recursive: true });
   return { node, file: await resolveInside(root, p) };
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
-import path from "node:path";
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
@@ -8,6 +7,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/
 import { publishProjectEvent } from "../events.js";
 import { linkToRest } from "../links/serialize.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
+import { projectDir } from "../projects/serialize.js";
 import { allocateConsolePort, assertConsoleFree } from "./console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "./ports.js";
@@ -17,14 +17,12 @@ import type { ConsoleType, NewNode, NodeChanges, NodeLabel, NodeStatus } from ".
 export const DEFAULT_SYMBOL = ":/symbols/computer.svg";
 const SYMBOL_SIZE = { width: 65, height: 59 };
 
-/** Where a project keeps its files: its own path when it has one, else <data dir>/projects/<id>. */
-export function projectDirectory(ctx: AppContext, project: Pick<Project, "id" | "path">): string {
-  return project.path ?? path.join(ctx.config.dataDir, "projects", project.id);
-}
+/** The project directory, under the name the runtime imports it by. */
+export { projectDir as projectDirectory };
 
 /** Serialises a node for responses and events (the REST node object is also the event payload). */
 export async function restNode(ctx: AppContext, node: Node) {
-  return nodeToRest(node, projectDirectory(ctx, await getProject(ctx, node.projectId)));
+  return nodeToRest(node, projectDir(ctx, await getProject(ctx, node.projectId)));
 }
 
 /** "local" is the built-in compute; others must be registered. */
@@ -58,6 +56,23 @@ function checkConsoleType(nodeType: string, consoleType: ConsoleType | null): vo
   if (allowed && !allowed.includes(consoleType)) {
     throw new InvalidInputError(`Console type ${consoleType} is not supported by ${nodeType} nodes (allowed: ${allowed.join(", ")})`);
   }
+}
+
+const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
+
+/** The node schema's value rules, for callers that do not validate a JSON schema first (GraphQL). */
+function checkChanges(c: NodeChanges & { nodeId?: string }): void {
+  if (c.name !== undefined && !c.name.replaceAll(" ", "")) throw new InvalidInputError("The node name must not be empty");
+  if (c.nodeId !== undefined && !UUID.test(c.nodeId)) throw new InvalidInputError(`${c.nodeId} is not a valid node id (UUID)`);
+  if (c.templateId != null && !UUID.test(c.templateId)) throw new InvalidInputError(`${c.templateId} is not a valid template id (UUID)`);
+  if (c.console != null && (!Number.isInteger(c.console) || c.console < 1 || c.console > 65535)) {
+    throw new InvalidInputError(`Console port ${c.console} is not within 1-65535`);
+  }
+  if (c.portSegmentSize !== undefined && c.portSegmentSize < 0) throw new InvalidInputError("port_segment_size must be >= 0");
+  if (c.properties !== undefined && (typeof c.properties !== "object" || c.properties === null || Array.isArray(c.properties))) {
+    throw new InvalidInputError("properties must be an object");
+  }
+  if (c.customAdapters !== undefined && !Array.isArray(c.customAdapters)) throw new InvalidInputError("custom_adapters must be an array");
 }
 
 const defaultLabel = (height: number): NodeLabel => ({ style: null, x: null, y: -Math.round(height / 2 + 10), rotation: 0 });
@@ -99,6 +114,7 @@ const scalarFields = (c: NodeChanges) => ({
 });
 
 export async function createNode(ctx: AppContext, projectId: string, input: NewNode): Promise<Node> {
+  checkChanges(input);
   const project = await getOpenedProject(ctx, projectId);
   await assertCompute(ctx, input.computeId);
   const consoleType = input.consoleType === undefined ? defaultConsoleType(input.nodeType) : input.consoleType;
@@ -139,7 +155,7 @@ export async function createNode(ctx: AppContext, projectId: string, input: NewN
       });
     }),
   );
-  const dir = projectDirectory(ctx, project);
+  const dir = projectDir(ctx, project);
   if (!builtin) await fs.mkdir(nodeDirectory(dir, node), { recursive: true });
   await publishProjectEvent(ctx, projectId, "node.created", nodeToRest(node, dir));
   return node;
@@ -161,6 +177,7 @@ export async function listNodes(ctx: AppContext, projectId: string): Promise<{ p
 }
 
 export async function updateNode(ctx: AppContext, projectId: string, nodeId: string, changes: NodeChanges): Promise<Node> {
+  checkChanges(changes);
   const before = await getNode(ctx, projectId, nodeId);
   const consoleType = changes.consoleType === undefined ? (before.consoleType as ConsoleType | null) : changes.consoleType;
   if (changes.consoleType !== undefined) checkConsoleType(before.nodeType, consoleType);
@@ -197,7 +214,7 @@ export async function setNodeRuntimeState(
 }
 
 async function publishIfChanged(ctx: AppContext, before: Node, after: Node): Promise<void> {
-  const dir = projectDirectory(ctx, await getProject(ctx, after.projectId));
+  const dir = projectDir(ctx, await getProject(ctx, after.projectId));
   const rest = nodeToRest(after, dir);
   if (JSON.stringify(nodeToRest(before, dir)) !== JSON.stringify(rest)) await publishProjectEvent(ctx, after.projectId, "node.updated", rest);
 }

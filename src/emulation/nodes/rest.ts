@@ -3,9 +3,10 @@ import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { linkToRest } from "../links/serialize.js";
 import { listNodeLinks } from "../links/operations.js";
+import { projectDir } from "../projects/serialize.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
 import { openNodeFile, writeNodeFile } from "./files.js";
-import { createNode, deleteNode, getNode, listNodes, projectDirectory, restNode, updateNode } from "./operations.js";
+import { createNode, deleteNode, getNode, listNodes, restNode, updateNode } from "./operations.js";
 import { nodeToRest, nodeToTopology } from "./serialize.js";
 import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, type NodeChanges } from "./types.js";
 
@@ -94,7 +95,7 @@ export function nodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
   );
   routes.add("GET", P, async ({ res, params }) => {
     const { project, nodes } = await listNodes(ctx, params.project_id);
-    const dir = projectDirectory(ctx, project);
+    const dir = projectDir(ctx, project);
     sendJson(res, 200, nodes.map((n) => (project.status === "opened" ? nodeToRest(n, dir) : nodeToTopology(n))));
   });
   routes.add("GET", N, async ({ res, params }) => sendJson(res, 200, await restNode(ctx, await getNode(ctx, params.project_id, params.node_id))));

@@ -1,0 +1,103 @@
+import "../nodes/graphql.js"; // EmulatedNode and the enums
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { LinkTypeEnum } from "../nodes/graphql.js";
+import { type LinkFilters } from "./filters.js";
+import { createLink, deleteLink, getLink, updateLink, type LinkChanges, type LinkEndpointInput } from "./operations.js";
+
+builder.prismaObject("Link", {
+  description: "A cable between two node ports (one end while it is being drawn)",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    projectId: t.exposeID("projectId"),
+    linkType: t.field({ type: LinkTypeEnum, resolve: (l) => l.linkType as "ethernet" | "serial" }),
+    endpoints: t.relation("endpoints", { query: { orderBy: { position: "asc" } } }),
+    filters: t.field({ type: "JSON", description: "Active packet filters, e.g. {delay: [10, 2]}", resolve: (l) => JSON.parse(l.filtersJson) }),
+    linkStyle: t.field({ type: "JSON", resolve: (l) => JSON.parse(l.linkStyleJson) }),
+    suspend: t.exposeBoolean("suspend"),
+    capturing: t.exposeBoolean("capturing"),
+    captureFileName: t.exposeString("captureFileName", { nullable: true }),
+    captureFilePath: t.exposeString("captureFilePath", { nullable: true }),
+    captureComputeId: t.exposeString("captureComputeId", { nullable: true }),
+  }),
+});
+
+builder.prismaObject("LinkEndpoint", {
+  description: "One end of a link: a node port and the label drawn next to it",
+  fields: (t) => ({
+    node: t.relation("node"),
+    adapterNumber: t.exposeInt("adapterNumber"),
+    portNumber: t.exposeInt("portNumber"),
+    label: t.field({ type: "JSON", resolve: (e) => JSON.parse(e.labelJson) }),
+  }),
+});
+
+builder.prismaObjectFields("Project", (t) => ({
+  links: t.relation("links", { query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } }),
+}));
+
+const LinkEndInput = builder.inputType("LinkEndInput", {
+  fields: (t) => ({
+    nodeId: t.id({ required: true }),
+    adapterNumber: t.int({ required: true }),
+    portNumber: t.int({ required: true }),
+    label: t.field({ type: "JSON", description: "Defaults to {text: '<adapter>/<port>', style: ...}" }),
+  }),
+});
+
+const linkSettings = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
+  filters: t.field({ type: "JSON", description: "frequency_drop, packet_loss, delay, corrupt, bpf; a first value of 0 or '' disables one" }),
+  linkStyle: t.field({ type: "JSON", description: "{color, width, type}" }),
+  suspend: t.boolean(),
+});
+
+const CreateLinkInput = builder.inputType("CreateLinkInput", {
+  fields: (t) => ({ projectId: t.id({ required: true }), ends: t.field({ type: [LinkEndInput], required: true }), ...linkSettings(t) }),
+});
+const UpdateLinkInput = builder.inputType("UpdateLinkInput", {
+  fields: (t) => ({ endLabels: t.field({ type: [LinkEndInput], description: "Only the labels are used" }), ...linkSettings(t) }),
+});
+
+type Ends = { nodeId: string | number; adapterNumber: number; portNumber: number; label?: unknown }[] | null | undefined;
+const toEnds = (ends: Ends): LinkEndpointInput[] | undefined =>
+  ends?.map((e) => ({ nodeId: String(e.nodeId), adapterNumber: e.adapterNumber, portNumber: e.portNumber, label: (e.label ?? undefined) as LinkEndpointInput["label"] }));
+
+const toChanges = (i: { filters?: unknown; linkStyle?: unknown; suspend?: boolean | null }): LinkChanges => ({
+  filters: (i.filters ?? undefined) as LinkFilters | undefined,
+  linkStyle: (i.linkStyle ?? undefined) as Record<string, unknown> | undefined,
+  suspend: i.suspend ?? undefined,
+});
+
+builder.queryField("link", (t) =>
+  t.prismaField({
+    type: "Link",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: (_q, _r, args, ctx) => getLink(ctx, String(args.projectId), String(args.id)),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  createLink: t.prismaField({
+    type: "Link",
+    description: "Connects up to two ports; link.created is announced once both ends are attached",
+    errors: { types: DOMAIN_ERRORS },
+    args: { input: t.arg({ type: CreateLinkInput, required: true }) },
+    resolve: (_q, _r, { input }, ctx) => createLink(ctx, String(input.projectId), { ...toChanges(input), nodes: toEnds(input.ends) }),
+  }),
+  updateLink: t.prismaField({
+    type: "Link",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLinkInput, required: true }) },
+    resolve: (_q, _r, { projectId, id, input }, ctx) =>
+      updateLink(ctx, String(projectId), String(id), { ...toChanges(input), nodes: toEnds(input.endLabels) }),
+  }),
+  deleteLink: t.field({
+    type: "ID",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_r, { projectId, id }, ctx) => {
+      await deleteLink(ctx, String(projectId), String(id));
+      return String(id);
+    },
+  }),
+}));

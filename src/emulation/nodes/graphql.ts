@@ -1,0 +1,162 @@
+import "../projects/graphql.js"; // the Project type this file extends
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { createNode, deleteNode, getNode, updateNode } from "./operations.js";
+import { projectDir } from "../projects/serialize.js";
+import { nodePorts, type NodePort } from "./ports.js";
+import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "./serialize.js";
+import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, type NodeChanges } from "./types.js";
+
+/** GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it. */
+const enumValues = <T extends string>(values: readonly T[]) =>
+  Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v }])) as Record<string, { value: T }>;
+
+export const NodeTypeEnum = builder.enumType("NodeType", { values: enumValues(NODE_TYPES) });
+export const NodeStatusEnum = builder.enumType("NodeStatus", { values: enumValues(NODE_STATUSES) });
+export const ConsoleTypeEnum = builder.enumType("ConsoleType", { values: enumValues(CONSOLE_TYPES) });
+export const LinkTypeEnum = builder.enumType("LinkType", { values: enumValues(["ethernet", "serial"] as const) });
+
+const NodePortType = builder.objectRef<NodePort>("NodePort").implement({
+  description: "A network interface of a node; links attach to (adapterNumber, portNumber)",
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    shortName: t.exposeString("short_name"),
+    adapterNumber: t.exposeInt("adapter_number"),
+    portNumber: t.exposeInt("port_number"),
+    linkType: t.field({ type: LinkTypeEnum, resolve: (p) => p.link_type }),
+    dataLinkTypes: t.field({ type: "JSON", description: "Capture link types, e.g. {Ethernet: DLT_EN10MB}", resolve: (p) => p.data_link_types }),
+  }),
+});
+
+const NodeLabelInput = builder.inputType("NodeLabelInput", {
+  description: "Where the node name is drawn; the text is always the node name",
+  fields: (t) => ({ style: t.string(), x: t.int(), y: t.int(), rotation: t.int() }),
+});
+
+builder.prismaObject("Node", {
+  name: "EmulatedNode",
+  description: "A device in a project (named EmulatedNode because Node is the Relay interface)",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    projectId: t.exposeID("projectId"),
+    computeId: t.exposeString("computeId"),
+    templateId: t.exposeString("templateId", { nullable: true }),
+    nodeType: t.field({ type: NodeTypeEnum, resolve: (n) => n.nodeType as (typeof NODE_TYPES)[number] }),
+    name: t.exposeString("name"),
+    status: t.field({ type: NodeStatusEnum, resolve: (n) => n.status as (typeof NODE_STATUSES)[number] }),
+    console: t.exposeInt("console", { nullable: true }),
+    consoleHost: t.exposeString("consoleHost", { nullable: true }),
+    consoleType: t.field({ type: ConsoleTypeEnum, nullable: true, resolve: (n) => n.consoleType as (typeof CONSOLE_TYPES)[number] | null }),
+    consoleAutoStart: t.exposeBoolean("consoleAutoStart"),
+    commandLine: t.exposeString("commandLine", { nullable: true }),
+    nodeDirectory: t.string({
+      nullable: true,
+      select: { project: { select: { id: true, path: true } } },
+      resolve: (n, _a, ctx) => (BUILTIN_TYPES.has(n.nodeType) ? null : nodeDirectory(projectDir(ctx, n.project), n)),
+    }),
+    properties: t.field({ type: "JSON", description: "Emulator-specific settings", resolve: (n) => nodeProperties(n) }),
+    label: t.field({ type: "JSON", resolve: (n) => ({ ...JSON.parse(n.labelJson), text: n.name }) }),
+    symbol: t.exposeString("symbol", { nullable: true }),
+    width: t.exposeInt("width"),
+    height: t.exposeInt("height"),
+    x: t.exposeInt("x"),
+    y: t.exposeInt("y"),
+    z: t.exposeInt("z"),
+    locked: t.exposeBoolean("locked"),
+    portNameFormat: t.exposeString("portNameFormat"),
+    portSegmentSize: t.exposeInt("portSegmentSize"),
+    firstPortName: t.exposeString("firstPortName", { nullable: true }),
+    customAdapters: t.field({ type: "JSON", resolve: (n) => JSON.parse(n.customAdapters) }),
+    ports: t.field({ type: [NodePortType], resolve: (n) => nodePorts({ ...n, properties: nodeProperties(n) }) }),
+  }),
+});
+
+builder.prismaObjectFields("Project", (t) => ({
+  nodes: t.relation("nodes", { query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } }),
+}));
+
+/** Fields a client may set on create and update. */
+const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
+  templateId: t.id(),
+  console: t.int({ description: "TCP console port; null on update frees it" }),
+  consoleType: t.field({ type: ConsoleTypeEnum }),
+  consoleAutoStart: t.boolean(),
+  properties: t.field({ type: "JSON", description: "Emulator settings; merged into the current ones on update" }),
+  label: t.field({ type: NodeLabelInput }),
+  symbol: t.string(),
+  x: t.int(),
+  y: t.int(),
+  z: t.int(),
+  locked: t.boolean(),
+  portNameFormat: t.string(),
+  portSegmentSize: t.int(),
+  firstPortName: t.string(),
+  customAdapters: t.field({ type: "JSON" }),
+});
+
+const CreateNodeInput = builder.inputType("CreateNodeInput", {
+  fields: (t) => ({
+    projectId: t.id({ required: true }),
+    name: t.string({ required: true, description: "Spaces are removed; a taken name is renumbered; {0} is a template" }),
+    nodeType: t.field({ type: NodeTypeEnum, required: true }),
+    computeId: t.string({ defaultValue: "local" }),
+    id: t.id({ description: "Chosen node id (UUID)" }),
+    ...settableFields(t),
+  }),
+});
+const UpdateNodeInput = builder.inputType("UpdateNodeInput", {
+  fields: (t) => ({ name: t.string(), ...settableFields(t) }),
+});
+
+/** GraphQL null means "clear" where the node field is nullable and "leave as is" elsewhere. */
+const NULLABLE = new Set(["templateId", "console", "consoleType", "symbol", "firstPortName"]);
+function toChanges(input: Record<string, unknown>): NodeChanges {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (v === undefined || (v === null && !NULLABLE.has(k))) continue;
+    out[k] = k === "templateId" && v !== null ? String(v) : v;
+  }
+  return out as NodeChanges;
+}
+
+builder.queryField("emulatedNode", (t) =>
+  t.prismaField({
+    type: "Node",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: (_q, _r, args, ctx) => getNode(ctx, String(args.projectId), String(args.id)),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  createNode: t.prismaField({
+    type: "Node",
+    errors: { types: DOMAIN_ERRORS },
+    args: { input: t.arg({ type: CreateNodeInput, required: true }) },
+    resolve: (_q, _r, { input }, ctx) => {
+      const { projectId, name, nodeType, computeId, id, ...rest } = input;
+      return createNode(ctx, String(projectId), {
+        ...toChanges(rest),
+        name,
+        nodeType,
+        computeId: computeId ?? "local",
+        nodeId: id == null ? undefined : String(id),
+      });
+    },
+  }),
+  updateNode: t.prismaField({
+    type: "Node",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: UpdateNodeInput, required: true }) },
+    resolve: (_q, _r, { projectId, id, input }, ctx) => updateNode(ctx, String(projectId), String(id), toChanges(input)),
+  }),
+  deleteNode: t.field({
+    type: "ID",
+    description: "Deletes the node and its links; returns the deleted node's id",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: async (_r, { projectId, id }, ctx) => {
+      await deleteNode(ctx, String(projectId), String(id));
+      return String(id);
+    },
+  }),
+}));

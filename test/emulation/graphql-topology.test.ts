@@ -1,0 +1,211 @@
+import { createClient, type Client } from "graphql-ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { Db } from "../../src/platform/db/client.js";
+import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { makeProject } from "./nodes-support.js";
+
+const NODE = `fragment N on EmulatedNode { id name nodeType status console consoleType label ports { name shortName adapterNumber portNumber linkType } }`;
+const ERR = `... on Error { __typename message }`;
+
+/** Collects the items of one graphql-ws subscription. */
+function subscribe(client: Client, query: string, variables: Record<string, unknown>) {
+  const items: any[] = [];
+  const errors: unknown[] = [];
+  const stop = client.subscribe(
+    { query, variables },
+    { next: (v) => (v.errors ? errors.push(...v.errors) : items.push(v.data)), error: (e) => errors.push(e), complete: () => {} },
+  );
+  return {
+    items,
+    errors,
+    stop,
+    async take(n: number, ms = 3000) {
+      const deadline = Date.now() + ms;
+      while (items.length < n) {
+        if (Date.now() > deadline) throw new Error(`timeout: ${items.length}/${n} ${JSON.stringify(errors)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return items.slice(0, n);
+    },
+  };
+}
+
+describe("emulation: GraphQL topology", () => {
+  let s: TestServer;
+  let pid: string;
+  let client: Client;
+  const createNode = (input: Record<string, unknown>) =>
+    gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on MutationCreateNodeSuccess { data { ...N } } ${ERR} } } ${NODE}`, { i: input });
+  beforeAll(async () => {
+    s = await startTestServer();
+    pid = await makeProject(s);
+    client = createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });
+  });
+  afterAll(async () => {
+    await client.dispose();
+    await s.close();
+  });
+
+  it("creates nodes with typed results and enums", async () => {
+    const r = await createNode({ projectId: pid, name: "PC 1", nodeType: "VPCS" });
+    expect(r.errors).toBeUndefined();
+    const node = r.data.createNode.data;
+    expect(node).toMatchObject({ name: "PC1", nodeType: "VPCS", status: "STOPPED", consoleType: "TELNET", label: { text: "PC1", y: -40 } });
+    expect(node.ports).toEqual([{ name: "Ethernet0", shortName: "e0", adapterNumber: 0, portNumber: 0, linkType: "ETHERNET" }]);
+    const sw = (await createNode({ projectId: pid, name: "SW1", nodeType: "ETHERNET_SWITCH" })).data.createNode.data;
+    expect(sw).toMatchObject({ status: "STARTED", consoleType: "NONE" });
+    expect(sw.ports).toHaveLength(8);
+  });
+
+  it("returns typed errors: unknown project, unknown compute, bad input, locked node", async () => {
+    const ghost = "e01323a4-2775-4b53-8cc8-84e3dba6f74f";
+    expect((await createNode({ projectId: ghost, name: "X", nodeType: "VPCS" })).data.createNode).toEqual({
+      __typename: "NotFoundError",
+      message: `Project ID ${ghost} doesn't exist`,
+    });
+    expect((await createNode({ projectId: pid, name: "X", nodeType: "VPCS", computeId: "nope" })).data.createNode.__typename).toBe("NotFoundError");
+    expect((await createNode({ projectId: pid, name: "X", nodeType: "VPCS", console: 70000 })).data.createNode.__typename).toBe("InvalidInputError");
+    expect((await createNode({ projectId: pid, name: "X", nodeType: "VPCS", consoleType: "VNC" })).data.createNode.__typename).toBe("InvalidInputError");
+    const locked = (await createNode({ projectId: pid, name: "L", nodeType: "VPCS", locked: true })).data.createNode.data;
+    const del = await gql(s.url, `mutation($p: ID!, $id: ID!) { deleteNode(projectId: $p, id: $id) { __typename ${ERR} } }`, { p: pid, id: locked.id });
+    expect(del.data.deleteNode).toEqual({ __typename: "ConflictError", message: "Node L cannot be deleted because it is locked" });
+    const upd = await gql(
+      s.url,
+      `mutation($p: ID!, $id: ID!) { updateNode(projectId: $p, id: $id, input: { locked: false, name: "PC1", x: 5 }) { ... on MutationUpdateNodeSuccess { data { name x } } } }`,
+      { p: pid, id: locked.id },
+    );
+    expect(upd.data.updateNode.data).toEqual({ name: "PC2", x: 5 });
+    const ok = await gql(s.url, `mutation($p: ID!, $id: ID!) { deleteNode(projectId: $p, id: $id) { ... on MutationDeleteNodeSuccess { data } } }`, { p: pid, id: locked.id });
+    expect(ok.data.deleteNode.data).toBe(locked.id);
+  });
+
+  it("creates, updates and deletes links with typed errors", async () => {
+    const { body: nodes } = await call(s.url, "GET", `/v2/projects/${pid}/nodes`);
+    const [pc, sw] = nodes;
+    const create = (ends: object[], extra: object = {}) =>
+      gql(
+        s.url,
+        `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id linkType filters endpoints { node { name } adapterNumber portNumber label } } } ${ERR} } }`,
+        { i: { projectId: pid, ends, ...extra } },
+      );
+    const made = await create(
+      [
+        { nodeId: pc.node_id, adapterNumber: 0, portNumber: 0 },
+        { nodeId: sw.node_id, adapterNumber: 0, portNumber: 0 },
+      ],
+      { filters: { delay: [10, 2], corrupt: [0] } },
+    );
+    const link = made.data.createLink.data;
+    expect(link).toMatchObject({ linkType: "ETHERNET", filters: { delay: [10, 2] } });
+    expect(link.endpoints.map((e: any) => [e.node.name, e.portNumber, e.label.text])).toEqual([
+      ["PC1", 0, "0/0"],
+      ["SW1", 0, "0/0"],
+    ]);
+    const used = await create([
+      { nodeId: sw.node_id, adapterNumber: 0, portNumber: 0 },
+      { nodeId: pc.node_id, adapterNumber: 0, portNumber: 0 },
+    ]);
+    expect(used.data.createLink).toEqual({ __typename: "ConflictError", message: "Port is already used" });
+    const badFilter = await create([], { filters: { jitter: [1] } });
+    expect(badFilter.data.createLink.__typename).toBe("InvalidInputError");
+    const upd = await gql(
+      s.url,
+      `mutation($p: ID!, $id: ID!) { updateLink(projectId: $p, id: $id, input: { suspend: true, linkStyle: { color: "#f00" } }) { ... on MutationUpdateLinkSuccess { data { suspend linkStyle } } } }`,
+      { p: pid, id: link.id },
+    );
+    expect(upd.data.updateLink.data).toEqual({ suspend: true, linkStyle: { color: "#f00" } });
+    const q = await gql(s.url, `query($p: ID!, $id: ID!) { link(projectId: $p, id: $id) { ... on QueryLinkSuccess { data { id suspend } } } }`, { p: pid, id: link.id });
+    expect(q.data.link.data).toEqual({ id: link.id, suspend: true });
+  });
+
+  it("reads a project with its nodes, ports and links in a constant number of queries (no N+1)", async () => {
+    const big = await makeProject(s);
+    const small = await makeProject(s);
+    const sws: string[] = [];
+    for (let i = 0; i < 10; i++) sws.push((await createNode({ projectId: big, name: "SW1", nodeType: "ETHERNET_SWITCH" })).data.createNode.data.id);
+    for (let i = 0; i < 9; i++) {
+      await call(s.url, "POST", `/v2/projects/${big}/links`, { nodes: [{ node_id: sws[i], adapter_number: 0, port_number: 1 }, { node_id: sws[i + 1], adapter_number: 0, port_number: 2 }] });
+    }
+    const a = (await createNode({ projectId: small, name: "A", nodeType: "VPCS" })).data.createNode.data.id;
+    const b = (await createNode({ projectId: small, name: "B", nodeType: "VPCS" })).data.createNode.data.id;
+    await call(s.url, "POST", `/v2/projects/${small}/links`, { nodes: [{ node_id: a, adapter_number: 0, port_number: 0 }, { node_id: b, adapter_number: 0, port_number: 0 }] });
+
+    const query = `query($id: ID!) { project(id: $id) { name nodes { id name nodeType nodeDirectory ports { name } } links { id endpoints { adapterNumber portNumber node { id name } } } } }`;
+    const original = s.ctx.db;
+    let count = 0;
+    s.ctx.db = original.$extends({
+      query: {
+        $allOperations({ args, query: run }) {
+          count++;
+          return run(args);
+        },
+      },
+    }) as unknown as Db;
+    try {
+      const counts: number[] = [];
+      for (const id of [small, big]) {
+        count = 0;
+        const r = await gql(s.url, query, { id });
+        expect(r.errors).toBeUndefined();
+        counts.push(count);
+        if (id === big) {
+          expect(r.data.project.nodes).toHaveLength(10);
+          expect(r.data.project.links).toHaveLength(9);
+          expect(r.data.project.links[0].endpoints.map((e: any) => e.node.id)).toEqual([sws[0], sws[1]]);
+          expect(r.data.project.nodes[0].ports).toHaveLength(8);
+        }
+      }
+      expect(counts[0]).toBeGreaterThan(0); // the counter sees the queries
+      expect(counts[1]).toBe(counts[0]);
+      expect(counts[1]).toBeLessThanOrEqual(4);
+    } finally {
+      s.ctx.db = original;
+    }
+  });
+
+  it("projectEvents: typed cursor per event; resubscribing with `after` replays what was missed", async () => {
+    const Q = `subscription($p: ID!, $after: String) { projectEvents(projectId: $p, after: $after) { ... on SubscriptionProjectEventsSuccess { data { cursor action payload } } } }`;
+    const first = subscribe(client, Q, { p: pid });
+    await new Promise((r) => setTimeout(r, 200));
+    const n1 = (await createNode({ projectId: pid, name: "E1", nodeType: "VPCS" })).data.createNode.data;
+    const [e1] = await first.take(1);
+    expect(e1.projectEvents.data).toMatchObject({ action: "node.created", payload: { node_id: n1.id, name: "E1", project_id: pid } });
+    first.stop(); // the client goes away...
+
+    const n2 = (await createNode({ projectId: pid, name: "E2", nodeType: "VPCS" })).data.createNode.data;
+    await call(s.url, "PUT", `/v2/projects/${pid}/nodes/${n2.id}`, { x: 7 });
+    await call(s.url, "DELETE", `/v2/projects/${pid}/nodes/${n1.id}`);
+
+    // ...and comes back with the last cursor it saw: nothing lost, nothing repeated, same order.
+    const again = subscribe(client, Q, { p: pid, after: e1.projectEvents.data.cursor });
+    const events = (await again.take(3)).map((d) => d.projectEvents.data);
+    again.stop();
+    expect(events.map((e) => [e.action, e.payload.name])).toEqual([
+      ["node.created", "E2"],
+      ["node.updated", "E2"],
+      ["node.deleted", "E1"],
+    ]);
+    expect(new Set(events.map((e) => e.cursor)).size).toBe(3);
+  });
+
+  it("projectEvents rejects an unknown project and a malformed cursor; controllerEvents carries controller events", async () => {
+    const Q = `subscription($p: ID!, $after: String) { projectEvents(projectId: $p, after: $after) { __typename ${ERR} } }`;
+    const ghost = subscribe(client, Q, { p: "e01323a4-2775-4b53-8cc8-84e3dba6f74f" });
+    const bad = subscribe(client, Q, { p: pid, after: "yesterday" });
+    expect(await ghost.take(1)).toEqual([
+      { projectEvents: { __typename: "NotFoundError", message: "Project ID e01323a4-2775-4b53-8cc8-84e3dba6f74f doesn't exist" } },
+    ]);
+    expect(await bad.take(1)).toEqual([{ projectEvents: { __typename: "InvalidInputError", message: "yesterday is not an event cursor" } }]);
+
+    const C = `subscription($after: String) { controllerEvents(after: $after) { ... on SubscriptionControllerEventsSuccess { data { cursor action payload } } } }`;
+    const ctl = subscribe(client, C, {});
+    await new Promise((r) => setTimeout(r, 200));
+    const created = await call(s.url, "POST", "/v2/projects", { name: "via-rest" });
+    expect(created.status).toBe(201);
+    const [ev] = await ctl.take(1);
+    ctl.stop();
+    expect(ev.controllerEvents.data).toMatchObject({ action: "project.created", payload: { name: "via-rest", project_id: created.body.project_id } });
+    expect(ev.controllerEvents.data.cursor).toMatch(/^\d+-\d+$/);
+  });
+});
