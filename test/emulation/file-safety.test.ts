@@ -9,7 +9,7 @@ import { call, startTestServer, type TestServer } from "../support/server.js";
 import { postBytes } from "./archive-support.js";
 
 /** Sends the path exactly as written: fetch/URL would normalise `..` away before it reaches the server. */
-function rawRequest(base: string, method: string, rawPath: string, body?: string): Promise<{ status: number; body: string }> {
+function rawRequest(base: string, method: string, rawPath: string, body?: string | Buffer): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const req = http.request({ hostname, port, method, path: rawPath, headers: body ? { "content-length": Buffer.byteLength(body) } : {} }, (res) => {
@@ -164,6 +164,29 @@ describe("one door to the disk: zip import", () => {
       expect((await call(s.url, "GET", `/v2/projects/${id}`)).status).toBe(404);
     });
   }
+
+  it("refuses ids that would name a directory outside: project id in the URL, ids inside project.gns3", async () => {
+    const plain = await zipWith([{ name: "ok.txt" }]);
+    const r = await rawRequest(s.url, "POST", "/v2/projects/..%2F..%2Fescaped/import", plain);
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.body).message).toBe("Project ID ../../escaped is not a valid UUID");
+    expect(fs.existsSync(path.join(s.dataDir, "..", "escaped"))).toBe(false);
+    expect(fs.existsSync(path.join(s.dataDir, "escaped"))).toBe(false);
+
+    const evilNode = { ...topology("nodes"), topology: { nodes: [{ node_id: "../../../escaped", node_type: "vpcs", name: "PC1" }], links: [], drawings: [], computes: [] } };
+    const z = new yazl.ZipFile();
+    z.addBuffer(Buffer.from(JSON.stringify({ ...evilNode, project_id: "a1b2c3d4-0000-4000-8000-0000000000aa" })), "project.gns3");
+    z.end();
+    const chunks: Buffer[] = [];
+    for await (const c of z.outputStream) chunks.push(c as Buffer);
+    // Same id as the URL: ids would be kept, so they must be safe.
+    const kept = await importZip("a1b2c3d4-0000-4000-8000-0000000000aa", Buffer.concat(chunks));
+    expect(kept.status).toBe(409);
+    expect(kept.body.message).toMatch(/node_id/);
+
+    const created = await call(s.url, "POST", "/v2/projects", { name: "x", project_id: "../../escaped-too" });
+    expect(created.status).toBe(400);
+  });
 
   it("accepts the same archive without the unsafe entry", async () => {
     const id = "a1b2c3d4-0000-4000-8000-0000000000ff";

@@ -33,7 +33,7 @@ async function realpathAllowMissing(p: string): Promise<string> {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       // A dangling symlink is not "missing": following it could still lead outside, so refuse it.
-      if (code !== "ENOENT" || (await isSymlink(current))) throw forbidden();
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || (await isSymlink(current))) throw forbidden();
       const parent = path.dirname(current);
       if (parent === current) throw forbidden();
       missing.push(path.basename(current));

@@ -12,7 +12,7 @@ import { insertTopology, projectSettings } from "../topology-file/rows.js";
 import { announceTopology } from "./announce.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
-import { projectDir, projectsRoot, projectToRest } from "./serialize.js";
+import { assertProjectId, projectDir, projectsRoot, projectToRest } from "./serialize.js";
 
 /** Project settings a client may set on create and update (compat §3.2, §3.6). */
 export interface ProjectSettings {
@@ -94,6 +94,7 @@ export async function createProject(ctx: AppContext, input: CreateProjectInput):
     if (existing) return existing;
   }
   const id = input.projectId ?? randomUUID();
+  assertProjectId(id);
   let customDir: string | null = null;
   if (input.path) {
     customDir = checkedPath(ctx, input.path);

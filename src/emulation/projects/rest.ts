@@ -5,6 +5,7 @@ import express from "express";
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
+import { UUID_PATTERN } from "../topology-file/document.js";
 import { projectFile, writeProjectFile } from "./files.js";
 import { getProject } from "./lookup.js";
 import {
@@ -22,8 +23,7 @@ import {
 import { projectToRest } from "./serialize.js";
 import { duplicateProject, exportProject, importProject } from "./transfer.js";
 
-const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
-const uuid = z.string().min(36).max(36).regex(UUID);
+const uuid = z.string().min(36).max(36).regex(UUID_PATTERN);
 
 /** The settings keys shared by create, update and duplicate (compat §3.2). */
 const settingsShape = {

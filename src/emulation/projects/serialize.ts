@@ -1,9 +1,16 @@
 import path from "node:path";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
+import { InvalidInputError } from "../../platform/errors.js";
+import { UUID_PATTERN } from "../topology-file/document.js";
 
 /** Where projects live unless created or loaded elsewhere (GNS3's projects_path). */
 export const projectsRoot = (ctx: AppContext) => path.join(ctx.config.dataDir, "projects");
+
+/** A new project's id names its directory, so it must be a UUID (also for GraphQL and import URLs). */
+export function assertProjectId(id: string): void {
+  if (!UUID_PATTERN.test(id)) throw new InvalidInputError(`Project ID ${id} is not a valid UUID`);
+}
 
 /** The project directory: the stored path for projects created/loaded elsewhere, else <data>/projects/<id>. */
 export const projectDir = (ctx: AppContext, p: Pick<Project, "id" | "path">) => p.path ?? path.join(projectsRoot(ctx), p.id);

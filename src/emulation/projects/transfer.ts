@@ -15,7 +15,7 @@ import { insertTopology, projectSettings, readTopology, regenerateIds } from "..
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
 import { freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
-import { projectDir, projectsRoot, projectToRest } from "./serialize.js";
+import { assertProjectId, projectDir, projectToRest } from "./serialize.js";
 
 /** Builtins (hub, switch, cloud, nat, …) always run; anything else must be stopped to be archived consistently. */
 export async function assertProjectStopped(ctx: AppContext, projectId: string, purpose = "export it"): Promise<void> {
@@ -67,6 +67,7 @@ const nodeDirRenamer = (nodeIds: Map<string, string>) => (name: string) => {
  * the archive's project id is the target id (GNS3's rule).
  */
 export async function importProject(ctx: AppContext, projectId: string, zip: Buffer, opts: ImportOptions): Promise<Project> {
+  assertProjectId(projectId);
   if (opts.path?.includes(".gns3")) throw new ConflictError("The destination path should not contain .gns3");
   if (opts.path && !ctx.config.local) throw new LocalOnlyError("Importing to a custom path");
   if (await ctx.db.project.findUnique({ where: { id: projectId } })) throw new ConflictError(`Project ID ${projectId} already exists`);
@@ -77,8 +78,9 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
   const dir = opts.path ? path.resolve(opts.path) : projectDir(ctx, { id: projectId, path: null });
   if (await fs.access(dir).then(() => true, () => false)) throw new ConflictError(`Cannot import project: ${dir} already exists`);
 
-  await fs.mkdir(projectsRoot(ctx), { recursive: true });
-  const staging = await fs.mkdtemp(path.join(projectsRoot(ctx), ".import-"));
+  // Staged beside the destination so the final move is a rename on the same filesystem.
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  const staging = await fs.mkdtemp(path.join(path.dirname(dir), ".import-"));
   let project: Project;
   try {
     await extractArchive(entries, staging, { rename: nodeDirRenamer(nodeIds) });
@@ -105,7 +107,6 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
     throw e;
   }
   try {
-    await fs.mkdir(path.dirname(dir), { recursive: true });
     await fs.rename(staging, dir);
   } catch (e) {
     await ctx.db.project.delete({ where: { id: projectId } });

@@ -11,23 +11,27 @@ import { GNS3_VERSION } from "../version.js";
  */
 export const TOPOLOGY_REVISION = 9;
 
+/** Ids and node types become directory names (project-files/<type>/<id>): only safe shapes are accepted. */
+export const UUID_PATTERN = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
+const id = z.string().regex(UUID_PATTERN, "not a UUID");
+
 const nodeEntry = z.looseObject({
-  node_id: z.string().min(1),
-  node_type: z.string().min(1),
+  node_id: id,
+  node_type: z.string().regex(/^[a-z0-9_]+$/, "not a node type"),
   name: z.string().min(1),
   compute_id: z.string().default("local"),
 });
 const linkEntry = z.looseObject({
-  link_id: z.string().min(1),
+  link_id: id,
   nodes: z.array(
-    z.looseObject({ node_id: z.string(), adapter_number: z.number().int(), port_number: z.number().int(), label: z.unknown() }),
+    z.looseObject({ node_id: id, adapter_number: z.number().int(), port_number: z.number().int(), label: z.unknown() }),
   ),
 });
-const drawingEntry = z.looseObject({ drawing_id: z.string().min(1), svg: z.string() });
+const drawingEntry = z.looseObject({ drawing_id: id, svg: z.string() });
 const computeEntry = z.looseObject({ compute_id: z.string() });
 
 const documentSchema = z.looseObject({
-  project_id: z.string().min(1),
+  project_id: id,
   type: z.literal("topology"),
   revision: z.number().int(),
   version: z.string(),
