@@ -3,22 +3,33 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLER_CHANNEL } from "../../src/emulation/events.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
-/** Collects controller-stream events published while `during` runs. */
+/** The controller stream (GET /v2/notifications) as a client sees it while `during` runs, pings left out. */
 async function controllerEvents(s: TestServer, during: () => Promise<unknown>) {
-  const sub = s.ctx.bus.subscribe((ch) => ch === CONTROLLER_CHANNEL);
+  const abort = new AbortController();
+  const res = await fetch(`${s.url}/v2/notifications`, { signal: abort.signal });
+  const reader = res.body!.getReader();
+  let text = "";
+  const reading = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += new TextDecoder().decode(value);
+      }
+    } catch {} // aborted below, or the server went away
+  })();
+  while (!text.includes("\n")) await new Promise((r) => setTimeout(r, 10)); // the first ping: we are attached
   await during();
-  const seen: { action: string; event: any }[] = [];
-  const timeout = new Promise<void>((r) => setTimeout(r, 100));
-  for (;;) {
-    const next = await Promise.race([sub.next(), timeout.then(() => undefined)]);
-    if (!next || next.done) break;
-    seen.push(next.value.data as { action: string; event: any });
-  }
-  await sub.return();
-  return seen;
+  await new Promise((r) => setTimeout(r, 200));
+  abort.abort();
+  await reading;
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { action: string; event: any })
+    .filter((m) => m.action !== "ping");
 }
 
 describe("server: settings (2.1 extension)", () => {

@@ -1,7 +1,7 @@
 import os from "node:os";
 import type { AppContext } from "../../platform/context.js";
 import { GNS3_VERSION } from "../version.js";
-import { cpuUsagePercent, memoryUsagePercent } from "./usage.js";
+import { systemUsage } from "../notifications/usage.js";
 
 /** The GNS3 compute object. The password is deliberately absent: it is write-only. */
 export interface Compute {
@@ -65,8 +65,7 @@ export function localCompute(ctx: AppContext): Compute {
     port,
     user: auth?.user ?? null,
     connected: true,
-    cpu_usage_percent: cpuUsagePercent(),
-    memory_usage_percent: memoryUsagePercent(),
+    ...systemUsage(),
     last_error: null,
     capabilities: localCapabilities(),
   };

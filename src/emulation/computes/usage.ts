@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
+import { systemUsage } from "../notifications/usage.js";
 
 /** This host's load, in the shape of GNS3's compute statistics (GET /v2/compute/statistics). */
 export interface HostStatistics {
@@ -19,31 +20,6 @@ export interface HostStatistics {
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const percent = (part: number, whole: number) => (whole > 0 ? round1((100 * part) / whole) : 0);
 
-let lastCpu = cpuTimes();
-function cpuTimes() {
-  let idle = 0;
-  let total = 0;
-  for (const c of os.cpus()) {
-    idle += c.times.idle;
-    total += c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle;
-  }
-  return { idle, total };
-}
-
-/** CPU busy share since the previous call (the first call measures since start-up), like psutil.cpu_percent(). */
-export function cpuUsagePercent(): number {
-  const now = cpuTimes();
-  const total = now.total - lastCpu.total;
-  const idle = now.idle - lastCpu.idle;
-  if (total <= 0) return 0;
-  lastCpu = now;
-  return percent(total - idle, total);
-}
-
-export function memoryUsagePercent(): number {
-  return percent(os.totalmem() - os.freemem(), os.totalmem());
-}
-
 function swap(): { total: number; free: number } {
   try {
     const info = fs.readFileSync("/proc/meminfo", "utf8");
@@ -61,8 +37,7 @@ export function hostStatistics(dataDir: string): HostStatistics {
   const fsStat = fs.statfsSync(dataDir);
   const cpus = os.cpus().length || 1;
   return {
-    cpu_usage_percent: cpuUsagePercent(),
-    memory_usage_percent: percent(total - free, total),
+    ...systemUsage(),
     memory_total: total,
     memory_free: free,
     memory_used: total - free,
