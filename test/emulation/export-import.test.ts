@@ -127,6 +127,8 @@ describe("GNS3 export and import", () => {
     fs.writeFileSync(path.join(src.path, "notes/hello.txt"), "hello");
     fs.writeFileSync(path.join(src.path, "vpcs.log"), "log");
     fs.writeFileSync(path.join(src.path, "pc_log.txt"), "log");
+    // A symlink to a file outside the project must not smuggle that file into the archive.
+    fs.symlinkSync("/etc/hostname", path.join(src.path, "outside-link"));
     // A MAC address in a node's properties, to be reset on request.
     const props = JSON.parse((await s.ctx.db.node.findUniqueOrThrow({ where: { id: pc2 } })).propertiesJson);
     await s.ctx.db.node.update({ where: { id: pc2 }, data: { propertiesJson: JSON.stringify({ ...props, mac_address: "00:50:79:66:68:01" }) } });
@@ -146,7 +148,7 @@ describe("GNS3 export and import", () => {
     const names = entries.map((e) => e.name);
     expect(names[0]).toBe("project.gns3");
     expect(names).toEqual(expect.arrayContaining([`project-files/vpcs/${pc1}/startup.vpc`, "notes/hello.txt"]));
-    for (const gone of ["ref1.gns3", "vpcs.log", "pc_log.txt", "project-files/captures/l1.pcap"]) expect(names).not.toContain(gone);
+    for (const gone of ["ref1.gns3", "vpcs.log", "pc_log.txt", "project-files/captures/l1.pcap", "outside-link"]) expect(names).not.toContain(gone);
     expect(names.some((n) => n.startsWith("snapshots"))).toBe(false);
     expect(entries.find((e) => e.name === "project.gns3")!.method).toBe(8);
     const doc = JSON.parse(entries[0].data.toString());

@@ -331,6 +331,9 @@ describe("GNS3 projects", () => {
     expect(JSON.parse(topo.text)).toMatchObject({ project_id: p.project_id, revision: 9 });
     const unknown = await call(s.url, "GET", "/v2/projects/692c077c-27e9-405b-9f7b-e929348a27c2/files/a.txt");
     expect(unknown.status).toBe(404);
+    const big = await call(s.url, "POST", `${P}/files/big.bin`, "x".repeat(2 * 1024 * 1024));
+    expect(big.status).toBe(413);
+    expect(fs.existsSync(path.join(p.path, "big.bin"))).toBe(false);
   });
 
   it("exposes projects through GraphQL with typed errors", async () => {
