@@ -11,9 +11,12 @@ export const AUTO_CLOSE_DELAY_MS = 5000;
 class ProjectListeners {
   private counts = new Map<string, number>();
   private pending = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
 
   constructor(private readonly ctx: AppContext) {
+    // Streams cut by the shutdown itself must not schedule closes against a database being disconnected.
     ctx.onShutdown(() => {
+      this.stopped = true;
       for (const t of this.pending.values()) clearTimeout(t);
       this.pending.clear();
     });
@@ -31,6 +34,7 @@ class ProjectListeners {
       const left = (this.counts.get(projectId) ?? 1) - 1;
       if (left > 0) return void this.counts.set(projectId, left);
       this.counts.delete(projectId);
+      if (this.stopped) return;
       this.pending.set(
         projectId,
         setTimeout(() => {
