@@ -61,6 +61,11 @@ describe("computes: registry", () => {
       status: 404,
       body: { message: "Compute ID doesnotexist doesn't exist", status: 404 },
     });
+    expect((await call(s.url, "GET", "/v2/computes/vm")).body).toEqual({
+      message: "Cannot use a node on the GNS3 VM server with the GNS3 VM not configured",
+      status: 404,
+    });
+    expect((await call(s.url, "POST", "/v2/computes", { compute_id: "vm", protocol: "http", host: "h", port: 1 })).status).toBe(400);
   });
 
   it("creates an unreachable compute (201, disconnected, no password) and records the connection error", async () => {

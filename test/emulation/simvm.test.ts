@@ -79,14 +79,23 @@ describe.each(["/v2/simvm", "/v2/gns3vm"])("VM host settings at %s", (base) => {
     });
   });
 
-  it("reports a missing hypervisor as 409 once the VM host is enabled on it", async () => {
-    if (findOnPath("VBoxManage")) return;
-    expect((await call(s.url, "PUT", base, { enable: true, engine: "virtualbox" })).status).toBe(201);
-    expect(await call(s.url, "GET", `${base}/engines/virtualbox/vms`)).toMatchObject({
-      status: 409,
-      body: { message: "VBoxManage was not found on the server's PATH" },
-    });
-    await call(s.url, "PUT", base, { enable: false });
+  it("refuses to enable an engine that cannot work here (409, settings unchanged)", async () => {
+    const before = (await call(s.url, "GET", base)).body;
+    if (!findOnPath("VBoxManage")) {
+      expect(await call(s.url, "PUT", base, { enable: true, engine: "virtualbox" })).toMatchObject({
+        status: 409,
+        body: { message: "VBoxManage was not found on the server's PATH", status: 409 },
+      });
+    }
+    if (process.platform !== "win32") {
+      expect((await call(s.url, "PUT", base, { enable: true, engine: "hyper-v" })).body.message).toBe("The engine hyper-v is not supported on this server");
+    }
+    expect((await call(s.url, "PUT", base, { enable: true, engine: null })).body.message).toBe("No engine is selected");
+    expect((await call(s.url, "GET", base)).body).toEqual(before);
+    const remote = await call(s.url, "PUT", base, { enable: true, engine: "remote" });
+    expect(remote.status).toBe(201);
+    expect(remote.body).toMatchObject({ enable: true, engine: "remote" });
+    expect((await call(s.url, "PUT", base, { enable: false })).status).toBe(201);
   });
 });
 

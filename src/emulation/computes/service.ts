@@ -17,6 +17,7 @@ export async function listComputes(ctx: AppContext): Promise<Compute[]> {
 
 export async function getCompute(ctx: AppContext, computeId: string): Promise<Compute> {
   if (computeId === LOCAL_ID) return localCompute(ctx);
+  if (computeId === VM_ID) throw new NotFoundError("Cannot use a node on the GNS3 VM server with the GNS3 VM not configured");
   const row = await ctx.db.compute.findUnique({ where: { id: computeId } });
   if (!row) throw new NotFoundError(`Compute ID ${computeId} doesn't exist`);
   return remoteCompute(row, computeMonitor(ctx).live(row.id));

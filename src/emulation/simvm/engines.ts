@@ -79,6 +79,13 @@ export function findOnPath(tool: string): string | undefined {
   return undefined;
 }
 
+/** Why `engine` cannot serve as VM host here (tool missing, platform), or undefined when it can. */
+export function engineUnavailable(engine: EngineId): string | undefined {
+  if (!ENGINE_LIST.some((e) => e.engine_id === engine)) return `The engine ${engine} is not supported on this server`;
+  const tool = TOOLS[engine];
+  return tool && !findOnPath(tool) ? `${tool} was not found on the server's PATH` : undefined;
+}
+
 /**
  * The VMs an engine offers as VM host. A missing hypervisor yields [] as in GNS3, unless the VM host is enabled
  * on that engine, where the absence is an error worth reporting (409).
@@ -88,14 +95,14 @@ export async function listEngineVms(ctx: AppContext, engine: string): Promise<{ 
   if (engine === "remote") {
     return (await listComputes(ctx)).filter((c) => c.compute_id !== LOCAL_ID && c.compute_id !== VM_ID).map((c) => ({ vmname: c.name }));
   }
-  const tool = TOOLS[engine];
-  const found = tool ? findOnPath(tool) : undefined;
-  if (!found) {
+  const missing = engineUnavailable(engine as EngineId);
+  if (missing) {
     const settings = await getSimVmSettings(ctx);
-    if (settings.enable && settings.engine === engine) throw new ConflictError(`${tool ?? engine} was not found on the server's PATH`);
+    if (settings.enable && settings.engine === engine) throw new ConflictError(missing);
     return [];
   }
-  return engine === "virtualbox" ? virtualBoxVms(found) : vmwareVms();
+  const tool = findOnPath(TOOLS[engine])!;
+  return engine === "virtualbox" ? virtualBoxVms(tool) : vmwareVms();
 }
 
 async function virtualBoxVms(vboxmanage: string): Promise<{ vmname: string }[]> {

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
+import { ConflictError } from "../../platform/errors.js";
 import { parseInput } from "../server/input.js";
 import { readSetting, writeSetting } from "../server/store.js";
+import { engineUnavailable } from "./engines.js";
 
 /**
  * The VM host settings (GNS3's "GNS3 VM": a VM on a local hypervisor or a remote server that runs the heavier
@@ -46,9 +48,17 @@ export async function getSimVmSettings(ctx: AppContext): Promise<SimVmSettings> 
   return { ...SIMVM_DEFAULTS, ...(await readSetting<Partial<SimVmSettings>>(ctx, KEY)) };
 }
 
+/**
+ * Enabling needs an engine that can work here (GNS3 answers 409 when starting the VM fails). Patchbay does not
+ * drive the VM itself: it stores the settings for clients.
+ */
 export async function updateSimVmSettings(ctx: AppContext, raw: unknown): Promise<SimVmSettings> {
   const input = parseInput(simVmUpdateSchema, raw);
   const settings = { ...(await getSimVmSettings(ctx)), ...input };
+  if (settings.enable) {
+    const problem = settings.engine ? engineUnavailable(settings.engine) : "No engine is selected";
+    if (problem) throw new ConflictError(problem);
+  }
   await writeSetting(ctx, KEY, settings);
   return settings;
 }
