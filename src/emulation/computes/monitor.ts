@@ -8,7 +8,7 @@ import { unseal } from "./secret.js";
 import type { HostStatistics } from "./usage.js";
 
 /** Poll cadence: a connected compute every 2 s; a failing one after 1, 2, 4 … up to 30 s. */
-export const CONNECTED_POLL_MS = 2_000;
+const CONNECTED_POLL_MS = 2_000;
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 3_000;

@@ -13,14 +13,22 @@ import { GNS3_VERSION } from "../version.js";
  */
 export async function writeDebugBundle(ctx: AppContext): Promise<string> {
   if (!ctx.config.local) throw new ForbiddenError("You can only debug a local server");
-  const { auth, databaseUrl, ...config } = ctx.config;
+  const { auth, databaseUrl, redisUrl, ...config } = ctx.config;
   const projects = await ctx.db.project.findMany({
     orderBy: { createdAt: "asc" },
     select: { id: true, name: true, status: true, _count: { select: { nodes: true, links: true, drawings: true, snapshots: true } } },
   });
   const sections: [string, unknown][] = [
     ["Version", { version: GNS3_VERSION, node: process.version, platform: `${process.platform} ${os.release()} ${process.arch}` }],
-    ["Configuration", { ...config, database: withoutCredentials(databaseUrl), auth: auth ? { user: auth.user, password: "********" } : null }],
+    [
+      "Configuration",
+      {
+        ...config,
+        database: withoutCredentials(databaseUrl),
+        redis: redisUrl ? withoutCredentials(redisUrl) : null,
+        auth: auth ? { user: auth.user, password: "********" } : null,
+      },
+    ],
     ["Computes", await listComputes(ctx)],
     ["Projects", projects.map(({ _count, ...p }) => ({ ...p, ..._count }))],
     [
