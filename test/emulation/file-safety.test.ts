@@ -167,11 +167,12 @@ describe("one door to the disk: zip import", () => {
 
   it("refuses ids that would name a directory outside: project id in the URL, ids inside project.gns3", async () => {
     const plain = await zipWith([{ name: "ok.txt" }]);
-    const r = await rawRequest(s.url, "POST", "/v2/projects/..%2F..%2Fescaped/import", plain);
+    const target = `escaped-${path.basename(s.dataDir)}`; // unique: /tmp is shared with other runs
+    const r = await rawRequest(s.url, "POST", `/v2/projects/..%2F..%2F${target}/import`, plain);
     expect(r.status).toBe(400);
-    expect(JSON.parse(r.body).message).toBe("Project ID ../../escaped is not a valid UUID");
-    expect(fs.existsSync(path.join(s.dataDir, "..", "escaped"))).toBe(false);
-    expect(fs.existsSync(path.join(s.dataDir, "escaped"))).toBe(false);
+    expect(JSON.parse(r.body).message).toBe(`Project ID ../../${target} is not a valid UUID`);
+    expect(fs.existsSync(path.join(s.dataDir, "..", target))).toBe(false);
+    expect(fs.existsSync(path.join(s.dataDir, target))).toBe(false);
 
     const evilNode = { ...topology("nodes"), topology: { nodes: [{ node_id: "../../../escaped", node_type: "vpcs", name: "PC1" }], links: [], drawings: [], computes: [] } };
     const z = new yazl.ZipFile();

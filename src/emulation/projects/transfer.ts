@@ -8,10 +8,17 @@ import { ConflictError } from "../../platform/errors.js";
 import { publishControllerEvent } from "../events.js";
 import { BUILTIN_TYPES } from "../nodes/serialize.js";
 import { adoptSnapshots } from "../snapshots/store.js";
-import { archiveToBuffer, archiveTopologyJson, createArchive, extractArchive, readArchive } from "../topology-file/archive.js";
+import {
+  archiveToBuffer,
+  archiveTopologyJson,
+  createArchive,
+  extractArchive,
+  followNodeIds,
+  readArchive,
+} from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
 import { prepareForExport, type ExportOptions } from "../topology-file/export.js";
-import { insertTopology, projectSettings, readTopology, regenerateIds } from "../topology-file/rows.js";
+import { insertTopology, projectSettings, readTopology, idsForTarget } from "../topology-file/rows.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
 import { freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
@@ -54,13 +61,6 @@ export interface ImportOptions {
   autoClose: boolean;
 }
 
-/** project-files/<type>/<old node id>/… follows the node's new id. */
-const nodeDirRenamer = (nodeIds: Map<string, string>) => (name: string) => {
-  const parts = name.split("/");
-  if (parts[0] === "project-files" && parts.length >= 3 && nodeIds.has(parts[2])) parts[2] = nodeIds.get(parts[2])!;
-  return parts.join("/");
-};
-
 /**
  * Creates project `projectId` (closed) from a .gns3project archive. Everything is checked and extracted into a
  * staging directory first, so a bad archive leaves neither rows nor files behind. Ids are regenerated unless
@@ -73,7 +73,7 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
   if (await ctx.db.project.findUnique({ where: { id: projectId } })) throw new ConflictError(`Project ID ${projectId} already exists`);
   const entries = await readArchive(zip);
   const parsed = parseTopology(archiveTopologyJson(entries));
-  const { doc, nodeIds } = parsed.project_id === projectId ? { doc: parsed, nodeIds: new Map<string, string>() } : regenerateIds(parsed);
+  const { doc, nodeIds } = idsForTarget(parsed, projectId);
   const name = await freeProjectName(ctx, opts.name || doc.name);
   const dir = opts.path ? path.resolve(opts.path) : projectDir(ctx, { id: projectId, path: null });
   if (await fs.access(dir).then(() => true, () => false)) throw new ConflictError(`Cannot import project: ${dir} already exists`);
@@ -83,7 +83,7 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
   const staging = await fs.mkdtemp(path.join(path.dirname(dir), ".import-"));
   let project: Project;
   try {
-    await extractArchive(entries, staging, { rename: nodeDirRenamer(nodeIds) });
+    await extractArchive(entries, staging, { rename: followNodeIds(nodeIds) });
     project = await ctx.db.$transaction(async (tx) => {
       const created = await tx.project.create({
         data: {

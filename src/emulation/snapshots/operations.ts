@@ -11,9 +11,9 @@ import { writeTopologyFile } from "../projects/disk.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir, projectToRest } from "../projects/serialize.js";
 import { assertProjectStopped, projectArchive } from "../projects/transfer.js";
-import { archiveToBuffer, archiveTopologyJson, extractArchive, readArchive } from "../topology-file/archive.js";
+import { archiveToBuffer, archiveTopologyJson, extractArchive, followNodeIds, readArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
-import { insertTopology, projectSettings, regenerateIds } from "../topology-file/rows.js";
+import { insertTopology, projectSettings, idsForTarget } from "../topology-file/rows.js";
 import { listSnapshotRows, snapshotsDir, snapshotToRest, writeSnapshotsConf } from "./store.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -104,8 +104,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
   });
   const entries = await readArchive(zip);
   const parsed = parseTopology(archiveTopologyJson(entries));
-  const { doc, nodeIds } =
-    parsed.project_id === projectId ? { doc: parsed, nodeIds: new Map<string, string>() } : regenerateIds(parsed);
+  const { doc, nodeIds } = idsForTarget(parsed, projectId);
 
   // Files first into a staging directory beside the project, so a bad archive changes nothing.
   const dir = projectDir(ctx, project);
@@ -113,11 +112,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
   try {
     await extractArchive(entries, staging, {
       skip: (name) => name === "snapshots" || name.startsWith("snapshots/"),
-      rename: (name) => {
-        const parts = name.split("/");
-        if (parts[0] === "project-files" && nodeIds.has(parts[2])) parts[2] = nodeIds.get(parts[2])!;
-        return parts.join("/");
-      },
+      rename: followNodeIds(nodeIds),
     });
     const { autoStart, autoOpen, autoClose, ...settings } = projectSettings(doc);
     await ctx.db.$transaction(async (tx) => {

@@ -129,6 +129,13 @@ export function archiveTopologyJson(entries: ArchiveEntry[]): unknown {
   }
 }
 
+/** Entry renaming for regenerated node ids: project-files/<type>/<old id>/… follows the node's new id. */
+export const followNodeIds = (nodeIds: Map<string, string>) => (name: string) => {
+  const parts = name.split("/");
+  if (parts[0] === "project-files" && parts.length >= 3 && nodeIds.has(parts[2])) parts[2] = nodeIds.get(parts[2])!;
+  return parts.join("/");
+};
+
 /**
  * Writes the entries (except project.gns3 and those `skip` rejects) under `dest`, each through the path door.
  * `rename` maps an entry name to its final name (per-node directories follow regenerated node ids).

@@ -12,7 +12,7 @@ export async function readTopology(db: Reader, project: Project): Promise<Topolo
   const [nodes, links, drawings] = await Promise.all([
     db.node.findMany({ where, orderBy: { createdAt: "asc" } }),
     db.link.findMany({ where, orderBy: { createdAt: "asc" }, include: { endpoints: true } }),
-    db.drawing.findMany({ where }),
+    db.drawing.findMany({ where, orderBy: { createdAt: "asc" } }),
   ]);
   // Only remote computes are listed; "local" and "vm" are implicit in every GNS3 installation.
   const remoteIds = [...new Set(nodes.map((n) => n.computeId))].filter((id) => id !== "local" && id !== "vm");
@@ -55,7 +55,7 @@ export function projectSettings(doc: TopologyDocument) {
  * A copy of the document with fresh node, link and drawing ids (import, duplicate), plus the node id mapping so
  * per-node directories (project-files/<type>/<node_id>) can follow.
  */
-export function regenerateIds(doc: TopologyDocument): { doc: TopologyDocument; nodeIds: Map<string, string> } {
+function regenerateIds(doc: TopologyDocument): { doc: TopologyDocument; nodeIds: Map<string, string> } {
   const nodeIds = new Map(doc.topology.nodes.map((n) => [n.node_id, randomUUID()]));
   const topology = {
     ...doc.topology,
@@ -68,6 +68,11 @@ export function regenerateIds(doc: TopologyDocument): { doc: TopologyDocument; n
     drawings: doc.topology.drawings.map((d) => ({ ...d, drawing_id: randomUUID() })),
   };
   return { doc: { ...doc, topology }, nodeIds };
+}
+
+/** GNS3's rule: an archive keeps its ids only when it is restored into the project it was taken from. */
+export function idsForTarget(doc: TopologyDocument, projectId: string) {
+  return doc.project_id === projectId ? { doc, nodeIds: new Map<string, string>() } : regenerateIds(doc);
 }
 
 const str = (v: unknown, fallback: string | null = null) => (typeof v === "string" ? v : fallback);
