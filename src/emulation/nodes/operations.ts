@@ -83,13 +83,17 @@ async function takenNames(tx: Tx, projectId: string): Promise<Set<string>> {
   return new Set(rows.map((r) => r.name));
 }
 
-/** Concurrent writers can pick the same name or console port; the unique indexes catch it and we try again. */
+/**
+ * Concurrent writers can pick the same name or console port; the unique indexes catch it and we try again
+ * (with jitter, so that a burst of creations spreads out instead of colliding round after round).
+ */
 async function withUniqueRetry<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn();
     } catch (e) {
-      if ((e as { code?: string }).code !== "P2002" || attempt >= 4) throw e;
+      if ((e as { code?: string }).code !== "P2002" || attempt >= 20) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * (attempt + 1)));
     }
   }
 }
