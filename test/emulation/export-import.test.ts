@@ -315,6 +315,33 @@ describe("GNS3 export and import", () => {
     expect((await call(s.url, "GET", `/v2/projects/${id}/stats`)).body).toEqual({ nodes: 4, links: 2, drawings: 1, snapshots: 0 });
   });
 
+  it("imports a minimal topology (only the required keys; links without labels) in document order", async () => {
+    const ids = ["1", "2", "3"].map((d) => `00000000-0000-4000-8000-00000000000${d}`);
+    const doc = {
+      project_id: "00000000-0000-4000-8000-0000000000aa",
+      name: "minimal",
+      type: "topology",
+      revision: 8,
+      version: "2.1.0",
+      topology: {
+        nodes: [
+          { node_id: ids[0], node_type: "vpcs", name: "B" },
+          { node_id: ids[1], node_type: "ethernet_hub", name: "A" },
+        ],
+        links: [{ link_id: ids[2], nodes: [{ node_id: ids[0], adapter_number: 0, port_number: 0 }, { node_id: ids[1], adapter_number: 0, port_number: 3 }] }],
+        drawings: [],
+        computes: [],
+      },
+    };
+    const id = "00000000-0000-4000-8000-0000000000bb";
+    const r = await postBytes(s.url, `/v2/projects/${id}/import`, await zip({ "project.gns3": JSON.stringify(doc) }));
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: "minimal", scene_width: 2000, zoom: 100 });
+    await call(s.url, "POST", `/v2/projects/${id}/open`);
+    expect((await call(s.url, "GET", `/v2/projects/${id}/nodes`)).body.map((n: any) => n.name)).toEqual(["B", "A"]);
+    expect((await call(s.url, "GET", `/v2/projects/${id}/links`)).body).toHaveLength(1);
+  });
+
   it("duplicates with nodes, links and files under new ids and free console ports", async () => {
     const d = await call(s.url, "POST", `${P}/duplicate`, { name: "dup-ref", reset_mac_addresses: true });
     expect(d.status).toBe(201);

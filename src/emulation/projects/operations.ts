@@ -8,7 +8,7 @@ import { publishControllerEvent, publishProjectEvent } from "../events.js";
 import { isStrictlyInside } from "../files/safe-path.js";
 import { linkToRest } from "../links/serialize.js";
 import { parseTopology } from "../topology-file/document.js";
-import { insertTopology, projectSettings } from "../topology-file/rows.js";
+import { insertTopology, projectSettings, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { announceTopology } from "./announce.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
@@ -242,7 +242,7 @@ export async function loadProject(ctx: AppContext, file: string): Promise<Projec
       });
       await insertTopology(tx, created.id, doc, ctx.config.consolePorts);
       return created;
-    });
+    }, TOPOLOGY_TRANSACTION);
   } catch (e) {
     if (isUniqueViolation(e)) throw cannot("the topology reuses ids or names already known to this server");
     throw e;

@@ -18,7 +18,7 @@ import {
 } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
 import { prepareForExport, type ExportOptions } from "../topology-file/export.js";
-import { insertTopology, projectSettings, readTopology, idsForTarget } from "../topology-file/rows.js";
+import { insertTopology, projectSettings, readTopology, idsForTarget, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
 import { freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
@@ -100,7 +100,7 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
       });
       await insertTopology(tx, projectId, doc, ctx.config.consolePorts);
       return created;
-    });
+    }, TOPOLOGY_TRANSACTION);
   } catch (e) {
     await fs.rm(staging, { recursive: true, force: true });
     if (isUniqueViolation(e)) throw new ConflictError("Cannot import project: the topology reuses an id or a node name");

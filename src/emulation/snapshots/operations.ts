@@ -13,7 +13,7 @@ import { projectDir, projectToRest } from "../projects/serialize.js";
 import { assertProjectStopped, projectArchive } from "../projects/transfer.js";
 import { archiveToBuffer, archiveTopologyJson, extractArchive, followNodeIds, readArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
-import { insertTopology, projectSettings, idsForTarget } from "../topology-file/rows.js";
+import { insertTopology, projectSettings, idsForTarget, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { listSnapshotRows, snapshotsDir, snapshotToRest, writeSnapshotsConf } from "./store.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -121,7 +121,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
       await tx.drawing.deleteMany({ where: { projectId } });
       await tx.project.update({ where: { id: projectId }, data: settings });
       await insertTopology(tx, projectId, doc, ctx.config.consolePorts);
-    });
+    }, TOPOLOGY_TRANSACTION);
     await fs.rm(path.join(dir, "project-files"), { recursive: true, force: true });
     for (const name of await fs.readdir(staging)) {
       await fs.rm(path.join(dir, name), { recursive: true, force: true });

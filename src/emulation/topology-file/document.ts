@@ -24,7 +24,7 @@ const nodeEntry = z.looseObject({
 const linkEntry = z.looseObject({
   link_id: id,
   nodes: z.array(
-    z.looseObject({ node_id: id, adapter_number: z.number().int(), port_number: z.number().int(), label: z.unknown() }),
+    z.looseObject({ node_id: id, adapter_number: z.number().int(), port_number: z.number().int(), label: z.unknown().optional() }),
   ),
 });
 const drawingEntry = z.looseObject({ drawing_id: id, svg: z.string() });

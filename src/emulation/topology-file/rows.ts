@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { Tx } from "../../platform/db/client.js";
-import { allocateConsolePort } from "../nodes/console.js";
+import { ConflictError } from "../../platform/errors.js";
 import { buildTopology, type ComputeEntry, type TopologyDocument } from "./document.js";
 
 type Reader = Pick<Tx, "node" | "link" | "drawing" | "compute">;
@@ -70,6 +70,9 @@ function regenerateIds(doc: TopologyDocument): { doc: TopologyDocument; nodeIds:
   return { doc: { ...doc, topology }, nodeIds };
 }
 
+/** Inserting a large topology node by node can outlast Prisma's default 5 s interactive-transaction timeout. */
+export const TOPOLOGY_TRANSACTION = { timeout: 60_000, maxWait: 10_000 };
+
 /** GNS3's rule: an archive keeps its ids only when it is restored into the project it was taken from. */
 export function idsForTarget(doc: TopologyDocument, projectId: string) {
   return doc.project_id === projectId ? { doc, nodeIds: new Map<string, string>() } : regenerateIds(doc);
@@ -90,84 +93,107 @@ export async function insertTopology(
   doc: TopologyDocument,
   consolePorts: [number, number],
 ): Promise<void> {
-  const consolePort = async (computeId: string, wanted: unknown): Promise<number | null> => {
-    if (!Number.isInteger(wanted)) return null;
-    const holder = await tx.node.findFirst({ where: { computeId, console: wanted as number }, select: { id: true } });
-    return holder ? allocateConsolePort(tx, computeId, consolePorts) : (wanted as number);
-  };
+  const consolePort = await consoleAllocator(tx, doc, consolePorts);
+  // createMany in a few statements (a 600-node topology took 5-10 s row by row); createdAt keeps document order.
+  const start = Date.now();
+  const at = (i: number) => new Date(start + i);
 
   const nodes = new Set<string>();
+  const nodeRows = [];
   for (const n of doc.topology.nodes) {
     if (nodes.has(n.node_id)) continue;
     nodes.add(n.node_id);
     const label = (n.label && typeof n.label === "object" ? n.label : {}) as Record<string, unknown>;
-    await tx.node.create({
-      data: {
-        id: n.node_id,
-        projectId,
-        computeId: n.compute_id,
-        templateId: str(n.template_id),
-        nodeType: n.node_type,
-        name: n.name,
-        console: await consolePort(n.compute_id, n.console),
-        consoleType: str(n.console_type),
-        consoleAutoStart: n.console_auto_start === true,
-        propertiesJson: text(n.properties, {}),
-        labelJson: JSON.stringify({ ...label, text: n.name }),
-        symbol: str(n.symbol),
-        width: int(n.width, 65),
-        height: int(n.height, 59),
-        x: int(n.x, 0),
-        y: int(n.y, 0),
-        z: int(n.z, 1),
-        locked: n.locked === true,
-        portNameFormat: str(n.port_name_format, "Ethernet{0}")!,
-        portSegmentSize: int(n.port_segment_size, 0),
-        firstPortName: str(n.first_port_name),
-        customAdapters: text(n.custom_adapters, []),
-      },
+    nodeRows.push({
+      id: n.node_id,
+      projectId,
+      computeId: n.compute_id,
+      templateId: str(n.template_id),
+      nodeType: n.node_type,
+      name: n.name,
+      console: consolePort(n.compute_id, n.console),
+      consoleType: str(n.console_type),
+      consoleAutoStart: n.console_auto_start === true,
+      propertiesJson: text(n.properties, {}),
+      labelJson: JSON.stringify({ ...label, text: n.name }),
+      symbol: str(n.symbol),
+      width: int(n.width, 65),
+      height: int(n.height, 59),
+      x: int(n.x, 0),
+      y: int(n.y, 0),
+      z: int(n.z, 1),
+      locked: n.locked === true,
+      portNameFormat: str(n.port_name_format, "Ethernet{0}")!,
+      portSegmentSize: int(n.port_segment_size, 0),
+      firstPortName: str(n.first_port_name),
+      customAdapters: text(n.custom_adapters, []),
+      createdAt: at(nodeRows.length),
     });
   }
+  await tx.node.createMany({ data: nodeRows });
 
   const usedPorts = new Set<string>();
+  const linkRows = [];
+  const endpointRows = [];
   for (const l of doc.topology.links) {
     const ends = l.nodes;
     const keys = ends.map((e) => `${e.node_id}:${e.adapter_number}:${e.port_number}`);
     if (ends.length !== 2 || ends.some((e) => !nodes.has(e.node_id)) || keys.some((k) => usedPorts.has(k)) || keys[0] === keys[1]) continue;
     keys.forEach((k) => usedPorts.add(k));
-    await tx.link.create({
-      data: {
-        id: l.link_id,
-        projectId,
-        filtersJson: text(l.filters, {}),
-        linkStyleJson: text(l.link_style, {}),
-        suspend: l.suspend === true,
-        ...(typeof l.link_type === "string" ? { linkType: l.link_type } : {}),
-        endpoints: {
-          create: ends.map((e, position) => ({
-            position,
-            nodeId: e.node_id,
-            adapterNumber: e.adapter_number,
-            portNumber: e.port_number,
-            labelJson: text(e.label, {}),
-          })),
-        },
-      },
+    linkRows.push({
+      id: l.link_id,
+      projectId,
+      filtersJson: text(l.filters, {}),
+      linkStyleJson: text(l.link_style, {}),
+      suspend: l.suspend === true,
+      ...(typeof l.link_type === "string" ? { linkType: l.link_type } : {}),
+      createdAt: at(linkRows.length),
     });
+    endpointRows.push(
+      ...ends.map((e, position) => ({
+        linkId: l.link_id,
+        position,
+        nodeId: e.node_id,
+        adapterNumber: e.adapter_number,
+        portNumber: e.port_number,
+        labelJson: text(e.label, {}),
+      })),
+    );
   }
+  await tx.link.createMany({ data: linkRows });
+  await tx.linkEndpoint.createMany({ data: endpointRows });
 
-  for (const d of doc.topology.drawings) {
-    await tx.drawing.create({
-      data: {
-        id: d.drawing_id,
-        projectId,
-        svg: d.svg,
-        x: int(d.x, 0),
-        y: int(d.y, 0),
-        z: int(d.z, 2),
-        locked: d.locked === true,
-        rotation: int(d.rotation, 0),
-      },
-    });
-  }
+  await tx.drawing.createMany({
+    data: doc.topology.drawings.map((d, i) => ({
+      id: d.drawing_id,
+      projectId,
+      svg: d.svg,
+      x: int(d.x, 0),
+      y: int(d.y, 0),
+      z: int(d.z, 2),
+      locked: d.locked === true,
+      rotation: int(d.rotation, 0),
+      createdAt: at(i),
+    })),
+  });
+}
+
+/**
+ * Console ports for a batch of nodes: the wanted port when free on its compute, else the lowest free one of
+ * the range (what allocateConsolePort picks, computed once in memory for the whole batch).
+ */
+async function consoleAllocator(tx: Tx, doc: TopologyDocument, [lo, hi]: [number, number]) {
+  const computeIds = [...new Set(doc.topology.nodes.map((n) => n.compute_id))];
+  const held = await tx.node.findMany({ where: { computeId: { in: computeIds }, console: { not: null } }, select: { computeId: true, console: true } });
+  const used = new Set(held.map((n) => `${n.computeId}:${n.console}`));
+  return (computeId: string, wanted: unknown): number | null => {
+    if (!Number.isInteger(wanted)) return null;
+    let port = wanted as number;
+    if (used.has(`${computeId}:${port}`)) {
+      for (port = lo; used.has(`${computeId}:${port}`); port++);
+      if (port > hi) throw new ConflictError(`No free console port in the range ${lo}-${hi}`);
+    }
+    used.add(`${computeId}:${port}`);
+    return port;
+  };
 }
