@@ -41,6 +41,14 @@ describe.each(["/v2/simvm", "/v2/gns3vm"])("VM host settings at %s", (base) => {
     expect((await call(s.url, "GET", base)).body).toEqual(r.body);
   });
 
+  it("applies concurrent partial PUTs without losing any of them", async () => {
+    const parts = [{ vcpus: 3 }, { ram: 1024 }, { port: 8080 }, { headless: true }, { when_exit: "keep" }, { vmname: "race" }, { allocate_vcpus_ram: false }];
+    const answers = await Promise.all(parts.map((p) => call(s.url, "PUT", base, p)));
+    expect(answers.map((a) => a.status)).toEqual(parts.map(() => 201));
+    expect((await call(s.url, "GET", base)).body).toMatchObject(Object.assign({}, ...parts));
+    await call(s.url, "PUT", base, { ...DEFAULTS, vmname: "TEST VM", vcpus: 2, ram: 4096, engine: "virtualbox" });
+  });
+
   it("validates: bad enum, wrong type, unknown field, out-of-range port (400, settings unchanged)", async () => {
     const before = (await call(s.url, "GET", base)).body;
     const bad = await call(s.url, "PUT", base, { when_exit: "explode" });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError } from "../../platform/errors.js";
 import { parseInput } from "../server/input.js";
-import { readSetting, writeSetting } from "../server/store.js";
+import { readSetting, updateSetting } from "../server/store.js";
 import { engineUnavailable } from "./engines.js";
 
 /**
@@ -54,11 +54,12 @@ export async function getSimVmSettings(ctx: AppContext): Promise<SimVmSettings> 
  */
 export async function updateSimVmSettings(ctx: AppContext, raw: unknown): Promise<SimVmSettings> {
   const input = parseInput(simVmUpdateSchema, raw);
-  const settings = { ...(await getSimVmSettings(ctx)), ...input };
-  if (settings.enable) {
-    const problem = settings.engine ? engineUnavailable(settings.engine) : "No engine is selected";
-    if (problem) throw new ConflictError(problem);
-  }
-  await writeSetting(ctx, KEY, settings);
-  return settings;
+  return updateSetting<SimVmSettings>(ctx, KEY, (stored) => {
+    const settings = { ...SIMVM_DEFAULTS, ...stored, ...input };
+    if (settings.enable) {
+      const problem = settings.engine ? engineUnavailable(settings.engine) : "No engine is selected";
+      if (problem) throw new ConflictError(problem);
+    }
+    return settings;
+  });
 }
