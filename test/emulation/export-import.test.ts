@@ -173,6 +173,20 @@ describe("GNS3 export and import", () => {
     expect(doc.topology.nodes.find((n: any) => n.name === "PC2").properties.mac_address).toBeNull();
   });
 
+  it("keeps remote compute ids and lists those computes only with keep_compute_ids=yes", async () => {
+    const { body: p } = await call(s.url, "POST", "/v2/projects", { name: "remote" });
+    await s.ctx.db.compute.create({ data: { id: "remote1", name: "Remote", protocol: "http", host: "10.0.0.1", port: 3080 } });
+    const r = await call(s.url, "POST", `/v2/projects/${p.project_id}/nodes`, { compute_id: "remote1", name: "R1", node_type: "ethernet_hub" });
+    expect(r.status).toBe(201);
+    const doc = async (q: string) => JSON.parse((await unzip((await getBytes(s.url, `/v2/projects/${p.project_id}/export${q}`)).body))[0].data.toString());
+    const portable = await doc("");
+    expect(portable.topology.nodes[0].compute_id).toBe("local");
+    expect(portable.topology.computes).toEqual([]);
+    const kept = await doc("?keep_compute_ids=yes");
+    expect(kept.topology.nodes[0].compute_id).toBe("remote1");
+    expect(kept.topology.computes).toEqual([{ compute_id: "remote1", name: "Remote", protocol: "http", host: "10.0.0.1", port: 3080 }]);
+  });
+
   it("refuses to export while a node runs (409), 404s an unknown project", async () => {
     await s.ctx.db.node.update({ where: { id: pc1 }, data: { status: "started" } });
     const r = await call(s.url, "GET", `${P}/export`);
