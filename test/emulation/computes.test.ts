@@ -149,6 +149,14 @@ describe("computes: registry", () => {
     expect(local.body.connected).toBe(true);
   });
 
+  it("re-posting a known compute_id reconnects it (201, compute.updated) without applying the other fields", async () => {
+    const before = events.length;
+    const r = await call(s.url, "POST", "/v2/computes", { compute_id: "fake1", protocol: "http", host: "elsewhere", port: 1 });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ compute_id: "fake1", name: "Fake compute", host: "127.0.0.1", port: 9, connected: false });
+    expect(events.slice(before)).toContainEqual({ action: "compute.updated", event: r.body });
+  });
+
   it("updates (200, merged), then deletes idempotently, announcing each change", async () => {
     const put = await call(s.url, "PUT", "/v2/computes/fake1", { name: "Fake compute renamed", port: 10 });
     expect(put.status).toBe(200);
