@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import http from "node:http";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { makeProject } from "./nodes-support.js";
@@ -41,7 +42,6 @@ describe("emulation: nodes (REST)", () => {
     expect(n).toMatchObject({
       command_line: "",
       compute_id: "local",
-      console: s.ctx.config.consolePorts[0],
       console_auto_start: false,
       console_host: s.ctx.config.host,
       console_type: "telnet",
@@ -67,6 +67,9 @@ describe("emulation: nodes (REST)", () => {
       z: 1,
     });
     expect(fs.statSync(n.node_directory).isDirectory()).toBe(true);
+    const [lo, hi] = s.ctx.config.consolePorts;
+    expect(n.console).toBeGreaterThanOrEqual(lo);
+    expect(n.console).toBeLessThanOrEqual(hi);
   });
 
   it("renames clashing names, strips spaces and fills templates", async () => {
@@ -238,6 +241,22 @@ describe("emulation: nodes (REST)", () => {
     expect((await call(s.url, "PUT", `/v2/projects/${closed}/nodes/${n.node_id}`, { x: 1 })).body).toEqual(forbidden);
     expect((await call(s.url, "DELETE", `/v2/projects/${closed}/nodes/${n.node_id}`)).body).toEqual(forbidden);
     expect((await call(s.url, "POST", `/v2/projects/${closed}/nodes`, vpcs())).body).toEqual(forbidden);
+  });
+
+  it("skips console ports that something else on the host listens on", async () => {
+    const squatter = net.createServer();
+    await new Promise<void>((r) => squatter.listen(0, "127.0.0.1", r));
+    const taken = (squatter.address() as net.AddressInfo).port;
+    const other = await startTestServer({ consolePorts: [taken, taken + 20] });
+    try {
+      const p = await makeProject(other);
+      const r = await call(other.url, "POST", `/v2/projects/${p}/nodes`, vpcs());
+      expect(r.status).toBe(201);
+      expect(r.body.console).toBeGreaterThan(taken);
+    } finally {
+      await other.close();
+      squatter.close();
+    }
   });
 
   it("answers 405 for a wrong method", async () => {

@@ -29,7 +29,7 @@ export interface NewLink extends LinkChanges {
   linkId?: string;
 }
 
-export const DEFAULT_LABEL_STYLE = "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;";
+const DEFAULT_LABEL_STYLE = "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;";
 const CLOUDS = new Set(["cloud", "nat"]);
 const withEndpoints = { endpoints: { orderBy: { position: "asc" } } } as const;
 const byCreation = [{ createdAt: "asc" }, { id: "asc" }] as const;

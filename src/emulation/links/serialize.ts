@@ -39,5 +39,3 @@ export function linkToRest(link: LinkWithEndpoints) {
     project_id: link.projectId,
   };
 }
-
-export type RestLink = ReturnType<typeof linkToRest>;

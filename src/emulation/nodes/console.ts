@@ -1,23 +1,30 @@
+import net from "node:net";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError } from "../../platform/errors.js";
 
-/**
- * The lowest console port of the configured range not held by another node of the same compute. The database's
- * unique (computeId, console) makes a concurrent pick of the same port fail, and the caller retries.
- */
-export async function allocateConsolePort(tx: Tx, computeId: string, [lo, hi]: [number, number]): Promise<number> {
-  const used = await tx.node.findMany({
-    where: { computeId, console: { gte: lo, lte: hi } },
-    select: { console: true },
-    orderBy: { console: "asc" },
+/** True when nothing on this host listens on the port (another program, or another server sharing the host). */
+function tcpPortFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)));
   });
-  let candidate = lo;
-  for (const { console } of used) {
-    if (console !== candidate) break;
-    candidate++;
+}
+
+/**
+ * The lowest console port of the configured range that no other node of the compute holds and, for the local
+ * compute, that is free on this host (as GNS3's port manager checks). The database's unique (computeId, console)
+ * makes a concurrent pick of the same port fail, and the caller retries.
+ */
+export async function allocateConsolePort(tx: Tx, computeId: string, [lo, hi]: [number, number], host: string): Promise<number> {
+  const used = new Set(
+    (await tx.node.findMany({ where: { computeId, console: { gte: lo, lte: hi } }, select: { console: true } })).map((n) => n.console),
+  );
+  for (let port = lo; port <= hi; port++) {
+    if (used.has(port)) continue;
+    if (computeId !== "local" || (await tcpPortFree(host, port))) return port;
   }
-  if (candidate > hi) throw new ConflictError(`No free console port in the range ${lo}-${hi}`);
-  return candidate;
+  throw new ConflictError(`No free console port in the range ${lo}-${hi}`);
 }
 
 /** A console port chosen by the client must not be held by another node of the compute. */

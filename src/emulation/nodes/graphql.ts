@@ -10,9 +10,9 @@ import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, type NodeChanges } from "./ty
 const enumValues = <T extends string>(values: readonly T[]) =>
   Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v }])) as Record<string, { value: T }>;
 
-export const NodeTypeEnum = builder.enumType("NodeType", { values: enumValues(NODE_TYPES) });
-export const NodeStatusEnum = builder.enumType("NodeStatus", { values: enumValues(NODE_STATUSES) });
-export const ConsoleTypeEnum = builder.enumType("ConsoleType", { values: enumValues(CONSOLE_TYPES) });
+const NodeTypeEnum = builder.enumType("NodeType", { values: enumValues(NODE_TYPES) });
+const NodeStatusEnum = builder.enumType("NodeStatus", { values: enumValues(NODE_STATUSES) });
+const ConsoleTypeEnum = builder.enumType("ConsoleType", { values: enumValues(CONSOLE_TYPES) });
 export const LinkTypeEnum = builder.enumType("LinkType", { values: enumValues(["ethernet", "serial"] as const) });
 
 const NodePortType = builder.objectRef<NodePort>("NodePort").implement({

@@ -14,7 +14,7 @@ import { defaultPortsMapping } from "./ports.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "./serialize.js";
 import type { ConsoleType, NewNode, NodeChanges, NodeLabel, NodeStatus } from "./types.js";
 
-export const DEFAULT_SYMBOL = ":/symbols/computer.svg";
+const DEFAULT_SYMBOL = ":/symbols/computer.svg";
 const SYMBOL_SIZE = { width: 65, height: 59 };
 
 /** The project directory, under the name the runtime imports it by. */
@@ -137,7 +137,7 @@ export async function createNode(ctx: AppContext, projectId: string, input: NewN
         await assertConsoleFree(tx, input.computeId, input.console);
         console = input.console;
       } else if (input.console === undefined && needsConsolePort(input.nodeType, consoleType)) {
-        console = await allocateConsolePort(tx, input.computeId, ctx.config.consolePorts);
+        console = await allocateConsolePort(tx, input.computeId, ctx.config.consolePorts, ctx.config.host);
       }
       return tx.node.create({
         data: {

@@ -20,7 +20,7 @@ interface PortSource {
 }
 
 const ETHERNET = { Ethernet: "DLT_EN10MB" };
-export const DEFAULT_SWITCH_PORTS = 8;
+const DEFAULT_SWITCH_PORTS = 8;
 
 const ethernet = (name: string, shortName: string, adapter: number, port: number): NodePort => ({
   name,
@@ -32,7 +32,7 @@ const ethernet = (name: string, shortName: string, adapter: number, port: number
 });
 
 /** Builtins whose ports are listed in `properties.ports_mapping` (adapter 0, one port per entry). */
-export const MAPPED_PORT_TYPES = new Set(["ethernet_switch", "ethernet_hub", "cloud", "nat"]);
+const MAPPED_PORT_TYPES = new Set(["ethernet_switch", "ethernet_hub", "cloud", "nat"]);
 
 export function defaultPortsMapping(nodeType: string, count = DEFAULT_SWITCH_PORTS): object[] | undefined {
   if (nodeType === "ethernet_switch") {

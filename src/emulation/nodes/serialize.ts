@@ -65,5 +65,3 @@ export function nodeToRest(node: Node, projectDir: string) {
     status: node.status,
   };
 }
-
-export type RestNode = ReturnType<typeof nodeToRest>;

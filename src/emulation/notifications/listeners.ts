@@ -2,7 +2,7 @@ import type { AppContext } from "../../platform/context.js";
 import { closeProject } from "../projects/operations.js";
 
 /** GNS3 closes an auto_close project this long after its last notification listener left. */
-export const AUTO_CLOSE_DELAY_MS = 5000;
+const AUTO_CLOSE_DELAY_MS = 5000;
 
 /**
  * Counts the notification listeners of each project (HTTP and WebSocket streams) to honour `auto_close`: when

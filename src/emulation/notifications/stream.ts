@@ -4,11 +4,11 @@ import { CONTROLLER_CHANNEL, projectChannel } from "../events.js";
 import { systemUsage } from "./usage.js";
 
 /** GNS3 sends a ping first, then again whenever the stream has been silent this long. */
-export const PING_INTERVAL_MS = 5000;
+const PING_INTERVAL_MS = 5000;
 
 export type StreamScope = { kind: "controller" } | { kind: "project"; projectId: string };
 
-export const scopeChannel = (scope: StreamScope) => (scope.kind === "controller" ? CONTROLLER_CHANNEL : projectChannel(scope.projectId));
+const scopeChannel = (scope: StreamScope) => (scope.kind === "controller" ? CONTROLLER_CHANNEL : projectChannel(scope.projectId));
 
 /**
  * One GNS3 notification stream, whatever the transport: `send` gets each message as GNS3 serialises it
