@@ -107,7 +107,17 @@ describe("emulation: links (REST)", () => {
     const ofPc1 = await call(s.url, "GET", `${P}/nodes/${pc1}/links`);
     expect(ofPc1.body.map((l: any) => l.link_id)).toEqual([linkId]);
     const ghost = "eebb8677-79ab-4241-ae2b-e676d4c1fc2d";
-    expect((await call(s.url, "GET", `${P}/links/${ghost}`)).body).toEqual({ message: `Link ID ${ghost} doesn't exist`, status: 404 });
+    const missing = { message: `Link ID ${ghost} doesn't exist`, status: 404 };
+    expect((await call(s.url, "GET", `${P}/links/${ghost}`)).body).toEqual(missing);
+    expect((await call(s.url, "PUT", `${P}/links/${ghost}`, { suspend: true })).body).toEqual(missing);
+    expect((await call(s.url, "DELETE", `${P}/links/${ghost}`)).body).toEqual(missing);
+    expect((await call(s.url, "GET", `${P}/links/${ghost}/available_filters`)).body).toEqual(missing);
+    expect((await call(s.url, "GET", `${P}/nodes/${ghost}/links`)).body).toEqual({ message: `Node ID ${ghost} doesn't exist`, status: 404 });
+    const other = "e01323a4-2775-4b53-8cc8-84e3dba6f74f";
+    expect((await call(s.url, "GET", `/v2/projects/${other}/links`)).body).toEqual({ message: `Project ID ${other} doesn't exist`, status: 404 });
+    expect((await call(s.url, "POST", `/v2/projects/${other}/links`, { nodes: [] })).status).toBe(404);
+    // A PUT body is validated like a POST one.
+    expect((await call(s.url, "PUT", `${P}/links/${linkId}`, { nodes: [{ node_id: pc1, adapter_number: "0", port_number: 0 }] })).status).toBe(400);
   });
 
   it("available_filters lists the five filters when an end can filter, none between builtins", async () => {

@@ -147,8 +147,13 @@ describe("emulation: nodes (REST)", () => {
     const other = "e01323a4-2775-4b53-8cc8-84e3dba6f74f";
     const project = await call(s.url, "POST", `/v2/projects/${other}/nodes`, vpcs());
     expect(project.body).toEqual({ message: `Project ID ${other} doesn't exist`, status: 404 });
-    const node = await call(s.url, "GET", `${P}/nodes/${other}`);
-    expect(node.body).toEqual({ message: `Node ID ${other} doesn't exist`, status: 404 });
+    const missing = { message: `Node ID ${other} doesn't exist`, status: 404 };
+    expect((await call(s.url, "GET", `${P}/nodes/${other}`)).body).toEqual(missing);
+    expect((await call(s.url, "PUT", `${P}/nodes/${other}`, { x: 1 })).body).toEqual(missing);
+    expect((await call(s.url, "DELETE", `${P}/nodes/${other}`)).body).toEqual(missing);
+    expect((await call(s.url, "GET", `${P}/nodes/${other}/files/a.txt`)).body).toEqual(missing);
+    expect((await call(s.url, "POST", `${P}/nodes/${other}/files/a.txt`, "x")).body).toEqual(missing);
+    expect((await call(s.url, "GET", `/v2/projects/${other}/nodes`)).status).toBe(404);
   });
 
   it("accepts a compute registered in the Compute table", async () => {
@@ -241,6 +246,8 @@ describe("emulation: nodes (REST)", () => {
     expect((await call(s.url, "PUT", `/v2/projects/${closed}/nodes/${n.node_id}`, { x: 1 })).body).toEqual(forbidden);
     expect((await call(s.url, "DELETE", `/v2/projects/${closed}/nodes/${n.node_id}`)).body).toEqual(forbidden);
     expect((await call(s.url, "POST", `/v2/projects/${closed}/nodes`, vpcs())).body).toEqual(forbidden);
+    expect((await call(s.url, "GET", `/v2/projects/${closed}/nodes/${n.node_id}/links`)).body).toEqual(forbidden);
+    expect((await call(s.url, "GET", `/v2/projects/${closed}/nodes/${n.node_id}/files/x`)).body).toEqual(forbidden);
   });
 
   it("skips console ports that something else on the host listens on", async () => {
