@@ -21,6 +21,7 @@ const OPTIONS = {
   "udp-ports": { env: "PATCHBAY_UDP_PORTS", default: "10000-20000", help: "UDP port range for links" },
   "log-format": { env: "PATCHBAY_LOG", default: "json", help: "json (one line per request) or off" },
   "body-limit": { env: "PATCHBAY_BODY_LIMIT", default: "1mb", help: "largest JSON body accepted" },
+  "upload-limit": { env: "PATCHBAY_UPLOAD_LIMIT", default: "2gb", help: "largest upload (project import, project and node files)" },
 } as const;
 
 type Key = keyof typeof OPTIONS;
@@ -38,6 +39,7 @@ export interface Config {
   udpPorts: [number, number];
   logRequests: boolean;
   bodyLimit: string;
+  uploadLimit: string;
   /** Load the storage demo fixture at start-up (idempotent). */
   demo: boolean;
 }
@@ -98,5 +100,6 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     udpPorts: range("PATCHBAY_UDP_PORTS", get("udp-ports")),
     logRequests: get("log-format") !== "off",
     bodyLimit: get("body-limit"),
+    uploadLimit: get("upload-limit"),
   };
 }

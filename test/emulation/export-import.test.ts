@@ -111,7 +111,7 @@ describe("GNS3 export and import", () => {
   let pc1: string, pc2: string, sw: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ uploadLimit: "1mb" });
     src = (await call(s.url, "POST", "/v2/projects", { name: "ref1", scene_width: 3000 })).body;
     P = `/v2/projects/${src.project_id}`;
     const node = async (body: object) => (await call(s.url, "POST", `${P}/nodes`, { compute_id: "local", ...body })).body.node_id as string;

@@ -40,7 +40,7 @@ function controllerEvents(s: TestServer) {
 
 describe("GNS3 projects", () => {
   let s: TestServer;
-  beforeAll(async () => void (s = await startTestServer()));
+  beforeAll(async () => void (s = await startTestServer({ uploadLimit: "1mb" })));
   afterAll(() => s.close());
 
   it("creates a project with GNS3's defaults, its directory and topology file, and announces it", async () => {

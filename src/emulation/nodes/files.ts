@@ -1,7 +1,6 @@
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
 import type { AppContext } from "../../platform/context.js";
 import { ForbiddenError, NotFoundError } from "../../platform/errors.js";
@@ -32,8 +31,8 @@ export async function openNodeFile(ctx: AppContext, projectId: string, nodeId: s
 }
 
 /** Writes the upload to the node file, creating its directories. */
-export async function writeNodeFile(ctx: AppContext, projectId: string, nodeId: string, userPath: string, body: Readable): Promise<void> {
+export async function writeNodeFile(ctx: AppContext, projectId: string, nodeId: string, userPath: string, body: Buffer): Promise<void> {
   const { file } = await nodeFile(ctx, projectId, nodeId, userPath);
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await pipeline(body, createWriteStream(file));
+  await fs.writeFile(file, body);
 }

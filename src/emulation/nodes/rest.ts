@@ -4,7 +4,7 @@ import type { AppContext } from "../../platform/context.js";
 import { linkToRest } from "../links/serialize.js";
 import { listNodeLinks } from "../links/operations.js";
 import { projectDir } from "../projects/serialize.js";
-import { sendJson, type Gns3Routes } from "../rest/kit.js";
+import { readRawBody, sendJson, type Gns3Routes } from "../rest/kit.js";
 import { openNodeFile, writeNodeFile } from "./files.js";
 import { createNode, deleteNode, getNode, listNodes, restNode, updateNode } from "./operations.js";
 import { nodeToRest, nodeToTopology } from "./serialize.js";
@@ -121,7 +121,7 @@ export function nodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
     "POST",
     `${N}/files/{path:.+}`,
     async ({ req, res, params, tail }) => {
-      await writeNodeFile(ctx, params.project_id, params.node_id, tail ?? "", req);
+      await writeNodeFile(ctx, params.project_id, params.node_id, tail ?? "", await readRawBody(req, res, ctx.config.uploadLimit));
       res.status(201).end();
     },
     { raw: true },

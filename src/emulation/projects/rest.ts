@@ -1,10 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Request, Response } from "express";
-import express from "express";
+import type { Response } from "express";
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
-import { sendJson, type Gns3Routes } from "../rest/kit.js";
+import { readRawBody, sendJson, type Gns3Routes } from "../rest/kit.js";
 import { UUID_PATTERN } from "../topology-file/document.js";
 import { projectFile, writeProjectFile } from "./files.js";
 import { getProject } from "./lookup.js";
@@ -79,15 +78,6 @@ async function localOnly<T>(res: Response, run: () => Promise<T>): Promise<T | u
     res.status(403).end();
     return undefined;
   }
-}
-
-/** A raw body, held to the server's body limit (413 beyond it). */
-export function readRawBody(req: Request, res: Response, limit: string): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    express.raw({ type: () => true, limit })(req, res, (err?: unknown) =>
-      err ? reject(err) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)),
-    ),
-  );
 }
 
 /** What Python's mimetypes tells GNS3 for the files it serves; anything else is a byte stream. */
@@ -169,7 +159,7 @@ export function projectRoutes(routes: Gns3Routes, ctx: AppContext): void {
     "POST",
     `${P}/import`,
     async ({ req, res, params, query }) => {
-      const zip = await readRawBody(req, res, ctx.config.bodyLimit);
+      const zip = await readRawBody(req, res, ctx.config.uploadLimit);
       const project = await localOnly(res, () =>
         importProject(ctx, params.project_id, zip, { name: query.name, path: query.path, autoClose: true }),
       );
@@ -193,7 +183,7 @@ export function projectRoutes(routes: Gns3Routes, ctx: AppContext): void {
     "POST",
     `${P}/files/{path:.+}`,
     async ({ req, res, params, tail }) => {
-      await writeProjectFile(ctx, params.project_id, tail!, await readRawBody(req, res, ctx.config.bodyLimit));
+      await writeProjectFile(ctx, params.project_id, tail!, await readRawBody(req, res, ctx.config.uploadLimit));
       res.status(201).type("application/octet-stream").end();
     },
     { raw: true },

@@ -163,3 +163,12 @@ function rawTail(req: Request, expressPath: string): string {
     return tail;
   }
 }
+
+/** A raw body (uploads, imports), held to a size limit: 413 beyond it. */
+export function readRawBody(req: Request, res: Response, limit: string): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    express.raw({ type: () => true, limit })(req, res, (err?: unknown) =>
+      err ? reject(err) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)),
+    ),
+  );
+}
