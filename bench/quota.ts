@@ -1,0 +1,396 @@
+/**
+ * Benchmark: a filtered page of quota rules out of 100,000, through real HTTP (REST and GraphQL), next to a bare
+ * Node http server that returns a body of the same size, measured with the same client.
+ *
+ *   npx tsx bench/quota.ts                                   # SQLite (fresh file in a temp dir)
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/quota.ts   # fresh PG database
+ *
+ * Knobs (env): BENCH_RULES (100000), BENCH_CONCURRENCY (16), BENCH_DURATION (10 s), BENCH_WARMUP (2 s),
+ * BENCH_SQLITE_ANALYZE=1 (run ANALYZE on SQLite after loading; PostgreSQL is always analyzed, as autovacuum would),
+ * BENCH_PROFILE=1 (CPU-profile the Patchbay process during the REST scenario and print self time by package).
+ *
+ * The servers run in child processes (one for Patchbay, one for the bare server), so the load generator in this
+ * process does not share an event loop with the server it measures. The fixture is bulk-inserted with Prisma
+ * createMany inside the Patchbay process; it is not what is measured.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+const SELF = fileURLToPath(import.meta.url);
+const env = process.env;
+const RULES = Number(env.BENCH_RULES ?? 100_000);
+const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 16);
+const DURATION_S = Number(env.BENCH_DURATION ?? 10);
+const WARMUP_S = Number(env.BENCH_WARMUP ?? 2);
+
+const SVMS = 4;
+const VOLUMES_PER_SVM = 5;
+const QTREES_PER_VOLUME = 100;
+const PAGE = 50;
+
+/** The measured REST query, encoded as Python requests (Ansible, netapp_ontap) would send it. */
+const REST_PATH =
+  "/api/storage/quota/rules?svm.name=svm2&files.hard_limit=%3E500%7Cnull&type=user&max_records=50&fields=uuid%2Ctype%2Cfiles%2Cspace%2Cusers";
+const GQL_NODE = "uuid type qtreeName spaceHardLimit spaceSoftLimit filesHardLimit filesSoftLimit users { name id }";
+const GQL_FILTER = { svmName: { eq: "svm2" }, type: ["USER"], or: [{ filesHardLimit: { gt: "500" } }, { filesHardLimit: { isNull: true } }] };
+const gqlBody = (withCount: boolean) =>
+  JSON.stringify({
+    query: `query Q($f: QuotaRuleFilter) { quotaRules(filter: $f, first: ${PAGE}) { ${withCount ? "totalCount " : ""}edges { node { ${GQL_NODE} } } } }`,
+    variables: { f: GQL_FILTER },
+  });
+
+// ------------------------------------------------------------------------------------------------ fixture
+
+/** Deterministic PRNG (mulberry32) so every run loads the same mix. */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface FixtureCounts {
+  rules: number;
+  users: number;
+  /** Rules the measured filter must match (computed from the generated rows, not from the server). */
+  expectedMatches: number;
+  loadMs: number;
+}
+
+export async function loadFixture(db: import("../src/platform/db/client.js").Db): Promise<FixtureCounts> {
+  const { ruleIdentity } = await import("../src/storage/quota-rules/identity.js");
+  const started = performance.now();
+  const rand = rng(42);
+  const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
+  const KiB = 1024n;
+
+  const svms = Array.from({ length: SVMS }, (_, i) => ({ uuid: randomUUID(), name: `svm${i + 1}` }));
+  await db.svm.createMany({ data: svms });
+  const volumes = svms.flatMap((svm) =>
+    Array.from({ length: VOLUMES_PER_SVM }, (_, j) => ({ uuid: randomUUID(), name: `vol${j + 1}`, svmUuid: svm.uuid, sizeBytes: 1024n ** 4n, svmName: svm.name })),
+  );
+  await db.volume.createMany({ data: volumes.map(({ svmName: _s, ...v }) => v) });
+  const qtrees = volumes.flatMap((v) =>
+    Array.from({ length: QTREES_PER_VOLUME }, (_, k) => ({ key: `${v.uuid}/${k + 1}`, volumeUuid: v.uuid, qtreeId: k + 1, name: `qt${k + 1}` })),
+  );
+  await db.qtree.createMany({ data: qtrees });
+
+  type RuleRow = Extract<NonNullable<Parameters<typeof db.quotaRule.createMany>[0]>["data"], unknown[]>[number];
+  const rules: RuleRow[] = [];
+  const users: { ruleUuid: string; position: number; name: string | null; userId: string | null }[] = [];
+  let expectedMatches = 0;
+  const perVolume = Math.floor(RULES / volumes.length);
+
+  const limits = () => {
+    const filesHard = rand() < 0.25 ? null : int(0, 1000);
+    const filesSoft = filesHard === null || rand() < 0.5 ? null : Math.floor(filesHard * 0.8);
+    const spaceHard = rand() < 0.2 ? null : BigInt(int(1024, 100 * 1024 * 1024)) * KiB; // 1 MiB .. 100 GiB
+    const spaceSoft = spaceHard === null || rand() < 0.4 ? null : (spaceHard * 8n) / 10n / KiB * KiB;
+    return {
+      filesHardLimit: filesHard === null ? null : BigInt(filesHard),
+      filesSoftLimit: filesSoft === null ? null : BigInt(filesSoft),
+      spaceHardLimit: spaceHard,
+      spaceSoftLimit: spaceSoft,
+    };
+  };
+
+  for (const [vi, v] of volumes.entries()) {
+    const count = vi === volumes.length - 1 ? RULES - perVolume * (volumes.length - 1) : perVolume;
+    for (let i = 0; i < count; i++) {
+      const uuid = randomUUID();
+      const base = { uuid, svmUuid: v.svmUuid, volumeUuid: v.uuid, ...limits() };
+      let type: string;
+      let qtreeName: string | null = null;
+      let groupName: string | null = null;
+      let ruleUsers: { name: string | null; userId: string | null }[] = [];
+      if (i < 3) {
+        // The volume's default rules.
+        type = ["tree", "user", "group"][i];
+        if (type === "tree") qtreeName = "";
+        if (type === "user") ruleUsers = [{ name: "", userId: null }];
+        if (type === "group") groupName = "";
+      } else if (i < 3 + QTREES_PER_VOLUME) {
+        type = "tree";
+        qtreeName = `qt${i - 2}`;
+      } else {
+        type = rand() < 0.75 ? "user" : "group";
+        if (rand() < 0.2) qtreeName = `qt${int(1, QTREES_PER_VOLUME)}`;
+        if (type === "group") groupName = `group${i}`;
+        else {
+          const r = rand();
+          ruleUsers =
+            r < 0.1 ? [{ name: null, userId: String(10_000 + i) }] // a UID
+            : r < 0.15 ? [{ name: `user${i}`, userId: null }, { name: `user${i}b`, userId: null }, { name: null, userId: String(50_000 + i) }] // multi-user
+            : [{ name: `user${i}`, userId: null }];
+        }
+      }
+      const target = { type, qtreeName, groupName, groupId: null };
+      rules.push({ ...base, ...target, userMapping: type === "user" ? false : null, identity: ruleIdentity(target, ruleUsers) });
+      ruleUsers.forEach((u, position) => users.push({ ruleUuid: uuid, position, ...u }));
+      if (v.svmName === "svm2" && type === "user" && (base.filesHardLimit === null || base.filesHardLimit > 500n)) expectedMatches++;
+    }
+  }
+  const BATCH = 2000;
+  for (let i = 0; i < rules.length; i += BATCH) await db.quotaRule.createMany({ data: rules.slice(i, i + BATCH) });
+  for (let i = 0; i < users.length; i += BATCH) await db.quotaRuleUser.createMany({ data: users.slice(i, i + BATCH) });
+  return { rules: rules.length, users: users.length, expectedMatches, loadMs: performance.now() - started };
+}
+
+// ------------------------------------------------------------------------------------------------ child roles
+
+/** Self time of a V8 CPU profile, bucketed by package (or src/ file), as percentages of the samples. */
+function summarize(profile: { nodes: { id: number; callFrame: { url: string; functionName: string } }[]; samples: number[] }) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const buckets = new Map<string, number>();
+  for (const id of profile.samples) {
+    const { url, functionName } = byId.get(id)!.callFrame;
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+    const key = pkg ?? (url.includes("/src/") ? `src/${url.split("/src/")[1]}` : url ? (url.startsWith("node:") ? url : "other js") : `(${functionName || "native"})`);
+    buckets.set(key, (buckets.get(key) ?? 0) + 1);
+  }
+  return [...buckets].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, n]) => `${((n / profile.samples.length) * 100).toFixed(1).padStart(5)} %  ${k}`);
+}
+
+async function servePatchbay(databaseUrl: string, dataDir: string) {
+  const { loadConfig } = await import("../src/platform/config.js");
+  const { startServer } = await import("../src/server.js");
+  const server = await startServer({ ...loadConfig([], {}), port: 0, dataDir, databaseUrl, logRequests: false, redisUrl: undefined });
+  const fixture = await loadFixture(server.ctx.db);
+  // PostgreSQL's autovacuum would analyze the new rows within a minute; do it now so the planner has statistics.
+  // SQLite never gathers statistics by itself: it is left as the server leaves it unless BENCH_SQLITE_ANALYZE=1.
+  if (/^postgres/.test(databaseUrl) || env.BENCH_SQLITE_ANALYZE === "1") await server.ctx.db.$executeRawUnsafe("ANALYZE");
+  process.send!({ port: server.port, fixture });
+  const profiler = env.BENCH_PROFILE === "1" ? new (await import("node:inspector")).Session() : undefined;
+  const post = (method: string) => new Promise<any>((res, rej) => profiler!.post(method, (err, r) => (err ? rej(err) : res(r))));
+  process.on("message", async (m) => {
+    if (m === "profile-start" && profiler) {
+      profiler.connect();
+      await post("Profiler.enable");
+      await post("Profiler.start");
+    }
+    if (m === "profile-stop" && profiler) process.send!({ profile: summarize((await post("Profiler.stop")).profile) });
+    if (m === "stop") {
+      await server.close();
+      process.exit(0);
+    }
+  });
+}
+
+function serveBare(body: string) {
+  const payload = JSON.parse(body);
+  const server = http.createServer((_req, res) => {
+    const text = JSON.stringify(payload);
+    res.writeHead(200, { "content-type": "application/hal+json", "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  });
+  server.listen(0, "127.0.0.1", () => process.send!({ port: (server.address() as { port: number }).port }));
+  process.on("message", (m) => m === "stop" && server.close(() => process.exit(0)));
+}
+
+function startChild(args: string[]): Promise<{ child: ChildProcess; msg: any }> {
+  const child = fork(SELF, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    child.once("message", (msg) => resolve({ child, msg }));
+    child.once("exit", (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
+  });
+}
+
+// ------------------------------------------------------------------------------------------------ load generator
+
+interface Req {
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+}
+
+function request(agent: http.Agent, port: number, r: Req): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        agent,
+        method: r.method,
+        path: r.path,
+        headers: r.body ? { "content-type": "application/json", "content-length": Buffer.byteLength(r.body) } : {},
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
+    req.on("error", reject);
+    req.end(r.body);
+  });
+}
+
+interface Result {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  bytes: number;
+  errors: number;
+  /** 1-minute load average at the end of the run (other processes on the machine skew the numbers). */
+  load: number;
+}
+
+async function measure(name: string, port: number, r: Req): Promise<Result> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  let phase: "warmup" | "measure" | "done" = "warmup";
+  const latencies: number[] = [];
+  let errors = 0;
+  let bytes = 0;
+  const worker = async () => {
+    while (phase !== "done") {
+      const t0 = performance.now();
+      const res = await request(agent, port, r);
+      const ms = performance.now() - t0;
+      if (phase !== "measure") continue;
+      if (res.status !== 200) errors++;
+      else latencies.push(ms);
+      bytes = res.body.length;
+    }
+  };
+  const workers = Array.from({ length: CONCURRENCY }, worker);
+  await new Promise((res) => setTimeout(res, WARMUP_S * 1000));
+  phase = "measure";
+  const t0 = performance.now();
+  await new Promise((res) => setTimeout(res, DURATION_S * 1000));
+  const elapsed = (performance.now() - t0) / 1000;
+  phase = "done";
+  const counted = latencies.length; // requests completed inside the window
+  await Promise.all(workers);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return { name, rps: counted / elapsed, p50: q(0.5), p99: q(0.99), bytes, errors, load: os.loadavg()[0] };
+}
+
+// ------------------------------------------------------------------------------------------------ main
+
+async function freshDatabase(): Promise<{ url: string; dataDir: string; drop: () => Promise<void>; kind: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-bench-"));
+  const admin = env.BENCH_DATABASE_URL;
+  if (!admin || !/^postgres(ql)?:\/\//.test(admin)) {
+    return { url: `file:${path.join(dataDir, "bench.db")}`, dataDir, kind: "SQLite", drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const name = `patchbay_bench_${randomBytes(6).toString("hex")}`;
+  const run = async (sql: string) => {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`CREATE DATABASE "${name}"`);
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    dataDir,
+    kind: "PostgreSQL",
+    drop: async () => {
+      await run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function check(ok: boolean, what: string) {
+  if (!ok) throw new Error(`sanity check failed: ${what}`);
+}
+
+async function main() {
+  const db = await freshDatabase();
+  const analyzed = db.kind === "PostgreSQL" || env.BENCH_SQLITE_ANALYZE === "1" ? "ANALYZE after load" : "no ANALYZE";
+  console.log(`patchbay quota benchmark: ${db.kind} (${analyzed}), ${RULES} rules, ${CONCURRENCY} keep-alive connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per scenario`);
+  console.log(
+    `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ${os.platform()} ${os.release()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
+  );
+  const children: ChildProcess[] = [];
+  try {
+    const t0 = performance.now();
+    const pb = await startChild(["--serve-patchbay", db.url, db.dataDir]);
+    children.push(pb.child);
+    const { port, fixture } = pb.msg as { port: number; fixture: FixtureCounts };
+    console.log(
+      `fixture: ${fixture.rules} rules, ${fixture.users} rule users loaded in ${(fixture.loadMs / 1000).toFixed(1)} s ` +
+        `(server start + migrations + load ${((performance.now() - t0) / 1000).toFixed(1)} s); the measured filter matches ${fixture.expectedMatches}`,
+    );
+
+    // Sanity: the answers are right before they are timed.
+    const agent = new http.Agent({ keepAlive: true });
+    const rest = await request(agent, port, { method: "GET", path: REST_PATH });
+    check(rest.status === 200, `REST status ${rest.status}: ${rest.body.slice(0, 300)}`);
+    const restJson = JSON.parse(rest.body);
+    check(restJson.num_records === PAGE && restJson.records.length === PAGE, "REST returns a full page");
+    check(Boolean(restJson._links.next), "REST has a next link");
+    for (const r of restJson.records) {
+      check(r.type === "user" && Array.isArray(r.users), "REST record is a user rule with users");
+      check(r.files?.hard_limit === undefined || r.files.hard_limit > 500, `REST files.hard_limit ${r.files?.hard_limit} matches >500|null`);
+    }
+    const all = await request(agent, port, { method: "GET", path: "/api/storage/quota/rules?svm.name=svm2&files.hard_limit=%3E500%7Cnull&type=user&return_records=false" });
+    check(JSON.parse(all.body).num_records === fixture.expectedMatches, `REST count ${all.body} = ${fixture.expectedMatches}`);
+    const gql = await request(agent, port, { method: "POST", path: "/graphql", body: gqlBody(true) });
+    const gqlJson = JSON.parse(gql.body);
+    check(!gqlJson.errors, `GraphQL errors ${JSON.stringify(gqlJson.errors)}`);
+    check(gqlJson.data.quotaRules.totalCount === fixture.expectedMatches, `GraphQL totalCount ${gqlJson.data.quotaRules.totalCount}`);
+    check(gqlJson.data.quotaRules.edges.length === PAGE, "GraphQL returns a full page");
+    agent.destroy();
+
+    const bare = await startChild(["--serve-bare", rest.body]);
+    children.push(bare.child);
+
+    const results: Result[] = [];
+    results.push(await measure("bare node http (same JSON body)", bare.msg.port, { method: "GET", path: REST_PATH }));
+    if (env.BENCH_PROFILE === "1") pb.child.send("profile-start");
+    results.push(await measure("REST GET /api/storage/quota/rules", port, { method: "GET", path: REST_PATH }));
+    if (env.BENCH_PROFILE === "1") {
+      pb.child.send("profile-stop");
+      const { profile } = await new Promise<any>((res) => pb.child.once("message", res));
+      console.log(`\nPatchbay CPU self time during the REST scenario (BENCH_PROFILE=1; the profiler itself costs some throughput):\n  ${profile.join("\n  ")}`);
+    }
+    results.push(await measure("GraphQL quotaRules first:50 + totalCount", port, { method: "POST", path: "/graphql", body: gqlBody(true) }));
+    results.push(await measure("GraphQL quotaRules first:50 (no totalCount)", port, { method: "POST", path: "/graphql", body: gqlBody(false) }));
+
+    const base = results[0].rps;
+    const rows = [
+      ["scenario", "req/s", "p50 ms", "p99 ms", "body B", "errors", "vs bare", "load1"],
+      ...results.map((r) => [
+        r.name, r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), String(r.bytes), String(r.errors), `${((r.rps / base) * 100).toFixed(1)} %`, r.load.toFixed(1),
+      ]),
+    ];
+    const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+    const line = (r: string[]) => `| ${r.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join(" | ")} |`;
+    console.log();
+    console.log(line(rows[0]));
+    console.log(`|${widths.map((w, c) => (c === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`);
+    for (const r of rows.slice(1)) console.log(line(r));
+  } finally {
+    for (const c of children) {
+      c.send("stop");
+      await new Promise((res) => (c.exitCode !== null ? res(null) : c.once("exit", res)));
+    }
+    await db.drop();
+  }
+}
+
+// Run only as a script (the fixture loader can be imported for analysis).
+if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
+  const role = process.argv[2];
+  if (role === "--serve-patchbay") await servePatchbay(process.argv[3], process.argv[4]);
+  else if (role === "--serve-bare") serveBare(process.argv[3]);
+  else await main();
+}
