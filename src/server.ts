@@ -6,6 +6,7 @@ import express from "express";
 import type { Config } from "./platform/config.js";
 import type { AppContext } from "./platform/context.js";
 import { createDb } from "./platform/db/client.js";
+import { scheduleOptimize } from "./platform/db/maintenance.js";
 import { migrate } from "./platform/db/migrate.js";
 import { createBus } from "./platform/events.js";
 import { createGraphQL } from "./platform/graphql/yoga.js";
@@ -44,6 +45,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // A short grace lets the request that asked receive its answer before connections are cut.
     requestShutdown: () => void setTimeout(() => void close(), 200),
   };
+  ctx.onShutdown(scheduleOptimize(ctx.db, config.databaseUrl, (e) => log.warn("database optimize failed", { error: String(e) })));
   for (const f of features) await f.start?.(ctx);
 
   const isAuthorized = basicAuthCheck(config.auth);
