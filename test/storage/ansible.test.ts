@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { toolAvailable } from "../support/tools.js";
 
 /**
  * The real client: Debian's `ansible` package (ansible-core 2.14, netapp.ontap 22.7.0) runs
@@ -12,7 +13,7 @@ import { startTestServer, type TestServer } from "../support/server.js";
  * Each phase is one ansible-playbook run whose tasks are the step and its idempotent re-run; the test reads the
  * per-task results from the ansible.posix.json stdout callback, then checks the server state over REST.
  */
-const hasAnsible = spawnSync("ansible-playbook", ["--version"], { stdio: "ignore" }).status === 0;
+const hasAnsible = toolAvailable("ansible-playbook", spawnSync("ansible-playbook", ["--version"], { stdio: "ignore" }).status === 0);
 const USER = "admin";
 const PASSWORD = "ans1ble-pw";
 
