@@ -329,6 +329,32 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     expect(fs.readdirSync(runDir)).toEqual([]);
   });
 
+  it("runs the node's startup.vpc, and refuses a console port another program holds", async () => {
+    const workdir = path.join(dir, "scripted");
+    fs.mkdirSync(workdir, { recursive: true });
+    fs.writeFileSync(path.join(workdir, "startup.vpc"), "ip 10.7.7.7/24\n");
+    const consolePort = await freeTcpPort();
+    const pc = new VpcsProcess({ owner, nodeId: "scripted", workdir, runDir, consolePort, nio: { local: await take(VPCS_UDP_BLOCK), remote: await take() } });
+    await pc.start();
+    expect(pc.commandLine).toContain(path.join(workdir, "startup.vpc"));
+    const c = await TelnetClient.connect(consolePort);
+    try {
+      await c.waitFor(/VPCS> $/);
+      expect(await c.run("show ip")).toContain("10.7.7.7");
+    } finally {
+      c.close();
+      await pc.stop();
+    }
+
+    const squatter = net.createServer();
+    await new Promise<void>((r) => squatter.listen(0, "0.0.0.0", r));
+    const taken = (squatter.address() as net.AddressInfo).port;
+    const blocked = new VpcsProcess({ owner, nodeId: "blocked", workdir: path.join(dir, "blocked"), runDir, consolePort: taken, nio: { local: await take(VPCS_UDP_BLOCK), remote: await take() } });
+    await expect(blocked.start()).rejects.toThrow(`Console port ${taken} is already used`);
+    squatter.close();
+    expect(findOwnedPids(owner, "blocked")).toEqual([]);
+  }, 20_000);
+
   it("crash recovery kills the processes a previous server left behind", async () => {
     const crashOwner = `${owner}-crash`;
     const local = await take(VPCS_UDP_BLOCK);

@@ -133,6 +133,15 @@ export function killNowSync(owner: string): void {
   }
 }
 
+/** vpcs listens on 0.0.0.0: probe the wildcard address. */
+export function tcpPortIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "0.0.0.0", () => srv.close(() => resolve(true)));
+  });
+}
+
 export function waitForTcp(port: number, host: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve) => {
@@ -173,6 +182,11 @@ export class VpcsProcess {
     fs.mkdirSync(o.runDir, { recursive: true });
     // A leftover of this node (crash between start and pid file) must not hold the ports.
     await killAndWait(findOwnedPids(o.owner, o.nodeId), o.owner);
+    // vpcs reports a taken console port on stderr and still exits 0; a probe on the port would then reach the
+    // other program, so check first.
+    if (!(await tcpPortIsFree(o.consolePort))) {
+      throw new ConflictError(`Console port ${o.consolePort} is already used by another program on this host`);
+    }
 
     const args = ["-p", String(o.consolePort), "-m", String(o.macOffset ?? 0), "-i", "1"];
     args.push("-s", String(o.nio.local), "-c", String(o.nio.remote), "-t", o.nio.host ?? "127.0.0.1");
