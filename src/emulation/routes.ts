@@ -3,6 +3,7 @@ import type { Gns3Routes } from "./rest/kit.js";
 import { linkRoutes } from "./links/rest.js";
 import { nodeRoutes } from "./nodes/rest.js";
 import { notificationRoutes } from "./notifications/rest.js";
+import { computeProjectRoutes } from "./compute-api/projects-rest.js";
 import { computesRoutes } from "./computes/routes.js";
 import { symbolRoutes } from "./symbols/routes.js";
 import { simVmRoutes } from "./simvm/routes.js";
@@ -17,6 +18,7 @@ export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   projectRoutes(routes, ctx);
   snapshotRoutes(routes, ctx);
   computesRoutes(routes, ctx);
+  computeProjectRoutes(routes, ctx);
   symbolRoutes(routes, ctx);
   simVmRoutes(routes, ctx);
   nodeRoutes(routes, ctx);

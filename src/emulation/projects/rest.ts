@@ -43,14 +43,14 @@ const settingsShape = {
   path: z.string().nullable(),
 };
 const settings = z.object(settingsShape).partial();
-const createSchema = settings.extend({ name: z.string().min(1), project_id: uuid.nullable().optional() }).strict();
-const updateSchema = settings.extend({ name: z.string().min(1).nullable().optional() }).strict();
+export const createSchema = settings.extend({ name: z.string().min(1), project_id: uuid.nullable().optional() }).strict();
+export const updateSchema = settings.extend({ name: z.string().min(1).nullable().optional() }).strict();
 const duplicateSchema = createSchema.extend({ reset_mac_addresses: z.boolean().optional() }).strict();
 
 type SettingsBody = z.infer<typeof settings>;
 
 /** REST snake_case → operation camelCase. */
-function toSettings(b: SettingsBody): ProjectSettings {
+export function toSettings(b: SettingsBody): ProjectSettings {
   return {
     autoClose: b.auto_close,
     autoOpen: b.auto_open,
