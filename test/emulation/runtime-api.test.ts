@@ -270,6 +270,27 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
     expect(findOwnedPids(compute.owner)).toEqual([]);
   }, 30_000);
 
+  it("GraphQL startNode / reloadNode / stopNode drive a real vpcs", async () => {
+    const m = (name: string) =>
+      gql(s.url, `mutation($p: String!, $n: String!) { ${name}(projectId: $p, nodeId: $n) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { data { status commandLine console } } } }`, {
+        p: projectId,
+        n: ids.PC1,
+      });
+    const compute = localCompute(s.ctx);
+    const started = await m("startNode");
+    expect(started.data.startNode.data.status).toBe("STARTED");
+    expect(started.data.startNode.data.commandLine).toContain(`-p ${started.data.startNode.data.console}`);
+    const before = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
+    const reloaded = await m("reloadNode");
+    expect(reloaded.data.reloadNode.data.status).toBe("STARTED");
+    const after = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
+    expect(after.some((p) => before.includes(p))).toBe(false);
+    for (const p of before) expect(isAlive(p)).toBe(false);
+    const stopped = await m("stopNode");
+    expect(stopped.data.stopNode.data.status).toBe("STOPPED");
+    for (const p of after) expect(isAlive(p)).toBe(false);
+  }, 30_000);
+
   it("server shutdown stops running nodes and frees their ports", async () => {
     const r = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/start`);
     expect(r.body.status).toBe("started");

@@ -6,7 +6,7 @@ import { ConflictError } from "../../platform/errors.js";
 import { CONTROLLER_CHANNEL, isProjectChannel, type Gns3Notification } from "../events.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
-import { LinkTunnel, type LinkFilters } from "./link-tunnel.js";
+import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
 import { UdpPortPool } from "./udp-port-pool.js";
 import { findVpcs, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "./vpcs.js";
@@ -59,9 +59,27 @@ interface Attachment {
 interface WiredLink {
   projectId: string;
   tunnel: LinkTunnel;
-  ends: { nodeId: string; nodeType: string; adapter: number; port: number; key: string }[];
+  ends: { nodeId: string; nodeType: string; adapter: number; port: number; key: string; external?: ExternalEnd }[];
   capture?: PcapWriter;
 }
+
+/**
+ * A tunnel side that is not a port of this host: a node on another compute (controller side of a cross-host
+ * link) or the far end of a compute NIO. `release` undoes whatever was set up for it (ports, the remote NIO).
+ */
+export interface ExternalEnd {
+  listen: number;
+  deliver: number;
+  host: string;
+  bind?: string;
+  release(): Promise<void> | void;
+}
+
+/** Sets up the far side of a link end whose node runs on another compute (installed by computes/placement.ts). */
+export type RemoteEndFactory = (projectId: string, node: Node, adapter: number, port: number) => Promise<ExternalEnd>;
+
+/** Wires of compute NIOs (compute-api/nodes.ts) share the link table under this prefix; they are not DB links. */
+export const NIO_WIRE = "nio:";
 
 const portKey = (nodeId: string, adapter: number, port: number) => `${nodeId}/${adapter}/${port}`;
 
@@ -78,6 +96,8 @@ export class LocalCompute {
   readonly ready: Promise<void>;
   private subscriptions: AsyncIterableIterator<unknown>[] = [];
   private readonly exitHandler = () => killNowSync(this.owner);
+  /** Set by the placement module: link ends on remote computes are reached through it. */
+  remoteEnd?: RemoteEndFactory;
 
   constructor(private readonly ctx: AppContext) {
     this.pool = new UdpPortPool(ctx.config.udpPorts[0], ctx.config.udpPorts[1]);
@@ -210,7 +230,7 @@ export class LocalCompute {
 
   private syncLinkNow(linkId: string): Promise<void> {
     return this.serial(`link:${linkId}`, async () => {
-      if (this.closed) return;
+      if (this.closed || linkId.startsWith(NIO_WIRE)) return;
       const link = (await this.ctx.db.link.findUnique({ where: { id: linkId }, include: { endpoints: true } })) as LinkRow | null;
       if (!link || link.endpoints.length < 2) return this.unwireNow(linkId);
       const keys = [...link.endpoints].sort((a, b) => a.position - b.position).slice(0, 2).map((e) => portKey(e.nodeId, e.adapterNumber, e.portNumber));
@@ -227,12 +247,18 @@ export class LocalCompute {
     const ends = [...link.endpoints].sort((a, b) => a.position - b.position).slice(0, 2);
     const nodes = await this.ctx.db.node.findMany({ where: { id: { in: ends.map((e) => e.nodeId) } } });
     const byId = new Map(nodes.map((n) => [n.id, n]));
-    const taken: { key: string }[] = [];
-    const sides: { listen: number; deliver: number }[] = [];
+    const taken: { key: string; external?: ExternalEnd }[] = [];
+    const sides: TunnelSide[] = [];
     try {
       for (const e of ends) {
         const node = byId.get(e.nodeId);
         if (!node) throw new ConflictError(`Node ID ${e.nodeId} doesn't exist`);
+        if (node.computeId !== "local" && this.remoteEnd) {
+          const external = await this.remoteEnd(link.projectId, node, e.adapterNumber, e.portNumber);
+          taken.push({ key: portKey(node.id, e.adapterNumber, e.portNumber), external });
+          sides.push(external);
+          continue;
+        }
         const a = await this.attach(node, e.adapterNumber, e.portNumber, "link");
         taken.push({ key: portKey(node.id, e.adapterNumber, e.portNumber) });
         sides.push({ listen: a.peer, deliver: a.nodeLocal });
@@ -240,7 +266,7 @@ export class LocalCompute {
       const tunnel = await new LinkTunnel(sides[0], sides[1]).open();
       for (const e of ends) {
         const node = byId.get(e.nodeId)!;
-        if (!ALWAYS_ON.has(node.nodeType)) continue;
+        if (!ALWAYS_ON.has(node.nodeType) || taken.some((t) => t.external && t.key === portKey(node.id, e.adapterNumber, e.portNumber))) continue;
         const a = this.attachments.get(portKey(node.id, e.adapterNumber, e.portNumber))!;
         await (await this.device(node)).addNio(e.portNumber, { local: a.nodeLocal, remote: a.peer });
       }
@@ -253,14 +279,49 @@ export class LocalCompute {
           adapter: e.adapterNumber,
           port: e.portNumber,
           key: portKey(e.nodeId, e.adapterNumber, e.portNumber),
+          external: taken.find((t) => t.key === portKey(e.nodeId, e.adapterNumber, e.portNumber))?.external,
         })),
       };
       this.links.set(link.id, wired);
       return wired;
     } catch (e) {
-      for (const t of taken) this.detach(t.key, "link");
+      for (const t of taken) {
+        if (t.external) await t.external.release();
+        else this.detach(t.key, "link");
+      }
       throw e;
     }
+  }
+
+  /**
+   * A compute NIO (GNS3's `adapters/{a}/ports/{p}/nio`): the node port on this host joined to a UDP endpoint
+   * elsewhere through a relay, as GNS3 joins them through uBridge — so capture works on the port. Replaces a
+   * NIO already on that port.
+   */
+  async wireNio(node: Node, adapter: number, port: number, external: ExternalEnd): Promise<string> {
+    await this.ready.catch(() => {});
+    const id = `${NIO_WIRE}${portKey(node.id, adapter, port)}`;
+    await this.serial(`link:${id}`, async () => {
+      await this.unwireNow(id);
+      const a = await this.attach(node, adapter, port, "link");
+      const key = portKey(node.id, adapter, port);
+      let tunnel: LinkTunnel | undefined;
+      try {
+        tunnel = await new LinkTunnel({ listen: a.peer, deliver: a.nodeLocal }, external).open();
+        if (ALWAYS_ON.has(node.nodeType)) await (await this.device(node)).addNio(port, { local: a.nodeLocal, remote: a.peer });
+      } catch (e) {
+        tunnel?.close();
+        this.detach(key, "link");
+        await external.release();
+        throw e;
+      }
+      const ends = [
+        { nodeId: node.id, nodeType: node.nodeType, adapter, port, key },
+        { nodeId: "", nodeType: "nio_udp", adapter, port, key: id, external },
+      ];
+      this.links.set(id, { projectId: node.projectId, tunnel, ends });
+    });
+    return id;
   }
 
   async unwireLink(linkId: string): Promise<void> {
@@ -274,6 +335,10 @@ export class LocalCompute {
     w.capture?.close();
     w.tunnel.close();
     for (const end of w.ends) {
+      if (end.external) {
+        await end.external.release();
+        continue;
+      }
       const d = this.devices.get(end.nodeId);
       if (d) {
         await d.device.removeNio(end.port);
@@ -361,8 +426,13 @@ export class LocalCompute {
     this.detach(portKey(nodeId, 0, 0), "node");
   }
 
-  /** VPCS derives its MAC from -m; give each vpcs of a project a different one (order of creation). */
-  private async macOffset(node: Node): Promise<number> {
+  /**
+   * VPCS derives its MAC from -m; give each vpcs of a project a different one (order of creation). A controller
+   * placing the node here sends its own count (property mac_offset), which spans all computes of the project.
+   */
+  async macOffset(node: Node): Promise<number> {
+    const placed = nodeProperties(node).mac_offset;
+    if (typeof placed === "number" && Number.isInteger(placed)) return ((placed % 256) + 256) % 256;
     const before = await this.ctx.db.node.count({
       where: { projectId: node.projectId, nodeType: "vpcs", OR: [{ createdAt: { lt: node.createdAt } }, { createdAt: node.createdAt, id: { lt: node.id } }] },
     });
@@ -401,7 +471,7 @@ export class LocalCompute {
     const links = await this.ctx.db.link.findMany({ where: { projectId }, select: { id: true } });
     const nodes = new Set((await this.ctx.db.node.findMany({ where: { projectId }, select: { id: true } })).map((n) => n.id));
     const live = new Set(links.map((l) => l.id));
-    for (const [id, w] of [...this.links]) if (w.projectId === projectId && !live.has(id)) await this.unwireLink(id);
+    for (const [id, w] of [...this.links]) if (w.projectId === projectId && !live.has(id) && !id.startsWith(NIO_WIRE)) await this.unwireLink(id);
     for (const [id, p] of [...this.processes]) if (p.projectId === projectId && !nodes.has(id)) await this.releaseNode(id);
     for (const [id, d] of [...this.devices]) if (d.projectId === projectId && !nodes.has(id)) await this.releaseNode(id);
     for (const l of links) await this.syncLinkNow(l.id);
@@ -443,14 +513,19 @@ function parseFilters(json: string): LinkFilters {
   }
 }
 
-const computes = new WeakMap<AppContext, LocalCompute>();
+/**
+ * Keyed by the server's config object: adapters may hand operations a copy of the AppContext (GraphQL Yoga
+ * merges its request context into a new object), and a second compute for the same server would be fatal
+ * (its crash recovery would kill the first one's processes).
+ */
+const computes = new WeakMap<object, LocalCompute>();
 
 /** The server's local compute (created on first use; stopped by ctx.onShutdown). */
 export function localCompute(ctx: AppContext): LocalCompute {
-  let c = computes.get(ctx);
+  let c = computes.get(ctx.config);
   if (!c) {
     c = new LocalCompute(ctx);
-    computes.set(ctx, c);
+    computes.set(ctx.config, c);
     const compute = c;
     ctx.onShutdown(() => compute.shutdown());
   }
@@ -459,12 +534,12 @@ export function localCompute(ctx: AppContext): LocalCompute {
 
 /** Hook for the projects module: stop everything of a project before closing or deleting it. */
 export async function releaseProject(ctx: AppContext, projectId: string): Promise<void> {
-  await computes.get(ctx)?.releaseProject(projectId);
+  await computes.get(ctx.config)?.releaseProject(projectId);
 }
 
 /** Hook for the nodes module: stop a node's process and unwire its links before deleting it. */
 export async function releaseNode(ctx: AppContext, nodeId: string): Promise<void> {
-  await computes.get(ctx)?.releaseNode(nodeId);
+  await computes.get(ctx.config)?.releaseNode(nodeId);
 }
 
 export function ensureDir(dir: string): void {
