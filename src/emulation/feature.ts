@@ -1,5 +1,6 @@
 import express from "express";
 import type { Feature } from "../platform/feature.js";
+import { computeNotificationWebSockets } from "./compute-api/notifications.js";
 import { notificationWebSockets } from "./notifications/websockets.js";
 import { Gns3Routes } from "./rest/kit.js";
 import { registerRoutes } from "./routes.js";
@@ -13,5 +14,5 @@ export const emulationFeature: Feature = {
     routes.install(router);
     app.use(router);
   },
-  websockets: (ctx) => notificationWebSockets(ctx),
+  websockets: (ctx) => [...notificationWebSockets(ctx), ...computeNotificationWebSockets(ctx)],
 };

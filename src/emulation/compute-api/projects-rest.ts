@@ -1,6 +1,9 @@
+import type { Response } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { createSchema, toSettings, updateSchema } from "../projects/rest.js";
-import { sendJson, type Gns3Routes } from "../rest/kit.js";
+import { serveNotificationStream } from "../notifications/rest.js";
+import { assertProjectId } from "../projects/serialize.js";
+import { createSchema, sendProjectFile, toSettings, updateSchema } from "../projects/rest.js";
+import { readRawBody, sendJson, type Gns3Routes } from "../rest/kit.js";
 import {
   closeComputeProject,
   computeProjectToRest,
@@ -10,6 +13,28 @@ import {
   listComputeProjects,
   updateComputeProject,
 } from "./projects.js";
+import {
+  computeProjectFile,
+  computeProjectStreamFile,
+  followFile,
+  listComputeProjectFiles,
+  writeComputeProjectFile,
+} from "./projects-files.js";
+import { exportComputeProject, importComputeProject, parseIncludeImages } from "./projects-transfer.js";
+
+/** Resolves once `res` can take more data (or the client is gone). */
+function writeWithBackpressure(res: Response, chunk: Buffer): Promise<void> {
+  if (res.destroyed || res.write(chunk) || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
 
 /** REST adapter of the compute-level project API (compat §15); the body schemas are the controller's. */
 export function computeProjectRoutes(routes: Gns3Routes, ctx: AppContext): void {
@@ -41,4 +66,59 @@ export function computeProjectRoutes(routes: Gns3Routes, ctx: AppContext): void 
     await closeComputeProject(ctx, params.project_id);
     res.status(204).end();
   });
+
+  routes.add("GET", `${P}/files`, async ({ res, params }) => sendJson(res, 200, await listComputeProjectFiles(ctx, params.project_id)));
+  routes.add(
+    "GET",
+    `${P}/files/{path:.+}`,
+    async ({ res, params, tail }) => sendProjectFile(res, await computeProjectFile(ctx, params.project_id, tail!)),
+    { raw: true },
+  );
+  routes.add(
+    "POST",
+    `${P}/files/{path:.+}`,
+    async ({ req, res, params, tail }) => {
+      await getComputeProject(ctx, params.project_id);
+      await writeComputeProjectFile(ctx, params.project_id, tail!, await readRawBody(req, res, ctx.config.uploadLimit));
+      res.status(201).type("application/octet-stream").end();
+    },
+    { raw: true },
+  );
+  routes.add(
+    "GET",
+    `${P}/stream/{path:.+}`,
+    async ({ res, params, tail }) => {
+      const file = await computeProjectStreamFile(ctx, params.project_id, tail!);
+      res.status(200).setHeader("Content-Type", "application/octet-stream");
+      res.flushHeaders();
+      // The response closes when the client leaves (the request's own "close" only means its body was read).
+      const left = new AbortController();
+      res.on("close", () => left.abort());
+      await followFile(file, (chunk) => writeWithBackpressure(res, chunk), left.signal);
+      res.end();
+    },
+    { raw: true },
+  );
+
+  routes.add("GET", `${P}/notifications`, async ({ req, res, params }) => {
+    await getComputeProject(ctx, params.project_id);
+    // Not an auto_close listener: a compute stream leaving must not close the controller's project.
+    await serveNotificationStream(ctx, { kind: "project", projectId: params.project_id }, req, res, false);
+  });
+
+  routes.add("GET", `${P}/export`, async ({ res, params, query }) => {
+    const { filename, archive } = await exportComputeProject(ctx, params.project_id, parseIncludeImages(query.include_images));
+    res.status(200).set({ "Content-Type": "application/gns3project", "Content-Disposition": `attachment; filename="${filename}"` });
+    archive.outputStream.on("error", () => res.destroy()).pipe(res);
+  });
+  routes.add(
+    "POST",
+    `${P}/import`,
+    async ({ req, res, params }) => {
+      assertProjectId(params.project_id); // before the upload; an unknown project is what import creates
+      const zip = await readRawBody(req, res, ctx.config.uploadLimit);
+      sendJson(res, 200, rest(await importComputeProject(ctx, params.project_id, zip)));
+    },
+    { raw: true },
+  );
 }

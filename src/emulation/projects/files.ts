@@ -26,9 +26,20 @@ export async function projectFile(ctx: AppContext, projectId: string, userPath: 
   return { file, size: stat.size, modified: stat.mtime };
 }
 
-/** Writes (creates or truncates) a project file; like GNS3's controller, the parent directory must exist. */
-export async function writeProjectFile(ctx: AppContext, projectId: string, userPath: string, data: Buffer): Promise<void> {
+/**
+ * Writes (creates or truncates) a project file. Like GNS3's controller, the parent directory must exist, unless
+ * `createParents` (GNS3's compute creates them). The missing parents lie inside the project: resolveInside
+ * proved it for the whole path.
+ */
+export async function writeProjectFile(
+  ctx: AppContext,
+  projectId: string,
+  userPath: string,
+  data: Buffer,
+  opts: { createParents?: boolean } = {},
+): Promise<void> {
   const { file } = await locate(ctx, projectId, userPath);
+  if (opts.createParents) await fs.mkdir(path.dirname(file), { recursive: true }).catch(() => {});
   if (!(await fs.stat(path.dirname(file)).catch(() => undefined))?.isDirectory()) throw notFound();
   try {
     await fs.writeFile(file, data);

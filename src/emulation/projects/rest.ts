@@ -90,6 +90,14 @@ const CONTENT_TYPES: Record<string, string> = {
   ".pcap": "application/vnd.tcpdump.pcap",
 };
 
+/** A file found by projectFile, as GNS3 serves it (type from the extension, length, modification date). */
+export function sendProjectFile(res: Response, { file, size, modified }: { file: string; size: number; modified: Date }): void {
+  // setHeader, not res.type(): express would append "; charset=utf-8", which GNS3 does not send.
+  res.status(200).setHeader("Content-Type", CONTENT_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream");
+  res.set({ "Content-Length": String(size), "Last-Modified": modified.toUTCString() });
+  fs.createReadStream(file).on("error", () => res.destroy()).pipe(res);
+}
+
 const yes = (v: string | undefined) => v?.toLowerCase() === "yes";
 
 export function projectRoutes(routes: Gns3Routes, ctx: AppContext): void {
@@ -171,11 +179,7 @@ export function projectRoutes(routes: Gns3Routes, ctx: AppContext): void {
     "GET",
     `${P}/files/{path:.+}`,
     async ({ res, params, tail }) => {
-      const { file, size, modified } = await projectFile(ctx, params.project_id, tail!);
-      // setHeader, not res.type(): express would append "; charset=utf-8", which GNS3 does not send.
-      res.status(200).setHeader("Content-Type", CONTENT_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream");
-      res.set({ "Content-Length": String(size), "Last-Modified": modified.toUTCString() });
-      fs.createReadStream(file).on("error", () => res.destroy()).pipe(res);
+      sendProjectFile(res, await projectFile(ctx, params.project_id, tail!));
     },
     { raw: true },
   );
