@@ -13,6 +13,10 @@ export interface TunnelSide {
   listen: number;
   /** UDP port the node listens on (the relay delivers frames there). */
   deliver: number;
+  /** Where that node is, when it is on another host (a compute's NIO); default: the tunnel's host. */
+  host?: string;
+  /** Address to listen on for this side, when other hosts must reach it; default: the tunnel's host. */
+  bind?: string;
 }
 
 /** The reference's link filters; values as in the link object (`{"delay": [10, 2]}`). */
@@ -64,14 +68,14 @@ export class LinkTunnel {
 
   async open(): Promise<this> {
     try {
-      await bind(this.sockA, this.a.listen, this.host);
-      await bind(this.sockB, this.b.listen, this.host);
+      await bind(this.sockA, this.a.listen, this.a.bind ?? this.host);
+      await bind(this.sockB, this.b.listen, this.b.bind ?? this.host);
     } catch (e) {
       this.close();
       throw e;
     }
-    this.sockA.on("message", (msg) => this.forward(msg, this.sockB, this.b.deliver));
-    this.sockB.on("message", (msg) => this.forward(msg, this.sockA, this.a.deliver));
+    this.sockA.on("message", (msg) => this.forward(msg, this.sockB, this.b));
+    this.sockB.on("message", (msg) => this.forward(msg, this.sockA, this.a));
     // A node that is not listening yet answers with ICMP port unreachable; that must not kill the relay.
     this.sockA.on("error", () => {});
     this.sockB.on("error", () => {});
@@ -101,7 +105,7 @@ export class LinkTunnel {
     return this.capture !== undefined;
   }
 
-  private forward(msg: Buffer, out: dgram.Socket, port: number): void {
+  private forward(msg: Buffer, out: dgram.Socket, to: TunnelSide): void {
     if (this.closed) return;
     const f = this.filters;
     this.counter++;
@@ -122,7 +126,7 @@ export class LinkTunnel {
       if (this.closed) return;
       this.capture?.write(frame);
       this.stats.forwarded++;
-      out.send(frame, port, this.host);
+      out.send(frame, to.deliver, to.host ?? this.host);
     };
     const wait = f.delay + (f.jitter ? Math.round((Math.random() * 2 - 1) * f.jitter) : 0);
     if (wait <= 0) return send();

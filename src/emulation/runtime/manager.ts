@@ -109,10 +109,19 @@ export class LocalCompute {
 
   /** Crash recovery: kill what a previous run left, mark its nodes stopped and captures off, rewire links. */
   private async recover(): Promise<void> {
+    const recorded = fs.existsSync(this.runDir)
+      ? fs.readdirSync(this.runDir).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -".json".length))
+      : [];
     const killed = await recoverLeftovers(this.runDir, this.owner);
     if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
-    await this.ctx.db.node.updateMany({ where: { nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } }, data: { status: "stopped" } });
-    await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
+    const notStopped = { nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } };
+    if (this.ctx.config.redisUrl) {
+      // Other instances may share the database and run nodes: only what this instance recorded is known dead.
+      await this.ctx.db.node.updateMany({ where: { ...notStopped, id: { in: recorded } }, data: { status: "stopped" } });
+    } else {
+      await this.ctx.db.node.updateMany({ where: notStopped, data: { status: "stopped" } });
+      await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
+    }
     const links = await this.ctx.db.link.findMany({ where: { project: { status: "opened" } }, include: { endpoints: true } });
     for (const l of links) await this.syncLinkNow(l.id).catch((e) => this.ctx.log.info("runtime: link not wired", { link: l.id, error: String(e) }));
     this.follow();

@@ -9,6 +9,7 @@ import type { LinkWithEndpoints } from "../links/serialize.js";
 import { getNode, projectDirectory, setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeDirectory } from "../nodes/serialize.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
+import { isRemote, placement } from "../computes/placement.js";
 import { localCompute, RUNNABLE_TYPES, unsupportedReason } from "./manager.js";
 import type { DataLinkType, PcapWriter } from "./pcap.js";
 
@@ -57,6 +58,7 @@ export async function nodeAction(ctx: AppContext, projectId: string, nodeId: str
   const compute = localCompute(ctx);
   return compute.serial(`node:${nodeId}`, async () => {
     const node = await getNode(ctx, projectId, nodeId);
+    if (isRemote(node)) return placement(ctx).action(node, action); // it runs on another compute
     switch (action) {
       case "start":
         return startNow(ctx, node);
@@ -117,7 +119,10 @@ export async function idlePc(ctx: AppContext, projectId: string, nodeId: string,
 
 async function hasRunningDevice(ctx: AppContext, link: LinkWithEndpoints): Promise<boolean> {
   const nodes = await ctx.db.node.findMany({ where: { id: { in: link.endpoints.map((e) => e.nodeId) } } });
-  return nodes.some((n) => (ALWAYS_ON.has(n.nodeType) && n.status === "started") || (n.status === "started" && localCompute(ctx).isRunning(n.id)));
+  // A remote node's status is its compute's (placement keeps it current); the relay is here either way.
+  return nodes.some(
+    (n) => n.status === "started" && (ALWAYS_ON.has(n.nodeType) || isRemote(n) || localCompute(ctx).isRunning(n.id)),
+  );
 }
 
 /** `<node1>_<a1>-<p1>_to_<node2>_<a2>-<p2>.pcap` with characters outside [0-9A-Za-z_-] removed (GNS3's default). */

@@ -13,7 +13,8 @@ import {
   startLinkCapture,
   stopLinkCapture,
 } from "./operations.js";
-import type { DataLinkType } from "./pcap.js";
+import type { Request, Response } from "express";
+import type { DataLinkType, PcapWriter } from "./pcap.js";
 
 const P = "/v2/projects/{project_id}";
 const N = `${P}/nodes/{node_id}`;
@@ -66,21 +67,22 @@ export function runtimeRoutes(routes: Gns3Routes, ctx: AppContext): void {
     sendJson(res, 201, linkToRest(await stopLinkCapture(ctx, params.project_id, params.link_id)));
   });
 
-  // Streams the capture file from its start, then every new packet, until the capture stops or the client leaves.
-  routes.add("GET", `${L}/pcap`, async ({ req, res, params }) => {
-    const writer = await linkCapture(ctx, params.project_id, params.link_id);
-    res.status(200).set({ "Content-Type": "application/vnd.tcpdump.pcap", "Cache-Control": "no-cache" });
-    res.flushHeaders();
-    const chunks = writer.follow();
-    const stop = () => void chunks.return(undefined);
-    req.on("close", stop);
-    res.on("close", stop);
-    try {
-      for await (const chunk of chunks) {
-        if (!res.write(chunk)) await new Promise<void>((r) => res.once("drain", () => r()).once("close", () => r()));
-      }
-    } finally {
-      res.end();
+  routes.add("GET", `${L}/pcap`, async ({ req, res, params }) => streamPcap(req, res, await linkCapture(ctx, params.project_id, params.link_id)));
+}
+
+/** Streams a capture file from its start, then every new packet, until the capture stops or the client leaves. */
+export async function streamPcap(req: Request, res: Response, writer: PcapWriter): Promise<void> {
+  res.status(200).set({ "Content-Type": "application/vnd.tcpdump.pcap", "Cache-Control": "no-cache" });
+  res.flushHeaders();
+  const chunks = writer.follow();
+  const stop = () => void chunks.return(undefined);
+  req.on("close", stop);
+  res.on("close", stop);
+  try {
+    for await (const chunk of chunks) {
+      if (!res.write(chunk)) await new Promise<void>((r) => res.once("drain", () => r()).once("close", () => r()));
     }
-  });
+  } finally {
+    res.end();
+  }
 }
