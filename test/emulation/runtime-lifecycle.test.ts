@@ -138,6 +138,22 @@ describe.skipIf(!hasVpcs)("runtime lifecycle with projects (requires the vpcs pa
     expect((await call(s.url, "POST", `${L}/start_capture`, { capture_file_name: "../../escape.pcap" })).status).toBe(403);
   }, 30_000);
 
+  it("a vpcs without a console (console_type none) still runs", async () => {
+    const s = await startTestServer(portRanges());
+    servers.push(s);
+    const p = await call(s.url, "POST", "/v2/projects", { name: "headless" });
+    const P = `/v2/projects/${p.body.project_id}`;
+    const n = await call(s.url, "POST", `${P}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local", console_type: "none" });
+    expect(n.body.console).toBeNull();
+    const r = await call(s.url, "POST", `${P}/nodes/${n.body.node_id}/start`);
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe("started");
+    const pids = localCompute(s.ctx).snapshot().processes[0].pids;
+    expect(pids.every(isAlive)).toBe(true);
+    expect((await call(s.url, "POST", `${P}/nodes/${n.body.node_id}/stop`)).body.status).toBe("stopped");
+    expect(pids.some(isAlive)).toBe(false);
+  }, 20_000);
+
   it("after a crash, the next start-up kills the leftover vpcs processes and marks their nodes stopped", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-crash-"));
     const db = await freshDatabaseUrl(dataDir);

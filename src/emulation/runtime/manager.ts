@@ -9,7 +9,7 @@ import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
 import { UdpPortPool } from "./udp-port-pool.js";
-import { findVpcs, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "./vpcs.js";
+import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "./vpcs.js";
 
 /**
  * The local compute's live state: vpcs processes, in-process hubs/switches, link relays and captures, plus the
@@ -405,7 +405,6 @@ export class LocalCompute {
     if (ALWAYS_ON.has(node.nodeType)) return "";
     const running = this.processes.get(node.id);
     if (running?.proc.running) return running.proc.commandLine;
-    if (node.console == null) throw new ConflictError(`Node ${node.name} cannot start: it has no console port`);
     const a = await this.attach(node, 0, 0, "node");
     const key = portKey(node.id, 0, 0);
     const proc = new VpcsProcess({
@@ -413,7 +412,8 @@ export class LocalCompute {
       nodeId: node.id,
       workdir,
       runDir: this.runDir,
-      consolePort: node.console,
+      // vpcs only runs as a daemon with a console; a node without one (console_type none) gets a private port.
+      consolePort: node.console ?? (await freeTcpPort()),
       nio: { local: a.nodeLocal, remote: a.peer },
       macOffset: await this.macOffset(node),
     });

@@ -133,6 +133,18 @@ export function killNowSync(owner: string): void {
   }
 }
 
+/** A TCP port the kernel considers free right now (for a console nobody is meant to reach). */
+export function freeTcpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "0.0.0.0", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 /** vpcs listens on 0.0.0.0: probe the wildcard address. */
 export function tcpPortIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
