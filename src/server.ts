@@ -14,6 +14,7 @@ import { basicAuthCheck, WWW_AUTHENTICATE } from "./platform/http/auth.js";
 import { requestLog } from "./platform/http/request-log.js";
 import { createUpgradeHandler } from "./platform/http/websockets.js";
 import { createLogger } from "./platform/log.js";
+import { computeModeGuard } from "./emulation/compute-api/mode.js";
 import { features } from "./features.js";
 import { schema } from "./schema.js";
 
@@ -61,6 +62,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     } else res.end();
   });
 
+  app.use(computeModeGuard(config)); // a compute serves only the compute API
   const { yoga, wsRoute } = createGraphQL(schema, ctx);
   app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));
   for (const f of features) f.mount(app, ctx);

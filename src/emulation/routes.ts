@@ -3,7 +3,9 @@ import type { Gns3Routes } from "./rest/kit.js";
 import { linkRoutes } from "./links/rest.js";
 import { nodeRoutes } from "./nodes/rest.js";
 import { notificationRoutes } from "./notifications/rest.js";
+import { computeNodeRoutes } from "./compute-api/nodes-rest.js";
 import { computeProjectRoutes } from "./compute-api/projects-rest.js";
+import { forwardingRoutes } from "./compute-api/forwarding-rest.js";
 import { computesRoutes } from "./computes/routes.js";
 import { symbolRoutes } from "./symbols/routes.js";
 import { simVmRoutes } from "./simvm/routes.js";
@@ -19,6 +21,8 @@ export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   snapshotRoutes(routes, ctx);
   computesRoutes(routes, ctx);
   computeProjectRoutes(routes, ctx);
+  computeNodeRoutes(routes, ctx);
+  forwardingRoutes(routes, ctx);
   symbolRoutes(routes, ctx);
   simVmRoutes(routes, ctx);
   nodeRoutes(routes, ctx);

@@ -3,6 +3,7 @@ import path from "node:path";
 
 /** Every setting has an environment variable and a CLI flag; flags win. */
 const OPTIONS = {
+  mode: { env: "PATCHBAY_MODE", default: "controller", help: "controller (full server) or compute (only the compute API a controller drives)" },
   host: { env: "HOST", default: "127.0.0.1", help: "address to listen on" },
   port: { env: "PORT", default: "3080", help: "TCP port (0 = any free port)" },
   "database-url": {
@@ -26,7 +27,11 @@ const OPTIONS = {
 
 type Key = keyof typeof OPTIONS;
 
+export type ServerMode = "controller" | "compute";
+
 export interface Config {
+  /** compute: serve only what a controller needs of a compute (see src/emulation/compute-api/mode.ts). */
+  mode: ServerMode;
   host: string;
   port: number;
   databaseUrl: string;
@@ -76,6 +81,8 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
   });
   const flags = values as Record<string, string | boolean | undefined>;
   const get = (k: Key): string => (flags[k] as string | undefined) ?? env[OPTIONS[k].env] ?? OPTIONS[k].default;
+  const mode = get("mode");
+  if (mode !== "controller" && mode !== "compute") throw new ConfigError("PATCHBAY_MODE must be controller or compute");
   const port = Number(get("port"));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("PORT must be 0-65535");
   const dataDir = path.resolve(get("data-dir"));
@@ -88,6 +95,7 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
   return {
     help: Boolean(values.help),
     demo: Boolean(values.demo),
+    mode,
     host: get("host"),
     port,
     databaseUrl: get("database-url") || `file:${path.join(dataDir, "patchbay.db")}`,

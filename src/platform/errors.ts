@@ -37,3 +37,7 @@ export class ForbiddenError extends DomainError {
 export class UnavailableError extends DomainError {
   readonly status = 504;
 }
+/** A dependency (remote compute) failed with an internal error of its own. */
+export class UpstreamError extends DomainError {
+  readonly status = 500;
+}

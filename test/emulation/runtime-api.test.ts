@@ -6,19 +6,11 @@ import { localCompute } from "../../src/emulation/runtime/manager.js";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
+import { icmpEchoes, until } from "../support/lab.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
 const hasVpcs = findVpcs() !== null;
 
-function icmpEchoes(frames: Buffer[]) {
-  const out: { type: number; src: string; dst: string }[] = [];
-  for (const f of frames) {
-    if (f.length < 34 || f.readUInt16BE(12) !== 0x0800 || f[23] !== 1) continue;
-    const ip = (o: number) => [...f.subarray(o, o + 4)].join(".");
-    out.push({ type: f[14 + (f[14] & 0x0f) * 4], src: ip(26), dst: ip(30) });
-  }
-  return out;
-}
 
 async function udpPortIsFree(port: number): Promise<boolean> {
   const s = dgram.createSocket("udp4");
@@ -31,13 +23,6 @@ async function udpPortIsFree(port: number): Promise<boolean> {
   });
 }
 
-const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 describe("runtime REST without vpcs processes", () => {
   let s: TestServer;

@@ -3,12 +3,14 @@ import { sendJson, type Gns3Routes } from "../rest/kit.js";
 import { GNS3_VERSION } from "../version.js";
 import { localCapabilities } from "./model.js";
 import { computeMonitor } from "./monitor.js";
+import { placement } from "./placement.js";
 import { computeCreateSchema, computeUpdateSchema } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./service.js";
 import { controllerStatistics } from "./statistics.js";
 import { hostStatistics } from "./usage.js";
 
 export function computesRoutes(routes: Gns3Routes, ctx: AppContext): void {
+  placement(ctx); // before the monitor: placement follows its compute.updated events
   computeMonitor(ctx); // start watching the stored computes with the server, not on first request
   routes
     .add("GET", "/v2/computes", async ({ res }) => sendJson(res, 200, await listComputes(ctx)))

@@ -8,6 +8,7 @@ import { publishProjectEvent } from "../events.js";
 import { linkToRest } from "../links/serialize.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
+import { placement } from "../computes/placement.js";
 import { allocateConsolePort, assertConsoleFree } from "./console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "./ports.js";
@@ -136,7 +137,8 @@ export async function createNode(ctx: AppContext, projectId: string, input: NewN
       if (input.console != null) {
         await assertConsoleFree(tx, input.computeId, input.console);
         console = input.console;
-      } else if (input.console === undefined && needsConsolePort(input.nodeType, consoleType)) {
+      } else if (input.console === undefined && input.computeId === "local" && needsConsolePort(input.nodeType, consoleType)) {
+        // A remote compute picks the console port of its nodes itself (placement records it).
         console = await allocateConsolePort(tx, input.computeId, ctx.config.consolePorts, ctx.config.host);
       }
       return tx.node.create({
@@ -159,10 +161,11 @@ export async function createNode(ctx: AppContext, projectId: string, input: NewN
       });
     }),
   );
+  const placed = input.computeId === "local" ? node : await placement(ctx).place(node);
   const dir = projectDir(ctx, project);
-  if (!builtin) await fs.mkdir(nodeDirectory(dir, node), { recursive: true });
-  await publishProjectEvent(ctx, projectId, "node.created", nodeToRest(node, dir));
-  return node;
+  if (!builtin) await fs.mkdir(nodeDirectory(dir, placed), { recursive: true });
+  await publishProjectEvent(ctx, projectId, "node.created", nodeToRest(placed, dir));
+  return placed;
 }
 
 /** A node of an opened project (GET N, PUT N, DELETE N, node files and links). */
@@ -208,7 +211,7 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
 export async function setNodeRuntimeState(
   ctx: AppContext,
   nodeId: string,
-  state: { status?: NodeStatus; commandLine?: string | null },
+  state: { status?: NodeStatus; commandLine?: string | null; console?: number | null; consoleHost?: string },
 ): Promise<Node> {
   const before = await ctx.db.node.findUnique({ where: { id: nodeId } });
   if (!before) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);

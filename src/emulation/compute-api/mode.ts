@@ -1,0 +1,23 @@
+import type { RequestHandler } from "express";
+import type { Config } from "../../platform/config.js";
+import { SERVER_HEADER } from "../rest/kit.js";
+
+/**
+ * PATCHBAY_MODE=compute: the instance is a worker that a controller drives, so it serves only what a controller
+ * needs of a compute — the compute API (`/v2/compute/...`: capabilities, version, statistics, projects, nodes,
+ * NIOs, captures, UDP ports, notifications) and `/v2/version`. Everything a user would otherwise drive directly
+ * (controller projects, computes, templates, symbols, GraphQL, the storage API) answers 403, so that a lab is
+ * never half-managed by the compute behind its controller's back.
+ */
+const COMPUTE_PATHS = [/^\/v2\/compute(\/|$)/, /^\/v2\/version\/?$/];
+
+export function computeModeGuard(config: Pick<Config, "mode">): RequestHandler {
+  return (req, res, next) => {
+    if (config.mode !== "compute" || COMPUTE_PATHS.some((p) => p.test(req.path))) return next();
+    res
+      .status(403)
+      .set({ Server: SERVER_HEADER })
+      .type("application/json")
+      .send(JSON.stringify({ message: `This server runs in compute mode (PATCHBAY_MODE=compute): ${req.method} ${req.path} is served by its controller`, status: 403 }));
+  };
+}

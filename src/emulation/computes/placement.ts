@@ -1,0 +1,286 @@
+import type { Node } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { CONTROLLER_CHANNEL, isProjectChannel, type Gns3Notification } from "../events.js";
+import { setNodeRuntimeState } from "../nodes/operations.js";
+import { nodeProperties } from "../nodes/serialize.js";
+import { localCompute, type ExternalEnd } from "../runtime/manager.js";
+import type { NodeAction } from "../runtime/operations.js";
+import { computeJson, computeTarget, type ComputeTarget } from "./client.js";
+import { LOCAL_ID } from "./model.js";
+
+/**
+ * Nodes on remote computes (GNS3's controller/compute split). The controller's database stays the source of
+ * truth; a remote node also exists on its compute (created through the compute API) and runs there. Links
+ * that touch one are relayed by this server (the local runtime's LinkTunnel, so filters, suspend and capture
+ * work): the remote side of the relay is a UDP NIO on the compute's node port pointing back at us.
+ * Connection changes come from the compute monitor (compute.updated): a lost compute's nodes are shown
+ * stopped; on (re)connection its nodes are re-created if it forgot them, their status is read back and their
+ * links re-wired. While connected, the status of started nodes is polled, so a node that dies there shows.
+ */
+const STATUS_POLL_MS = 2_000;
+/** Tear-down calls to a compute that may be gone must not hold the runtime's per-link queue for long. */
+const TEARDOWN_TIMEOUT_MS = 3_000;
+const PLACEABLE = new Set(["vpcs", "ethernet_hub", "ethernet_switch"]);
+
+export const isRemote = (node: Pick<Node, "computeId">) => node.computeId !== LOCAL_ID;
+
+const nodeRoute = (node: Pick<Node, "projectId" | "nodeType" | "id">) => `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes/${node.id}`;
+const portRoute = (node: Node, adapter: number, port: number) => `${nodeRoute(node)}/adapters/${adapter}/ports/${port}/nio`;
+/** An IPv4 peer seen through a dual-stack socket reads ::ffff:a.b.c.d; UDP sockets here are IPv4. */
+const plainAddress = (a: string) => a.replace(/^::ffff:/, "");
+
+class Placement {
+  /** Per compute: the node ids known to exist there since it last (re)connected. */
+  private present = new Map<string, Set<string>>();
+  /** Per compute: the project ids created there, to close or delete them with the controller's project. */
+  private projects = new Map<string, Set<string>>();
+  private connected = new Map<string, boolean>();
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private subscription?: AsyncIterableIterator<unknown>;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  start(): void {
+    localCompute(this.ctx).remoteEnd = (projectId, node, adapter, port) => this.remoteEnd(projectId, node, adapter, port);
+    this.follow();
+    this.schedulePoll();
+    this.ctx.onShutdown(async () => {
+      this.stopped = true;
+      clearTimeout(this.timer);
+      await this.subscription?.return?.();
+    });
+  }
+
+  // ------------------------------------------------------------------ nodes
+
+  private async ensureProject(t: ComputeTarget, projectId: string): Promise<void> {
+    if (this.projects.get(t.computeId)?.has(projectId) && this.present.has(t.computeId)) return;
+    const project = await this.ctx.db.project.findUnique({ where: { id: projectId } });
+    if (!project) throw new NotFoundError(`Project ID ${projectId} doesn't exist`);
+    await computeJson(t, "POST", "/v2/compute/projects", { name: project.name, project_id: projectId });
+    let set = this.projects.get(t.computeId);
+    if (!set) this.projects.set(t.computeId, (set = new Set()));
+    set.add(projectId);
+  }
+
+  /** Creates the node on its compute; the compute chooses the console port, which the controller records. */
+  private async createOnCompute(t: ComputeTarget, node: Node): Promise<Node> {
+    if (!PLACEABLE.has(node.nodeType)) throw new ConflictError(`Compute '${t.name}' cannot run ${node.nodeType} nodes (it runs vpcs, ethernet_hub and ethernet_switch)`);
+    await this.ensureProject(t, node.projectId);
+    const props = nodeProperties(node);
+    const body: Record<string, unknown> = { node_id: node.id, name: node.name };
+    if (node.nodeType !== "ethernet_hub") body.console_type = node.consoleType ?? "none";
+    if (node.nodeType === "vpcs") body.mac_offset = await localCompute(this.ctx).macOffset(node);
+    else body.ports_mapping = props.ports_mapping ?? [];
+    if (node.console != null) body.console = node.console;
+    const answer = await computeJson(t, "POST", `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes`, body);
+    this.markPresent(t.computeId, node.id);
+    return setNodeRuntimeState(this.ctx, node.id, {
+      status: answer.status ?? node.status,
+      console: typeof answer.console === "number" ? answer.console : null,
+      consoleHost: t.host,
+    });
+  }
+
+  private markPresent(computeId: string, nodeId: string): void {
+    let set = this.present.get(computeId);
+    if (!set) this.present.set(computeId, (set = new Set()));
+    set.add(nodeId);
+  }
+
+  /** Makes sure the compute has the node (a restarted compute may have lost it). */
+  private async ensureNode(t: ComputeTarget, node: Node): Promise<Node> {
+    if (this.present.get(t.computeId)?.has(node.id)) return node;
+    await this.ensureProject(t, node.projectId);
+    try {
+      await computeJson(t, "GET", nodeRoute(node));
+      this.markPresent(t.computeId, node.id);
+      return node;
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+      return this.createOnCompute(t, node);
+    }
+  }
+
+  /** Reads the node's state on its compute back into the controller (node.updated when it changed). */
+  private async refresh(t: ComputeTarget, node: Node): Promise<Node> {
+    const answer = await computeJson(t, "GET", nodeRoute(node));
+    const state: Parameters<typeof setNodeRuntimeState>[2] = { status: answer.status };
+    if (node.nodeType === "vpcs") state.commandLine = answer.command_line ?? "";
+    if (typeof answer.console === "number" && answer.console !== node.console) state.console = answer.console;
+    return setNodeRuntimeState(this.ctx, node.id, state);
+  }
+
+  /** Called by createNode for a node whose compute_id is remote; the row goes again if the compute refuses. */
+  async place(node: Node): Promise<Node> {
+    try {
+      return await this.createOnCompute(await computeTarget(this.ctx, node.computeId), node);
+    } catch (e) {
+      await this.ctx.db.node.deleteMany({ where: { id: node.id } });
+      throw e;
+    }
+  }
+
+  async action(node: Node, action: NodeAction): Promise<Node> {
+    const t = await computeTarget(this.ctx, node.computeId);
+    if (this.connected.get(t.computeId) === false) throw new ConflictError(`Compute '${t.name}' is not connected`);
+    const current = await this.ensureNode(t, node);
+    await computeJson(t, "POST", `${nodeRoute(current)}/${action}`, {});
+    return this.refresh(t, current);
+  }
+
+  // ------------------------------------------------------------------ links
+
+  /** The far side of a relay for a link end on a remote compute: a NIO there that sends to our relay port. */
+  private async remoteEnd(projectId: string, node: Node, adapter: number, port: number): Promise<ExternalEnd> {
+    const t = await computeTarget(this.ctx, node.computeId);
+    const current = await this.ensureNode(t, node);
+    const pool = localCompute(this.ctx).pool;
+    const listen = await pool.allocate();
+    try {
+      const alloc = await computeJson<{ udp_port: number }>(t, "POST", `/v2/compute/projects/${projectId}/ports/udp`, {});
+      const here = plainAddress(alloc.localAddress);
+      await computeJson(t, "POST", portRoute(current, adapter, port), { type: "nio_udp", lport: alloc.udp_port, rhost: here, rport: listen, filters: {} });
+      return {
+        listen,
+        deliver: alloc.udp_port,
+        host: t.host,
+        bind: here,
+        release: async () => {
+          pool.release(listen);
+          await computeJson(t, "DELETE", portRoute(current, adapter, port), undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
+        },
+      };
+    } catch (e) {
+      pool.release(listen);
+      throw e;
+    }
+  }
+
+  private async rewireLinks(nodeIds: string[]): Promise<void> {
+    const links = await this.ctx.db.link.findMany({ where: { endpoints: { some: { nodeId: { in: nodeIds } } } }, select: { id: true } });
+    const runtime = localCompute(this.ctx);
+    for (const { id } of links) {
+      await runtime.unwireLink(id);
+      await runtime.syncLink(id).catch((e) => this.ctx.log.info("placement: link not wired", { link: id, error: String(e) }));
+    }
+  }
+
+  // ------------------------------------------------------------------ connection changes
+
+  private async disconnected(computeId: string): Promise<void> {
+    this.present.delete(computeId);
+    const nodes = await this.ctx.db.node.findMany({ where: { computeId, status: { not: "stopped" } } });
+    for (const n of nodes) await setNodeRuntimeState(this.ctx, n.id, { status: "stopped" });
+  }
+
+  private async reconnected(computeId: string): Promise<void> {
+    this.present.delete(computeId);
+    this.projects.delete(computeId);
+    const t = await computeTarget(this.ctx, computeId);
+    const nodes = await this.ctx.db.node.findMany({ where: { computeId, project: { status: "opened" } } });
+    for (const n of nodes) {
+      try {
+        await this.refresh(t, await this.ensureNode(t, n));
+      } catch (e) {
+        this.ctx.log.info("placement: node not restored", { node: n.id, error: String(e) });
+      }
+    }
+    await this.rewireLinks(nodes.map((n) => n.id));
+  }
+
+  private follow(): void {
+    const sub = this.ctx.bus.subscribe((c) => c === CONTROLLER_CHANNEL || isProjectChannel(c));
+    this.subscription = sub;
+    void (async () => {
+      for await (const ev of sub) {
+        if (this.stopped) break;
+        const { action, event } = ev.data as Gns3Notification;
+        const e = event as Record<string, any>;
+        try {
+          if (action === "compute.updated" || action === "compute.created") await this.connectionChange(e.compute_id, Boolean(e.connected));
+          else if (action === "compute.deleted") this.forget(e.compute_id);
+          else if (action === "node.deleted" && e.compute_id && e.compute_id !== LOCAL_ID) await this.deleteOnCompute(e.compute_id, e as { node_id: string; node_type: string; project_id: string });
+          else if (action === "project.closed") await this.projectGone(e.project_id, "close");
+          else if (action === "project.deleted") await this.projectGone(e.project_id, "delete");
+        } catch (err) {
+          this.ctx.log.info("placement: event handling failed", { action, error: String(err) });
+        }
+      }
+    })();
+  }
+
+  private async connectionChange(computeId: string, connected: boolean): Promise<void> {
+    if (!computeId || computeId === LOCAL_ID) return;
+    const before = this.connected.get(computeId);
+    this.connected.set(computeId, connected);
+    if (before === connected) return;
+    // A first "not connected" counts too: nothing can be running on a compute this server cannot reach.
+    if (connected) await this.reconnected(computeId);
+    else await this.disconnected(computeId);
+  }
+
+  private forget(computeId: string): void {
+    this.connected.delete(computeId);
+    this.present.delete(computeId);
+    this.projects.delete(computeId);
+  }
+
+  private async deleteOnCompute(computeId: string, node: { node_id: string; node_type: string; project_id: string }): Promise<void> {
+    this.present.get(computeId)?.delete(node.node_id);
+    const t = await computeTarget(this.ctx, computeId).catch(() => undefined);
+    if (!t) return;
+    const route = nodeRoute({ projectId: node.project_id, nodeType: node.node_type, id: node.node_id });
+    await computeJson(t, "DELETE", route, undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
+  }
+
+  private async projectGone(projectId: string, how: "close" | "delete"): Promise<void> {
+    for (const [computeId, ids] of this.projects) {
+      if (!ids.delete(projectId)) continue;
+      this.present.delete(computeId);
+      const t = await computeTarget(this.ctx, computeId).catch(() => undefined);
+      if (!t) continue;
+      const route = `/v2/compute/projects/${projectId}${how === "close" ? "/close" : ""}`;
+      await computeJson(t, how === "close" ? "POST" : "DELETE", route, undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
+    }
+  }
+
+  // ------------------------------------------------------------------ status polling
+
+  private schedulePoll(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.poll().finally(() => this.schedulePoll()), STATUS_POLL_MS);
+  }
+
+  /** A started remote vpcs can die on its host: read the status of those back (GNS3 gets it as a compute event). */
+  private async poll(): Promise<void> {
+    const computeIds = [...this.connected].filter(([, up]) => up).map(([id]) => id);
+    if (!computeIds.length) return;
+    const nodes = await this.ctx.db.node.findMany({
+      where: { computeId: { in: computeIds }, nodeType: "vpcs", status: "started", project: { status: "opened" } },
+    });
+    for (const n of nodes) {
+      if (this.stopped) return;
+      try {
+        await this.refresh(await computeTarget(this.ctx, n.computeId), n);
+      } catch (e) {
+        if (e instanceof NotFoundError) await setNodeRuntimeState(this.ctx, n.id, { status: "stopped" });
+      }
+    }
+  }
+}
+
+const placements = new WeakMap<object, Placement>();
+
+/** The server's placement (keyed by config, like the runtime: GraphQL may hand out copies of the context). */
+export function placement(ctx: AppContext): Placement {
+  let p = placements.get(ctx.config);
+  if (!p) {
+    p = new Placement(ctx);
+    placements.set(ctx.config, p);
+    p.start();
+  }
+  return p;
+}

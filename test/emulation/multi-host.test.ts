@@ -1,0 +1,285 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parsePcap } from "../../src/emulation/runtime/pcap.js";
+import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
+import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
+import { icmpEchoes, until } from "../support/lab.js";
+import { call, freshDatabaseUrl, startTestServer, type TestServer } from "../support/server.js";
+import { toolAvailable } from "../support/tools.js";
+
+/**
+ * Two Patchbay instances on loopback: a controller on 127.0.0.1 and a compute (PATCHBAY_MODE=compute) on
+ * 127.0.0.2, each with its own data directory, database and port ranges (on two real hosts the ranges could be
+ * the same; here vpcs binds the wildcard address, so they must not overlap).
+ */
+const CONTROLLER_HOST = "127.0.0.1";
+const COMPUTE_HOST = "127.0.0.2";
+
+function ranges(slot: number) {
+  const base = 21000 + slot * 1000;
+  return { consolePorts: [base, base + 499] as [number, number], udpPorts: [base + 30000, base + 30499] as [number, number] };
+}
+const randomSlot = () => Math.floor(Math.random() * 15) * 2;
+
+/** A compute instance that can be stopped and started again on the same port, data directory and database. */
+async function computeInstance(slot: number) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-compute-"));
+  const db = await freshDatabaseUrl(dataDir);
+  const r = ranges(slot + 1);
+  const start = (port = 0) => startTestServer({ mode: "compute", host: COMPUTE_HOST, port, ...r }, { databaseUrl: db.url, dataDir });
+  return { start, drop: db.drop, ranges: r };
+}
+
+async function registerCompute(ctl: TestServer, computeId: string, port: number) {
+  const r = await call(ctl.url, "POST", "/v2/computes", { compute_id: computeId, protocol: "http", host: COMPUTE_HOST, port });
+  expect(r.status).toBe(201);
+  await until(async () => (await call(ctl.url, "GET", `/v2/computes/${computeId}`)).body.connected === true, 10_000);
+}
+
+describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — switch (local) — PC2 (remote compute) (requires vpcs)", () => {
+  const slot = randomSlot();
+  let ctl: TestServer;
+  let cmp: TestServer;
+  let compute: Awaited<ReturnType<typeof computeInstance>>;
+  let P: string;
+  let projectId: string;
+  const ids: Record<string, string> = {};
+  const links: string[] = [];
+  let consoles: TelnetClient[] = [];
+  const events: { action: string; event: any }[] = [];
+
+  beforeAll(async () => {
+    ctl = await startTestServer({ host: CONTROLLER_HOST, ...ranges(slot) });
+    compute = await computeInstance(slot);
+    cmp = await compute.start();
+    await registerCompute(ctl, "hostb", cmp.port);
+    const p = await call(ctl.url, "POST", "/v2/projects", { name: `multi-${randomUUID().slice(0, 8)}` });
+    expect(p.status).toBe(201);
+    projectId = p.body.project_id;
+    P = `/v2/projects/${projectId}`;
+    const sub = ctl.ctx.bus.subscribe((c) => c.endsWith(projectId));
+    void (async () => {
+      for await (const e of sub) events.push(e.data as { action: string; event: any });
+    })();
+    for (const [name, type, computeId] of [["PC1", "vpcs", "local"], ["SW1", "ethernet_switch", "local"], ["PC2", "vpcs", "hostb"]]) {
+      const r = await call(ctl.url, "POST", `${P}/nodes`, { name, node_type: type, compute_id: computeId });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      ids[name] = r.body.node_id;
+    }
+    for (const [pc, port] of [["PC1", 0], ["PC2", 1]] as const) {
+      const r = await call(ctl.url, "POST", `${P}/links`, {
+        nodes: [
+          { node_id: ids[pc], adapter_number: 0, port_number: 0 },
+          { node_id: ids.SW1, adapter_number: 0, port_number: port },
+        ],
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      links.push(r.body.link_id);
+    }
+  }, 40_000);
+
+  afterAll(async () => {
+    consoles.forEach((c) => c.close());
+    await ctl?.close();
+    await cmp?.close();
+    await compute?.drop();
+  });
+
+  it("creates PC2 on the compute: its console is the compute's, and the compute API knows the node", async () => {
+    const pc2 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
+    expect(pc2).toMatchObject({ compute_id: "hostb", console_host: COMPUTE_HOST, status: "stopped" });
+    expect(pc2.console).toBeGreaterThanOrEqual(compute.ranges.consolePorts[0]);
+    expect(pc2.console).toBeLessThanOrEqual(compute.ranges.consolePorts[1]);
+    const there = await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/vpcs/nodes/${ids.PC2}`);
+    expect(there.status).toBe(200);
+    expect(there.body).toMatchObject({ node_id: ids.PC2, name: "PC2", console: pc2.console, status: "stopped" });
+  });
+
+  it("starts the lab, pings across hosts over the telnet consoles and captures the ICMP echoes on the cross-host link", async () => {
+    expect((await call(ctl.url, "POST", `${P}/nodes/start`)).status).toBe(204);
+    const pc1 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC1}`)).body;
+    const pc2 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
+    expect(pc2.status).toBe("started");
+    expect(pc2.command_line).toMatch(/vpcs -p \d+ -m 1 /); // the controller's MAC offset: the second vpcs of the project
+    expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "started")).toBe(true);
+
+    const cap = await call(ctl.url, "POST", `${P}/links/${links[1]}/start_capture`, {});
+    expect(cap.status, JSON.stringify(cap.body)).toBe(201);
+
+    consoles = [await TelnetClient.connect(pc1.console, pc1.console_host), await TelnetClient.connect(pc2.console, pc2.console_host)];
+    await consoles[0].waitFor(/VPCS> $/);
+    await consoles[1].waitFor(/VPCS> $/);
+    await consoles[0].run("ip 10.0.0.1/24");
+    await consoles[1].run("ip 10.0.0.2/24");
+    const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
+    expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+
+    const stop = await call(ctl.url, "POST", `${P}/links/${links[1]}/stop_capture`);
+    expect(stop.status).toBe(201);
+    const echoes = icmpEchoes(parsePcap(fs.readFileSync(stop.body.capture_file_path)).packets.map((p) => p.data));
+    expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
+    expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
+  }, 60_000);
+
+  it("a killed compute is marked disconnected and its node stopped; the controller keeps answering", async () => {
+    consoles.forEach((c) => c.close());
+    consoles = [];
+    await cmp.close();
+    await until(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === false, 15_000);
+    await until(async () => (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body.status === "stopped", 10_000);
+    expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped")).toBe(true);
+    const nodes = await call(ctl.url, "GET", `${P}/nodes`);
+    expect(nodes.status).toBe(200);
+    expect(nodes.body.find((n: any) => n.node_id === ids.PC1).status).toBe("started");
+    const refused = await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`);
+    expect(refused.status).toBe(409);
+  }, 30_000);
+
+  it("a compute restarted on the same port reconnects; its node can be started again and reaches PC1", async () => {
+    const port = cmp.port;
+    cmp = await compute.start(port);
+    await until(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 40_000);
+    const r = await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.status).toBe("started");
+    const pc2 = r.body;
+    consoles = [await TelnetClient.connect(pc2.console, pc2.console_host)];
+    await consoles[0].waitFor(/VPCS> $/);
+    await consoles[0].run("ip 10.0.0.2/24");
+    const out = await consoles[0].run("ping 10.0.0.1 -c 3", 20_000);
+    expect(out).toMatch(/10\.0\.0\.1 icmp_seq=\d ttl=64/);
+  }, 60_000);
+});
+
+describe("compute mode, the compute node API and forwarding (no vpcs needed)", () => {
+  const slot = randomSlot() + 1;
+  let ctl: TestServer;
+  let cmp: TestServer;
+  let compute: Awaited<ReturnType<typeof computeInstance>>;
+  const projectId = randomUUID();
+  const C = `/v2/compute/projects/${projectId}`;
+
+  beforeAll(async () => {
+    ctl = await startTestServer({ host: CONTROLLER_HOST, ...ranges(slot) });
+    compute = await computeInstance(slot);
+    cmp = await compute.start();
+    await registerCompute(ctl, "hostb", cmp.port);
+    expect((await call(cmp.url, "POST", "/v2/compute/projects", { name: "lab", project_id: projectId })).status).toBe(201);
+  }, 30_000);
+
+  afterAll(async () => {
+    await ctl?.close();
+    await cmp?.close();
+    await compute?.drop();
+  });
+
+  it("compute mode refuses controller routes and GraphQL with 403 and serves the compute API", async () => {
+    for (const [method, url] of [["GET", "/v2/projects"], ["POST", "/v2/computes"], ["GET", "/v2/templates"], ["POST", "/graphql"]]) {
+      const r = await call(cmp.url, method, url, method === "POST" ? {} : undefined);
+      expect(r.status, url).toBe(403);
+      expect(r.body.message).toMatch(/compute mode/);
+    }
+    expect((await call(cmp.url, "GET", "/v2/version")).status).toBe(200);
+    expect((await call(cmp.url, "GET", "/v2/compute/capabilities")).body.node_types).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
+  });
+
+  it("node routes: 400s in the GNS3 shape, 404s for unknown projects and nodes, create/get/update/delete", async () => {
+    const bad = await call(cmp.url, "POST", `${C}/vpcs/nodes`, { name: "X", console_type: "vnc" });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ status: 400, method: "POST", path: "/v2/compute/projects/{project_id}/vpcs/nodes", request: { name: "X", console_type: "vnc" } });
+    expect(bad.body.message).toMatch(/'vnc' is not one of \['telnet', 'none'\]$/);
+    const noName = await call(cmp.url, "POST", `${C}/ethernet_hub/nodes`, {});
+    expect(noName.status).toBe(400);
+    expect(noName.body.message).toMatch(/'name' is a required property$/);
+    expect((await call(cmp.url, "POST", `/v2/compute/projects/${randomUUID()}/vpcs/nodes`, { name: "X" })).status).toBe(404);
+    expect((await call(cmp.url, "POST", "/v2/compute/projects/not-a-uuid/vpcs/nodes", { name: "X" })).status).toBe(400);
+
+    const pc = await call(cmp.url, "POST", `${C}/vpcs/nodes`, { name: "PC9", node_id: randomUUID() });
+    expect(pc.status).toBe(201);
+    expect(pc.body).toMatchObject({ name: "PC9", status: "stopped", console_type: "telnet", project_id: projectId });
+    expect(pc.body.console).toBeGreaterThanOrEqual(compute.ranges.consolePorts[0]);
+    const N = `${C}/vpcs/nodes/${pc.body.node_id}`;
+    expect((await call(cmp.url, "GET", N)).body.node_id).toBe(pc.body.node_id);
+    expect((await call(cmp.url, "GET", `${C}/ethernet_switch/nodes/${pc.body.node_id}`)).status).toBe(404);
+    const unknown = await call(cmp.url, "GET", `${C}/vpcs/nodes/${randomUUID()}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toMatch(/^Node ID .* doesn't exist$/);
+    const renamed = await call(cmp.url, "PUT", N, { name: "PC10" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe("PC10");
+    expect((await call(cmp.url, "POST", `${N}/adapters/0/ports/0/nio`, { type: "nio_tap", lport: 1, rhost: "x", rport: 1 })).status).toBe(400);
+    expect((await call(cmp.url, "POST", `${N}/adapters/1/ports/0/nio`, { type: "nio_udp", lport: 1, rhost: "127.0.0.1", rport: 1 })).status).toBe(409);
+    expect((await call(cmp.url, "DELETE", N)).status).toBe(204);
+    expect((await call(cmp.url, "GET", N)).status).toBe(404);
+  });
+
+  it("a switch on the compute forwards frames between two UDP NIOs, and a port capture records them", async () => {
+    const dgram = await import("node:dgram");
+    const sw = await call(cmp.url, "POST", `${C}/ethernet_switch/nodes`, { name: "SW9" });
+    expect(sw.status).toBe(201);
+    expect(sw.body.ports_mapping).toHaveLength(8);
+    const N = `${C}/ethernet_switch/nodes/${sw.body.node_id}`;
+    const peers = [dgram.createSocket("udp4"), dgram.createSocket("udp4")];
+    await Promise.all(peers.map((s) => new Promise<void>((r) => s.bind(0, CONTROLLER_HOST, () => r()))));
+    const lports: number[] = [];
+    for (const [i, s] of peers.entries()) {
+      const u = await call(cmp.url, "POST", `${C}/ports/udp`, {});
+      expect(u.status).toBe(201);
+      lports.push(u.body.udp_port);
+      const nio = await call(cmp.url, "POST", `${N}/adapters/0/ports/${i}/nio`, { type: "nio_udp", lport: u.body.udp_port, rhost: CONTROLLER_HOST, rport: s.address().port });
+      expect(nio.status, JSON.stringify(nio.body)).toBe(201);
+    }
+    const cap = await call(cmp.url, "POST", `${N}/adapters/0/ports/1/start_capture`, { capture_file_name: "sw9.pcap" });
+    expect(cap.status).toBe(200);
+    const got = new Promise<Buffer>((r) => peers[1].once("message", (m) => r(m)));
+    const frame = Buffer.concat([Buffer.alloc(6, 0xff), Buffer.from("020000000001", "hex"), Buffer.from("0800", "hex"), Buffer.alloc(46, 7)]);
+    peers[0].send(frame, lports[0], COMPUTE_HOST);
+    expect((await got).equals(frame)).toBe(true);
+    expect((await call(cmp.url, "POST", `${N}/adapters/0/ports/1/stop_capture`)).status).toBe(204);
+    expect(parsePcap(fs.readFileSync(cap.body.pcap_file_path)).packets.map((p) => p.data)).toContainEqual(frame);
+    expect((await call(cmp.url, "DELETE", `${N}/adapters/0/ports/0/nio`)).status).toBe(204);
+    expect((await call(cmp.url, "GET", `${N}/adapters/0/ports/1/pcap`)).status).toBe(409);
+    peers.forEach((s) => s.close());
+  });
+
+  it("forwards to the compute with the reference's error mapping", async () => {
+    const F = "/v2/computes/hostb";
+    const qemuDir = path.join(cmp.dataDir, "images", "QEMU");
+    fs.mkdirSync(qemuDir, { recursive: true });
+    fs.writeFileSync(path.join(qemuDir, "b.qcow2"), "bb");
+    fs.writeFileSync(path.join(qemuDir, "a.qcow2"), "a");
+    const images = await call(ctl.url, "GET", `${F}/qemu/images`);
+    expect(images.status).toBe(200);
+    expect(images.body).toEqual([
+      { filename: "a.qcow2", path: "a.qcow2", md5sum: "0cc175b9c0f1b6a831c399e269772661", filesize: 1 },
+      { filename: "b.qcow2", path: "b.qcow2", md5sum: "21ad0bd836b90d08f4cf640b4c298e7c", filesize: 2 },
+    ]);
+    const vpcs = await call(ctl.url, "GET", `${F}/vpcs/images`);
+    expect(vpcs.status).toBe(404);
+    expect(vpcs.body).toEqual({ message: "GET /vpcs/images not found", status: 404 });
+    expect((await call(ctl.url, "GET", `${F}/qemu/binaries`)).body).toEqual({ message: "GET /qemu/binaries not found", status: 404 });
+
+    // The compute's own routes are reachable through the forwarder: a conflict comes back as a 409 with its message.
+    const nodeId = randomUUID();
+    const created = await call(ctl.url, "POST", `${F}/projects/${projectId}/vpcs/nodes`, { name: "PCF", node_id: nodeId });
+    expect(created.status).toBe(200);
+    expect(created.body.node_id).toBe(nodeId);
+    const again = await call(ctl.url, "POST", `${F}/projects/${projectId}/vpcs/nodes`, { name: "PCF", node_id: nodeId });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ message: `Node ID ${nodeId} already exists`, status: 409 });
+    const bad = await call(ctl.url, "POST", `${F}/projects/${projectId}/vpcs/nodes`, { name: "PCF", console_type: "vnc" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/^Bad request http:\/\/127\.0\.0\.2:\d+\/v2\/compute\/projects\/.*'vnc' is not one of/s);
+
+    expect((await call(ctl.url, "GET", "/v2/computes/nope/qemu/images")).body).toEqual({ message: "Compute ID nope doesn't exist", status: 404 });
+    // A compute that does not answer: 504.
+    const gone = await call(ctl.url, "POST", "/v2/computes", { compute_id: "gone", protocol: "http", host: COMPUTE_HOST, port: 9 });
+    expect(gone.status).toBe(201);
+    const unreachable = await call(ctl.url, "GET", "/v2/computes/gone/qemu/images");
+    expect(unreachable.status).toBe(504);
+    expect(unreachable.body.message).toMatch(/^Cannot connect to compute 'http:\/\/127\.0\.0\.2:9'/);
+  });
+});

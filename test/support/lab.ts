@@ -1,0 +1,21 @@
+/** Helpers for tests that run real labs (vpcs over telnet, captures). */
+
+/** ICMP echo requests (type 8) and replies (type 0) among Ethernet frames (as read from a pcap). */
+export function icmpEchoes(frames: Buffer[]) {
+  const out: { type: number; src: string; dst: string }[] = [];
+  for (const f of frames) {
+    if (f.length < 34 || f.readUInt16BE(12) !== 0x0800 || f[23] !== 1) continue;
+    const ip = (o: number) => [...f.subarray(o, o + 4)].join(".");
+    out.push({ type: f[14 + (f[14] & 0x0f) * 4], src: ip(26), dst: ip(30) });
+  }
+  return out;
+}
+
+/** Polls until the check holds; throws after `ms`. */
+export const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
