@@ -19,10 +19,11 @@ const CONTROLLER_HOST = "127.0.0.1";
 const COMPUTE_HOST = "127.0.0.2";
 
 function ranges(slot: number) {
-  const base = 21000 + slot * 1000;
-  return { consolePorts: [base, base + 499] as [number, number], udpPorts: [base + 30000, base + 30499] as [number, number] };
+  const base = slot * 500;
+  return { consolePorts: [20000 + base, 20499 + base] as [number, number], udpPorts: [40000 + base, 40499 + base] as [number, number] };
 }
-const randomSlot = () => Math.floor(Math.random() * 15) * 2;
+/** Even slots for controllers, the next odd one for their compute. */
+const randomSlot = () => Math.floor(Math.random() * 19) * 2;
 
 /** A compute instance that can be stopped and started again on the same port, data directory and database. */
 async function computeInstance(slot: number) {

@@ -12,6 +12,7 @@ import { projectDir } from "../projects/serialize.js";
 import { localCompute, NIO_WIRE } from "../runtime/manager.js";
 import { nodeAction, type NodeAction } from "../runtime/operations.js";
 import type { DataLinkType, PcapWriter } from "../runtime/pcap.js";
+import { tcpPortIsFree } from "../runtime/vpcs.js";
 import { getComputeProject } from "./projects.js";
 
 /**
@@ -84,6 +85,18 @@ function splitProperties(properties: Record<string, unknown>) {
   return { script, stored };
 }
 
+/**
+ * A console port asked for by the controller is kept when this host can give it (in the configured range, held by
+ * no other node here, not bound by another program); otherwise the compute picks one, like GNS3's port manager.
+ */
+async function usableConsole(ctx: AppContext, port: number | null | undefined): Promise<number | null | undefined> {
+  if (port == null) return port;
+  const [lo, hi] = ctx.config.consolePorts;
+  if (port < lo || port > hi) return undefined;
+  if (await ctx.db.node.findFirst({ where: { computeId: "local", console: port }, select: { id: true } })) return undefined;
+  return (await tcpPortIsFree(port)) ? port : undefined;
+}
+
 export async function createComputeNode(ctx: AppContext, projectId: string, nodeType: ComputeNodeType, input: ComputeNodeInput): Promise<Node> {
   await getComputeProject(ctx, projectId);
   const { script, stored } = splitProperties(input.properties);
@@ -92,7 +105,7 @@ export async function createComputeNode(ctx: AppContext, projectId: string, node
     name: input.name ?? nodeType,
     nodeType,
     computeId: "local",
-    console: input.console,
+    console: await usableConsole(ctx, input.console),
     consoleType: input.consoleType,
     properties: stored,
   });

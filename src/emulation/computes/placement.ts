@@ -8,6 +8,7 @@ import { localCompute, type ExternalEnd } from "../runtime/manager.js";
 import type { NodeAction } from "../runtime/operations.js";
 import { computeJson, computeTarget, type ComputeTarget } from "./client.js";
 import { LOCAL_ID } from "./model.js";
+import { computeMonitor } from "./monitor.js";
 
 /**
  * Nodes on remote computes (GNS3's controller/compute split). The controller's database stays the source of
@@ -65,7 +66,10 @@ class Placement {
     set.add(projectId);
   }
 
-  /** Creates the node on its compute; the compute chooses the console port, which the controller records. */
+  /**
+   * Creates the node on its compute. The controller's console port is only a wish: the compute keeps it when it
+   * is free and in its range, else picks another (as GNS3's port manager does); the controller records the answer.
+   */
   private async createOnCompute(t: ComputeTarget, node: Node): Promise<Node> {
     if (!PLACEABLE.has(node.nodeType)) throw new ConflictError(`Compute '${t.name}' cannot run ${node.nodeType} nodes (it runs vpcs, ethernet_hub and ethernet_switch)`);
     await this.ensureProject(t, node.projectId);
@@ -113,10 +117,18 @@ class Placement {
     return setNodeRuntimeState(this.ctx, node.id, state);
   }
 
-  /** Called by createNode for a node whose compute_id is remote; the row goes again if the compute refuses. */
+  /**
+   * Called by createNode for a node whose compute_id is remote. On a connected compute the node is created
+   * there at once (the row goes again if the compute refuses); on a disconnected one it waits in the database
+   * and is created when the compute connects, as the controller's database is the source of truth.
+   */
   async place(node: Node): Promise<Node> {
+    const t = await computeTarget(this.ctx, node.computeId);
+    if (!computeMonitor(this.ctx).live(t.computeId).connected) {
+      return this.ctx.db.node.update({ where: { id: node.id }, data: { consoleHost: t.host } });
+    }
     try {
-      return await this.createOnCompute(await computeTarget(this.ctx, node.computeId), node);
+      return await this.createOnCompute(t, node);
     } catch (e) {
       await this.ctx.db.node.deleteMany({ where: { id: node.id } });
       throw e;
@@ -125,7 +137,7 @@ class Placement {
 
   async action(node: Node, action: NodeAction): Promise<Node> {
     const t = await computeTarget(this.ctx, node.computeId);
-    if (this.connected.get(t.computeId) === false) throw new ConflictError(`Compute '${t.name}' is not connected`);
+    if (!computeMonitor(this.ctx).live(t.computeId).connected) throw new ConflictError(`Compute '${t.name}' is not connected`);
     const current = await this.ensureNode(t, node);
     await computeJson(t, "POST", `${nodeRoute(current)}/${action}`, {});
     return this.refresh(t, current);

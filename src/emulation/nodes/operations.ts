@@ -137,8 +137,7 @@ export async function createNode(ctx: AppContext, projectId: string, input: NewN
       if (input.console != null) {
         await assertConsoleFree(tx, input.computeId, input.console);
         console = input.console;
-      } else if (input.console === undefined && input.computeId === "local" && needsConsolePort(input.nodeType, consoleType)) {
-        // A remote compute picks the console port of its nodes itself (placement records it).
+      } else if (input.console === undefined && needsConsolePort(input.nodeType, consoleType)) {
         console = await allocateConsolePort(tx, input.computeId, ctx.config.consolePorts, ctx.config.host);
       }
       return tx.node.create({
