@@ -7,7 +7,7 @@ import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes, until } from "../support/lab.js";
-import { call, freshDatabaseUrl, startTestServer, type TestServer } from "../support/server.js";
+import { call, freshDatabaseUrl, gql, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 
 /**
@@ -124,6 +124,22 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
     expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
   }, 60_000);
+
+  it("a change made on the compute reaches the controller's stream and GraphQL; a rename on the controller reaches the compute", async () => {
+    const C = `/v2/compute/projects/${projectId}/vpcs/nodes/${ids.PC2}`;
+    expect((await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body.status).toBe("started");
+    const from = events.length;
+    expect((await call(cmp.url, "POST", `${C}/stop`)).status).toBe(204);
+    const stopped = () => events.slice(from).some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped");
+    await until(stopped, 5_000);
+    const q = await gql(ctl.url, `query($id: ID!) { project(id: $id) { nodes { name status } } }`, { id: projectId });
+    expect(q.errors).toBeUndefined();
+    expect(q.data.project.nodes.find((n: any) => n.name === "PC2").status).toMatch(/^stopped$/i);
+    const renamed = await call(ctl.url, "PUT", `${P}/nodes/${ids.PC2}`, { name: "PC2b" });
+    expect(renamed.status).toBe(200);
+    await until(async () => (await call(cmp.url, "GET", C)).body.name === "PC2b", 5_000);
+    expect((await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`)).body.status).toBe("started");
+  }, 30_000);
 
   it("a killed compute is marked disconnected and its node stopped; the controller keeps answering", async () => {
     consoles.forEach((c) => c.close());

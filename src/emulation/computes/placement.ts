@@ -6,7 +6,8 @@ import { setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { localCompute, type ExternalEnd } from "../runtime/manager.js";
 import type { NodeAction } from "../runtime/operations.js";
-import { computeJson, computeTarget, type ComputeTarget } from "./client.js";
+import { WebSocket } from "ws";
+import { computeJson, computeTarget, computeUrl, type ComputeTarget } from "./client.js";
 import { LOCAL_ID } from "./model.js";
 import { computeMonitor } from "./monitor.js";
 
@@ -40,6 +41,10 @@ class Placement {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private subscription?: AsyncIterableIterator<unknown>;
+  /** Per compute: its notification WebSocket while connected (status changes arrive at once; polling covers gaps). */
+  private sockets = new Map<string, WebSocket>();
+  /** Per remote node: the name last sent to its compute, so a rename on the controller is passed on once. */
+  private names = new Map<string, string>();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -50,6 +55,7 @@ class Placement {
     this.ctx.onShutdown(async () => {
       this.stopped = true;
       clearTimeout(this.timer);
+      for (const id of [...this.sockets.keys()]) this.closeSocket(id);
       await this.subscription?.return?.();
     });
   }
@@ -183,6 +189,7 @@ class Placement {
   // ------------------------------------------------------------------ connection changes
 
   private async disconnected(computeId: string): Promise<void> {
+    this.closeSocket(computeId);
     this.present.delete(computeId);
     const nodes = await this.ctx.db.node.findMany({ where: { computeId, status: { not: "stopped" } } });
     for (const n of nodes) await setNodeRuntimeState(this.ctx, n.id, { status: "stopped" });
@@ -201,6 +208,51 @@ class Placement {
       }
     }
     await this.rewireLinks(nodes.map((n) => n.id));
+    this.openSocket(t);
+  }
+
+  /**
+   * The compute's global notification WebSocket (`/v2/compute/notifications/ws`): a node.updated there for one
+   * of our nodes (say, its vpcs died) updates the controller's node at once, as GNS3's controller does.
+   */
+  private openSocket(t: ComputeTarget): void {
+    this.closeSocket(t.computeId);
+    if (this.stopped) return;
+    const headers: Record<string, string> = {};
+    if (t.user) headers.authorization = `Basic ${Buffer.from(`${t.user}:${t.password ?? ""}`).toString("base64")}`;
+    const url = computeUrl(t, "/v2/compute/notifications/ws").replace(/^http/, "ws");
+    const ws = new WebSocket(url, { headers, rejectUnauthorized: false });
+    this.sockets.set(t.computeId, ws);
+    ws.on("error", () => ws.terminate()); // the monitor notices a lost compute; polling covers the gap
+    ws.on("close", () => {
+      if (this.sockets.get(t.computeId) === ws) this.sockets.delete(t.computeId);
+    });
+    ws.on("message", (data) => void this.computeEvent(t.computeId, data.toString()).catch(() => {}));
+  }
+
+  private closeSocket(computeId: string): void {
+    const ws = this.sockets.get(computeId);
+    this.sockets.delete(computeId);
+    ws?.terminate();
+  }
+
+  private async computeEvent(computeId: string, text: string): Promise<void> {
+    const { action, event } = JSON.parse(text) as { action: string; event: Record<string, any> };
+    if (action !== "node.updated" || typeof event?.node_id !== "string") return;
+    const node = await this.ctx.db.node.findFirst({ where: { id: event.node_id, computeId } });
+    if (!node || !["stopped", "started", "suspended"].includes(event.status)) return;
+    const state: Parameters<typeof setNodeRuntimeState>[2] = { status: event.status };
+    if (node.nodeType === "vpcs" && "command_line" in event) state.commandLine = event.command_line ?? "";
+    await setNodeRuntimeState(this.ctx, node.id, state);
+  }
+
+  /** A rename on the controller is passed on to the compute (the name shows in the node's console prompt there). */
+  private async renamed(computeId: string, node: { node_id: string; node_type: string; project_id: string; name: string }): Promise<void> {
+    const last = this.names.get(node.node_id);
+    this.names.set(node.node_id, node.name);
+    if (last === undefined || last === node.name || !this.present.get(computeId)?.has(node.node_id)) return;
+    const t = await computeTarget(this.ctx, computeId);
+    await computeJson(t, "PUT", nodeRoute({ projectId: node.project_id, nodeType: node.node_type, id: node.node_id }), { name: node.name });
   }
 
   private follow(): void {
@@ -214,6 +266,8 @@ class Placement {
         try {
           if (action === "compute.updated" || action === "compute.created") await this.connectionChange(e.compute_id, Boolean(e.connected));
           else if (action === "compute.deleted") this.forget(e.compute_id);
+          else if (action === "node.created" && e.compute_id && e.compute_id !== LOCAL_ID) this.names.set(e.node_id, e.name);
+          else if (action === "node.updated" && e.compute_id && e.compute_id !== LOCAL_ID) await this.renamed(e.compute_id, e as any);
           else if (action === "node.deleted" && e.compute_id && e.compute_id !== LOCAL_ID) await this.deleteOnCompute(e.compute_id, e as { node_id: string; node_type: string; project_id: string });
           else if (action === "project.closed") await this.projectGone(e.project_id, "close");
           else if (action === "project.deleted") await this.projectGone(e.project_id, "delete");
@@ -235,6 +289,7 @@ class Placement {
   }
 
   private forget(computeId: string): void {
+    this.closeSocket(computeId);
     this.connected.delete(computeId);
     this.present.delete(computeId);
     this.projects.delete(computeId);
@@ -242,6 +297,7 @@ class Placement {
 
   private async deleteOnCompute(computeId: string, node: { node_id: string; node_type: string; project_id: string }): Promise<void> {
     this.present.get(computeId)?.delete(node.node_id);
+    this.names.delete(node.node_id);
     const t = await computeTarget(this.ctx, computeId).catch(() => undefined);
     if (!t) return;
     const route = nodeRoute({ projectId: node.project_id, nodeType: node.node_type, id: node.node_id });
