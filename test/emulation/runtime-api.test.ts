@@ -8,8 +8,9 @@ import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes, until } from "../support/lab.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { toolAvailable } from "../support/tools.js";
 
-const hasVpcs = findVpcs() !== null;
+const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
 
 
 async function udpPortIsFree(port: number): Promise<boolean> {

@@ -6,8 +6,9 @@ import { localCompute } from "../../src/emulation/runtime/manager.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
 import { call, freshDatabaseUrl, startTestServer, type TestServer } from "../support/server.js";
+import { toolAvailable } from "../support/tools.js";
 
-const hasVpcs = findVpcs() !== null;
+const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
 
 const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
   const deadline = Date.now() + ms;

@@ -10,8 +10,9 @@ import { parsePcap, PcapWriter } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { bind, UdpPortPool } from "../../src/emulation/runtime/udp-port-pool.js";
 import { findOwnedPids, findVpcs, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
+import { toolAvailable } from "../support/tools.js";
 
-const hasVpcs = findVpcs() !== null;
+const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
 const base = 30000 + Math.floor(Math.random() * 60) * 500;
 const pool = new UdpPortPool(base, base + 499);
 
