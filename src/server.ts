@@ -14,7 +14,7 @@ import { basicAuthCheck, WWW_AUTHENTICATE } from "./platform/http/auth.js";
 import { requestLog } from "./platform/http/request-log.js";
 import { createUpgradeHandler } from "./platform/http/websockets.js";
 import { createLogger } from "./platform/log.js";
-import { computeModeGuard } from "./emulation/compute-api/mode.js";
+import { computeModeGuard, computeModeWebSockets } from "./emulation/compute-api/mode.js";
 import { features } from "./features.js";
 import { schema } from "./schema.js";
 
@@ -71,7 +71,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const server = config.tls
     ? https.createServer({ cert: fs.readFileSync(config.tls.certFile), key: fs.readFileSync(config.tls.keyFile) }, app)
     : http.createServer(app);
-  const upgrades = createUpgradeHandler([wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])], isAuthorized);
+  const upgrades = createUpgradeHandler(computeModeWebSockets(config, [wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]), isAuthorized);
   server.on("upgrade", upgrades.handler);
 
   await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
@@ -169,6 +170,19 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     const out = await consoles[0].run("ping 10.0.0.1 -c 3", 20_000);
     expect(out).toMatch(/10\.0\.0\.1 icmp_seq=\d ttl=64/);
   }, 60_000);
+
+  it("deleting the remote node and closing the project reach the compute", async () => {
+    consoles.forEach((c) => c.close());
+    consoles = [];
+    const sw = await call(ctl.url, "POST", `${P}/nodes`, { name: "SW2", node_type: "ethernet_hub", compute_id: "hostb" });
+    expect(sw.status).toBe(201);
+    expect((await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status).toBe(200);
+    expect((await call(ctl.url, "DELETE", `${P}/nodes/${sw.body.node_id}`)).status).toBe(204);
+    await until(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status === 404);
+    expect((await call(ctl.url, "POST", `${P}/close`)).status).toBe(204);
+    await until(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}`)).status === 404);
+    expect((await ctl.ctx.db.node.findUnique({ where: { id: ids.PC2 } }))!.status).toBe("stopped");
+  }, 30_000);
 });
 
 describe("compute mode, the compute node API and forwarding (no vpcs needed)", () => {
@@ -199,6 +213,11 @@ describe("compute mode, the compute node API and forwarding (no vpcs needed)", (
       expect(r.status, url).toBe(403);
       expect(r.body.message).toMatch(/compute mode/);
     }
+    const ws = new WebSocket(`${cmp.url.replace("http", "ws")}/v2/notifications/ws`);
+    ws.on("error", () => {});
+    const status = await new Promise<number>((resolve) => ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)).on("open", () => resolve(101)));
+    ws.terminate();
+    expect(status).toBe(403);
     expect((await call(cmp.url, "GET", "/v2/version")).status).toBe(200);
     expect((await call(cmp.url, "GET", "/v2/compute/capabilities")).body.node_types).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
   });

@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import type { Config } from "../../platform/config.js";
+import type { WebSocketRoute } from "../../platform/http/websockets.js";
 import { SERVER_HEADER } from "../rest/kit.js";
 
 /**
@@ -11,13 +12,27 @@ import { SERVER_HEADER } from "../rest/kit.js";
  */
 const COMPUTE_PATHS = [/^\/v2\/compute(\/|$)/, /^\/v2\/version\/?$/];
 
+const refused = (method: string, path: string) => ({
+  message: `This server runs in compute mode (PATCHBAY_MODE=compute): ${method} ${path} is served by its controller`,
+  status: 403,
+});
+
 export function computeModeGuard(config: Pick<Config, "mode">): RequestHandler {
   return (req, res, next) => {
     if (config.mode !== "compute" || COMPUTE_PATHS.some((p) => p.test(req.path))) return next();
-    res
-      .status(403)
-      .set({ Server: SERVER_HEADER })
-      .type("application/json")
-      .send(JSON.stringify({ message: `This server runs in compute mode (PATCHBAY_MODE=compute): ${req.method} ${req.path} is served by its controller`, status: 403 }));
+    res.status(403).set({ Server: SERVER_HEADER }).type("application/json").send(JSON.stringify(refused(req.method, req.path)));
   };
+}
+
+/** The same rule for WebSocket upgrades (controller notification streams, GraphQL subscriptions). */
+export function computeModeWebSockets(config: Pick<Config, "mode">, routes: WebSocketRoute[]): WebSocketRoute[] {
+  if (config.mode !== "compute") return routes;
+  return routes.map((route) => ({
+    ...route,
+    accept: async (params, req) => {
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      if (!COMPUTE_PATHS.some((p) => p.test(path))) return { status: 403, body: refused("GET", path) };
+      return route.accept?.(params, req);
+    },
+  }));
 }
