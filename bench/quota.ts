@@ -14,14 +14,14 @@
  * createMany inside the Patchbay process; it is not what is measured.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { optimizeDatabase } from "../src/platform/db/maintenance.js";
+import { createPostgresDatabase } from "../test/support/databases.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const env = process.env;
@@ -287,25 +287,13 @@ async function freshDatabase(): Promise<{ url: string; dataDir: string; drop: ()
   if (!admin || !/^postgres(ql)?:\/\//.test(admin)) {
     return { url: `file:${path.join(dataDir, "bench.db")}`, dataDir, kind: "SQLite", drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const name = `patchbay_bench_${randomBytes(6).toString("hex")}`;
-  const run = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await run(`CREATE DATABASE "${name}"`);
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
+  const db = await createPostgresDatabase(admin, "patchbay_bench");
   return {
-    url: u.toString(),
+    url: db.url,
     dataDir,
     kind: "PostgreSQL",
     drop: async () => {
-      await run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await db.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

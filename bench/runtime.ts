@@ -9,14 +9,13 @@
  */
 import dgram from "node:dgram";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { EthernetSwitch } from "../src/emulation/runtime/ethernet.js";
 import { LinkTunnel } from "../src/emulation/runtime/link-tunnel.js";
 import { TelnetClient } from "../src/emulation/runtime/telnet-client.js";
 import { bind, UdpPortPool } from "../src/emulation/runtime/udp-port-pool.js";
-import { findVpcs, VPCS_UDP_BLOCK, VpcsProcess } from "../src/emulation/runtime/vpcs.js";
+import { findVpcs, freeTcpPort, VPCS_UDP_BLOCK, VpcsProcess } from "../src/emulation/runtime/vpcs.js";
 
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 50_000);
 const WINDOW = 256;
@@ -24,14 +23,6 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const pool = new UdpPortPool(40000, 40999);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function freeTcpPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function startLatency(): Promise<number[] | null> {
   if (!findVpcs()) return null;

@@ -9,20 +9,12 @@ import { LinkTunnel } from "../../src/emulation/runtime/link-tunnel.js";
 import { parsePcap, PcapWriter } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { bind, UdpPortPool } from "../../src/emulation/runtime/udp-port-pool.js";
-import { findOwnedPids, findVpcs, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
+import { findOwnedPids, findVpcs, freeTcpPort, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
 import { toolAvailable } from "../support/tools.js";
 
 const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
 const base = 30000 + Math.floor(Math.random() * 60) * 500;
 const pool = new UdpPortPool(base, base + 499);
-
-async function freeTcpPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function udpPortIsFree(port: number): Promise<boolean> {
   const s = dgram.createSocket("udp4");

@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { loadConfig, type Config } from "../../src/platform/config.js";
 import { startServer, type RunningServer } from "../../src/server.js";
+import { createPostgresDatabase } from "./databases.js";
 
 /**
  * Tests run against the real server on an ephemeral port with a fresh database: SQLite by default, or a fresh
@@ -20,20 +19,7 @@ export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export async function freshDatabaseUrl(dataDir: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) return { url: `file:${path.join(dataDir, "test.db")}`, drop: async () => {} };
-  const name = `patchbay_test_${randomBytes(6).toString("hex")}`;
-  const run = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await run(`CREATE DATABASE "${name}"`);
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  return { url: u.toString(), drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  return createPostgresDatabase(admin, "patchbay_test");
 }
 
 export async function startTestServer(
