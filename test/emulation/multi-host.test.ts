@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { localCompute } from "../../src/emulation/runtime/manager.js";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
@@ -171,9 +172,13 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     expect(out).toMatch(/10\.0\.0\.1 icmp_seq=\d ttl=64/);
   }, 60_000);
 
-  it("deleting the remote node and closing the project reach the compute", async () => {
+  it("deleting the cross-host link, the remote node and closing the project reach the compute", async () => {
     consoles.forEach((c) => c.close());
     consoles = [];
+    const nios = () => localCompute(cmp.ctx).snapshot().links.filter((id) => id.startsWith("nio:"));
+    expect(nios()).toEqual([`nio:${ids.PC2}/0/0`]);
+    expect((await call(ctl.url, "DELETE", `${P}/links/${links[1]}`)).status).toBe(204);
+    await until(() => nios().length === 0); // the cross-host link's NIO on the compute goes with the link
     const sw = await call(ctl.url, "POST", `${P}/nodes`, { name: "SW2", node_type: "ethernet_hub", compute_id: "hostb" });
     expect(sw.status).toBe(201);
     expect((await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status).toBe(200);
@@ -297,6 +302,9 @@ describe("compute mode, the compute node API and forwarding (no vpcs needed)", (
     expect(vpcs.status).toBe(404);
     expect(vpcs.body).toEqual({ message: "GET /vpcs/images not found", status: 404 });
     expect((await call(ctl.url, "GET", `${F}/qemu/binaries`)).body).toEqual({ message: "GET /qemu/binaries not found", status: 404 });
+    const ifaces = await call(ctl.url, "GET", `${F}/network/interfaces`);
+    expect(ifaces.status).toBe(200);
+    expect(ifaces.body).toContainEqual(expect.objectContaining({ id: "lo", name: "lo", ip_address: "127.0.0.1", special: true, type: "ethernet" }));
 
     // The compute's own routes are reachable through the forwarder: a conflict comes back as a 409 with its message.
     const nodeId = randomUUID();

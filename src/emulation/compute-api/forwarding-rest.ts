@@ -2,9 +2,11 @@ import type { AppContext } from "../../platform/context.js";
 import { readRawBody, sendJson, type Gns3Routes } from "../rest/kit.js";
 import { computeImages, forwardToCompute } from "./forwarding.js";
 import { IMAGE_DIRS, listImages } from "./images.js";
+import { networkInterfaces } from "./network.js";
 
 /**
- * The controller's pass-through to a compute (compat §8.2) and this compute's image lists. The images route is
+ * The controller's pass-through to a compute (compat §8.2) and what this compute answers to it (image lists,
+ * network interfaces). The images route is
  * added first: GNS3 matches it before the generic forwarder.
  */
 export function forwardingRoutes(routes: Gns3Routes, ctx: AppContext): void {
@@ -23,6 +25,7 @@ export function forwardingRoutes(routes: Gns3Routes, ctx: AppContext): void {
     );
   }
 
+  routes.add("GET", "/v2/compute/network/interfaces", ({ res }) => sendJson(res, 200, networkInterfaces()));
   for (const emulator of Object.keys(IMAGE_DIRS)) {
     routes.add("GET", `/v2/compute/${emulator}/images`, async ({ res }) => sendJson(res, 200, await listImages(ctx, emulator)));
   }
