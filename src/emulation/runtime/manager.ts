@@ -104,6 +104,10 @@ export class LocalCompute {
     this.owner = path.resolve(ctx.config.dataDir);
     this.runDir = path.join(this.owner, "run");
     this.ready = this.recover();
+    // Recovery runs in the background; a failure (e.g. the server closing under it) must not go unhandled.
+    this.ready.catch((e) => {
+      if (!this.closed) ctx.log.error("runtime: recovery failed", { error: String(e) });
+    });
     process.on("exit", this.exitHandler);
   }
 
@@ -122,8 +126,9 @@ export class LocalCompute {
       await this.ctx.db.node.updateMany({ where: notStopped, data: { status: "stopped" } });
       await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
     }
+    if (this.closed) return;
     const links = await this.ctx.db.link.findMany({ where: { project: { status: "opened" } }, include: { endpoints: true } });
-    for (const l of links) await this.syncLinkNow(l.id).catch((e) => this.ctx.log.info("runtime: link not wired", { link: l.id, error: String(e) }));
+    for (const l of links) if (!this.closed) await this.syncLinkNow(l.id).catch((e) => this.ctx.log.info("runtime: link not wired", { link: l.id, error: String(e) }));
     this.follow();
   }
 
@@ -500,6 +505,7 @@ export class LocalCompute {
   async shutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
     for (const s of this.subscriptions) await s.return?.();
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
     for (const id of [...this.processes.keys()]) await this.stopProcess(id);
