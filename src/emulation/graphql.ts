@@ -5,12 +5,12 @@ import "./runtime/graphql.js";
 import "./server/graphql.js";
 import "./computes/graphql.js";
 import "./symbols/graphql.js";
+import "./simvm/graphql.js";
 import "./projects/graphql.js";
 import "./snapshots/graphql.js";
 import "./nodes/graphql.js";
 import "./links/graphql.js";
 import "./notifications/graphql.js";
-import "./simvm/graphql.js";
 
 builder.queryField("emulationVersion", (t) =>
   t.string({ description: "The GNS3 server version the emulation API is compatible with", resolve: () => GNS3_VERSION }),
