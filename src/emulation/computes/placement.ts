@@ -63,7 +63,7 @@ class Placement {
   // ------------------------------------------------------------------ nodes
 
   private async ensureProject(t: ComputeTarget, projectId: string): Promise<void> {
-    if (this.projects.get(t.computeId)?.has(projectId) && this.present.has(t.computeId)) return;
+    if (this.projects.get(t.computeId)?.has(projectId)) return; // cleared on reconnection and project close
     const project = await this.ctx.db.project.findUnique({ where: { id: projectId } });
     if (!project) throw new NotFoundError(`Project ID ${projectId} doesn't exist`);
     await computeJson(t, "POST", "/v2/compute/projects", { name: project.name, project_id: projectId });
