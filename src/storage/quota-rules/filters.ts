@@ -1,6 +1,19 @@
 import type { AppContext } from "../../platform/context.js";
 import { columnCondition, type FilterField, type Term } from "../ontap/filter.js";
 
+/**
+ * Names of SVMs and volumes are resolved to their keys first (a small indexed query), so the rule query filters
+ * on its own indexed svmUuid/volumeUuid columns instead of joining per row — the join made counts over 100,000
+ * rules take seconds on SQLite.
+ */
+function keyedByName(name: string, keyColumn: string, find: (where: object) => Promise<{ uuid: string }[]>): FilterField {
+  const field: FilterField = { type: "string", column: "name" };
+  return {
+    ...field,
+    custom: async (terms: Term[]) => ({ [keyColumn]: { in: (await find(columnCondition(name, field, terms))).map((r) => r.uuid) } }),
+  };
+}
+
 /** The rule fields ONTAP lets a client filter on, mapped onto the QuotaRule model. */
 export function ruleFilterFields(ctx: AppContext): Record<string, FilterField> {
   const qtreeId: FilterField = { type: "int", column: "qtreeId" };
@@ -8,9 +21,9 @@ export function ruleFilterFields(ctx: AppContext): Record<string, FilterField> {
     uuid: { type: "string", column: "uuid" },
     type: { type: "string", column: "type" },
     "svm.uuid": { type: "string", column: "svmUuid" },
-    "svm.name": { type: "string", column: "name", path: ["volume", "svm"] },
+    "svm.name": keyedByName("svm.name", "svmUuid", (where) => ctx.db.svm.findMany({ where, select: { uuid: true } })),
     "volume.uuid": { type: "string", column: "volumeUuid" },
-    "volume.name": { type: "string", column: "name", path: ["volume"] },
+    "volume.name": keyedByName("volume.name", "volumeUuid", (where) => ctx.db.volume.findMany({ where, select: { uuid: true } })),
     "qtree.name": { type: "string", column: "qtreeName" },
     "qtree.id": {
       ...qtreeId,
