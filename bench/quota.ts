@@ -13,22 +13,17 @@
  * process does not share an event loop with the server it measures. The fixture is bulk-inserted with Prisma
  * createMany inside the Patchbay process; it is not what is measured.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { optimizeDatabase } from "../src/platform/db/maintenance.js";
-import { createPostgresDatabase } from "../test/support/databases.js";
+import { BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, printTable, request, serveBare, startChild, stopChildren, WARMUP_S, type Result } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const env = process.env;
 const RULES = Number(env.BENCH_RULES ?? 100_000);
-const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 16);
-const DURATION_S = Number(env.BENCH_DURATION ?? 10);
-const WARMUP_S = Number(env.BENCH_WARMUP ?? 2);
 
 const SVMS = 4;
 const VOLUMES_PER_SVM = 5;
@@ -187,133 +182,19 @@ async function servePatchbay(databaseUrl: string, dataDir: string) {
   });
 }
 
-function serveBare(body: string) {
-  const payload = JSON.parse(body);
-  const server = http.createServer((_req, res) => {
-    const text = JSON.stringify(payload);
-    res.writeHead(200, { "content-type": "application/hal+json", "content-length": Buffer.byteLength(text) });
-    res.end(text);
-  });
-  server.listen(0, "127.0.0.1", () => process.send!({ port: (server.address() as { port: number }).port }));
-  process.on("message", (m) => m === "stop" && server.close(() => process.exit(0)));
-}
-
-function startChild(args: string[]): Promise<{ child: ChildProcess; msg: any }> {
-  const child = fork(SELF, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  return new Promise((resolve, reject) => {
-    child.once("message", (msg) => resolve({ child, msg }));
-    child.once("exit", (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
-  });
-}
-
 // ------------------------------------------------------------------------------------------------ load generator
 
-interface Req {
-  method: "GET" | "POST";
-  path: string;
-  body?: string;
-}
-
-function request(agent: http.Agent, port: number, r: Req): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        agent,
-        method: r.method,
-        path: r.path,
-        headers: r.body ? { "content-type": "application/json", "content-length": Buffer.byteLength(r.body) } : {},
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      },
-    );
-    req.on("error", reject);
-    req.end(r.body);
-  });
-}
-
-interface Result {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  bytes: number;
-  errors: number;
-  /** 1-minute load average at the end of the run (other processes on the machine skew the numbers). */
-  load: number;
-}
-
-async function measure(name: string, port: number, r: Req): Promise<Result> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  let phase: "warmup" | "measure" | "done" = "warmup";
-  const latencies: number[] = [];
-  let errors = 0;
-  let bytes = 0;
-  const worker = async () => {
-    while (phase !== "done") {
-      const t0 = performance.now();
-      const res = await request(agent, port, r);
-      const ms = performance.now() - t0;
-      if (phase !== "measure") continue;
-      if (res.status !== 200) errors++;
-      else latencies.push(ms);
-      bytes = res.body.length;
-    }
-  };
-  const workers = Array.from({ length: CONCURRENCY }, worker);
-  await new Promise((res) => setTimeout(res, WARMUP_S * 1000));
-  phase = "measure";
-  const t0 = performance.now();
-  await new Promise((res) => setTimeout(res, DURATION_S * 1000));
-  const elapsed = (performance.now() - t0) / 1000;
-  phase = "done";
-  const counted = latencies.length; // requests completed inside the window
-  await Promise.all(workers);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-  return { name, rps: counted / elapsed, p50: q(0.5), p99: q(0.99), bytes, errors, load: os.loadavg()[0] };
-}
-
 // ------------------------------------------------------------------------------------------------ main
-
-async function freshDatabase(): Promise<{ url: string; dataDir: string; drop: () => Promise<void>; kind: string }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-bench-"));
-  const admin = env.BENCH_DATABASE_URL;
-  if (!admin || !/^postgres(ql)?:\/\//.test(admin)) {
-    return { url: `file:${path.join(dataDir, "bench.db")}`, dataDir, kind: "SQLite", drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
-  }
-  const db = await createPostgresDatabase(admin, "patchbay_bench");
-  return {
-    url: db.url,
-    dataDir,
-    kind: "PostgreSQL",
-    drop: async () => {
-      await db.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-function check(ok: boolean, what: string) {
-  if (!ok) throw new Error(`sanity check failed: ${what}`);
-}
 
 async function main() {
   const db = await freshDatabase();
   const analyzed = db.kind === "PostgreSQL" || env.BENCH_SQLITE_ANALYZE !== "0" ? "ANALYZE after load" : "no ANALYZE";
   console.log(`patchbay quota benchmark: ${db.kind} (${analyzed}), ${RULES} rules, ${CONCURRENCY} keep-alive connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per scenario`);
-  console.log(
-    `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ${os.platform()} ${os.release()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
-  );
+  console.log(machineLine());
   const children: ChildProcess[] = [];
   try {
     const t0 = performance.now();
-    const pb = await startChild(["--serve-patchbay", db.url, db.dataDir]);
+    const pb = await startChild(SELF, ["--serve-patchbay", db.url, db.dataDir]);
     children.push(pb.child);
     const { port, fixture } = pb.msg as { port: number; fixture: FixtureCounts };
     console.log(
@@ -341,7 +222,7 @@ async function main() {
     check(gqlJson.data.quotaRules.edges.length === PAGE, "GraphQL returns a full page");
     agent.destroy();
 
-    const bare = await startChild(["--serve-bare", rest.body]);
+    const bare = await startChild(SELF, [BARE_ROLE, rest.body]);
     children.push(bare.child);
 
     const results: Result[] = [];
@@ -356,24 +237,9 @@ async function main() {
     results.push(await measure("GraphQL quotaRules first:50 + totalCount", port, { method: "POST", path: "/graphql", body: gqlBody(true) }));
     results.push(await measure("GraphQL quotaRules first:50 (no totalCount)", port, { method: "POST", path: "/graphql", body: gqlBody(false) }));
 
-    const base = results[0].rps;
-    const rows = [
-      ["scenario", "req/s", "p50 ms", "p99 ms", "body B", "errors", "vs bare", "load1"],
-      ...results.map((r) => [
-        r.name, r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), String(r.bytes), String(r.errors), `${((r.rps / base) * 100).toFixed(1)} %`, r.load.toFixed(1),
-      ]),
-    ];
-    const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-    const line = (r: string[]) => `| ${r.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join(" | ")} |`;
-    console.log();
-    console.log(line(rows[0]));
-    console.log(`|${widths.map((w, c) => (c === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`);
-    for (const r of rows.slice(1)) console.log(line(r));
+    printTable(results);
   } finally {
-    for (const c of children) {
-      c.send("stop");
-      await new Promise((res) => (c.exitCode !== null ? res(null) : c.once("exit", res)));
-    }
+    await stopChildren(children);
     await db.drop();
   }
 }
@@ -382,6 +248,6 @@ async function main() {
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
   const role = process.argv[2];
   if (role === "--serve-patchbay") await servePatchbay(process.argv[3], process.argv[4]);
-  else if (role === "--serve-bare") serveBare(process.argv[3]);
+  else if (role === BARE_ROLE) serveBare(process.argv[3]);
   else await main();
 }

@@ -29,7 +29,12 @@ export interface RunningServer {
 }
 
 /** Migrates, wires every feature and opens the listener. */
-export async function startServer(config: Config): Promise<RunningServer> {
+/** Hooks for embedding the server (benchmarks, diagnostics); the CLI passes none. */
+export interface ServerHooks {
+  onSqlStatement?: () => void;
+}
+
+export async function startServer(config: Config, hooks: ServerHooks = {}): Promise<RunningServer> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const log = createLogger(config.logRequests);
   const applied = await migrate(config.databaseUrl);
@@ -39,7 +44,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let close: () => Promise<void> = async () => {};
   const ctx: AppContext = {
     config,
-    db: createDb(config.databaseUrl),
+    db: createDb(config.databaseUrl, hooks.onSqlStatement),
     bus: createBus(config.redisUrl),
     log,
     onShutdown: (fn) => void shutdownHooks.push(fn),

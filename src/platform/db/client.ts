@@ -15,10 +15,16 @@ export function sqliteFile(url: string): string {
   return path.resolve(url.replace(/^file:/, "").split("?")[0]);
 }
 
-export function createDb(url: string): Db {
+/** `onStatement` (for benchmarks and diagnostics) is called once per SQL statement the client sends. */
+export function createDb(url: string, onStatement?: () => void): Db {
+  const log = onStatement ? [{ emit: "event" as const, level: "query" as const }] : [];
+  let db: Db;
   if (isPostgresUrl(url)) {
-    return new PostgresClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db;
+    db = new PostgresClient({ adapter: new PrismaPg({ connectionString: url }), log }) as unknown as Db;
+  } else {
+    fs.mkdirSync(path.dirname(sqliteFile(url)), { recursive: true });
+    db = new SqliteClient({ adapter: new PrismaLibSql({ url }), log });
   }
-  fs.mkdirSync(path.dirname(sqliteFile(url)), { recursive: true });
-  return new SqliteClient({ adapter: new PrismaLibSql({ url }) });
+  if (onStatement) db.$on("query" as never, onStatement);
+  return db;
 }

@@ -1,0 +1,163 @@
+// Shared by the benchmarks: a keep-alive HTTP load generator, a bare Node server to compare against (same body,
+// same client, same run), child-process plumbing and scratch databases. Benchmarks print numbers; nothing here
+// asserts a timing.
+import { fork, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { createPostgresDatabase } from "../test/support/databases.js";
+
+const env = process.env;
+export const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 16);
+export const DURATION_S = Number(env.BENCH_DURATION ?? 10);
+export const WARMUP_S = Number(env.BENCH_WARMUP ?? 2);
+
+/** Role of a bench child process that serves `body` from a bare http.createServer (see startChild). */
+export const BARE_ROLE = "--serve-bare";
+
+export function serveBare(body: string): void {
+  const payload = JSON.parse(body);
+  const server = http.createServer((_req, res) => {
+    const text = JSON.stringify(payload);
+    res.writeHead(200, { "content-type": "application/hal+json", "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  });
+  server.listen(0, "127.0.0.1", () => process.send!({ port: (server.address() as { port: number }).port }));
+  process.on("message", (m) => m === "stop" && server.close(() => process.exit(0)));
+}
+
+
+/** Forks `script` with `args`; resolves with its first IPC message (e.g. the port it listens on). */
+export function startChild(script: string, args: string[]): Promise<{ child: ChildProcess; msg: any }> {
+  const child = fork(script, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    child.once("message", (msg) => resolve({ child, msg }));
+    child.once("exit", (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
+  });
+}
+
+
+export async function stopChildren(children: ChildProcess[]): Promise<void> {
+  for (const c of children) {
+    c.send("stop");
+    await new Promise((res) => (c.exitCode !== null ? res(null) : c.once("exit", res)));
+  }
+}
+
+export interface Req {
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+}
+
+export function request(agent: http.Agent, port: number, r: Req): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        agent,
+        method: r.method,
+        path: r.path,
+        headers: r.body ? { "content-type": "application/json", "content-length": Buffer.byteLength(r.body) } : {},
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
+    req.on("error", reject);
+    req.end(r.body);
+  });
+}
+
+export interface Result {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  bytes: number;
+  errors: number;
+  /** 1-minute load average at the end of the run (other processes on the machine skew the numbers). */
+  load: number;
+}
+
+export async function measure(name: string, port: number, r: Req): Promise<Result> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  let phase: "warmup" | "measure" | "done" = "warmup";
+  const latencies: number[] = [];
+  let errors = 0;
+  let bytes = 0;
+  const worker = async () => {
+    while (phase !== "done") {
+      const t0 = performance.now();
+      const res = await request(agent, port, r);
+      const ms = performance.now() - t0;
+      if (phase !== "measure") continue;
+      if (res.status !== 200) errors++;
+      else latencies.push(ms);
+      bytes = res.body.length;
+    }
+  };
+  const workers = Array.from({ length: CONCURRENCY }, worker);
+  await new Promise((res) => setTimeout(res, WARMUP_S * 1000));
+  phase = "measure";
+  const t0 = performance.now();
+  await new Promise((res) => setTimeout(res, DURATION_S * 1000));
+  const elapsed = (performance.now() - t0) / 1000;
+  phase = "done";
+  const counted = latencies.length; // requests completed inside the window
+  await Promise.all(workers);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return { name, rps: counted / elapsed, p50: q(0.5), p99: q(0.99), bytes, errors, load: os.loadavg()[0] };
+}
+
+
+/** A scratch database: SQLite in a temp dir, or a fresh PostgreSQL database when BENCH_DATABASE_URL is one. */
+export async function freshDatabase(): Promise<{ url: string; dataDir: string; drop: () => Promise<void>; kind: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-bench-"));
+  const admin = env.BENCH_DATABASE_URL;
+  if (!admin || !/^postgres(ql)?:\/\//.test(admin)) {
+    return { url: `file:${path.join(dataDir, "bench.db")}`, dataDir, kind: "SQLite", drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const db = await createPostgresDatabase(admin, "patchbay_bench");
+  return {
+    url: db.url,
+    dataDir,
+    kind: "PostgreSQL",
+    drop: async () => {
+      await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+
+export function check(ok: boolean, what: string) {
+  if (!ok) throw new Error(`sanity check failed: ${what}`);
+}
+
+
+export function machineLine(): string {
+  return `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ${os.platform()} ${os.release()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`;
+}
+
+/** Prints results as a Markdown table; "vs bare" compares each row with the bare-server row named in `bareOf`. */
+export function printTable(results: Result[], bareOf: (r: Result) => Result = () => results[0]): void {
+  const rows = [
+    ["scenario", "req/s", "p50 ms", "p99 ms", "body B", "errors", "vs bare", "load1"],
+    ...results.map((r) => [
+      r.name, r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), String(r.bytes), String(r.errors), `${((r.rps / bareOf(r).rps) * 100).toFixed(1)} %`, r.load.toFixed(1),
+    ]),
+  ];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const line = (r: string[]) => `| ${r.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join(" | ")} |`;
+  console.log();
+  console.log(line(rows[0]));
+  console.log(`|${widths.map((w, c) => (c === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`);
+  for (const r of rows.slice(1)) console.log(line(r));
+}
