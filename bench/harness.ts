@@ -16,12 +16,12 @@ export const WARMUP_S = Number(env.BENCH_WARMUP ?? 2);
 /** Role of a bench child process that serves `body` from a bare http.createServer (see startChild). */
 export const BARE_ROLE = "--serve-bare";
 
-export function serveBare(body: string): void {
-  const payload = JSON.parse(body);
+/** The comparison floor: the same bytes from a bare http.createServer, with no routing, database or serialization. */
+export function serveBare(bodyFile: string): void {
+  const body = fs.readFileSync(bodyFile);
   const server = http.createServer((_req, res) => {
-    const text = JSON.stringify(payload);
-    res.writeHead(200, { "content-type": "application/hal+json", "content-length": Buffer.byteLength(text) });
-    res.end(text);
+    res.writeHead(200, { "content-type": "application/json", "content-length": body.length });
+    res.end(body);
   });
   server.listen(0, "127.0.0.1", () => process.send!({ port: (server.address() as { port: number }).port }));
   process.on("message", (m) => m === "stop" && server.close(() => process.exit(0)));
@@ -37,6 +37,13 @@ export function startChild(script: string, args: string[]): Promise<{ child: Chi
   });
 }
 
+
+/** Starts `script` in the bare role serving `body` (passed through a file: large bodies exceed argv limits). */
+export function startBare(script: string, body: string): Promise<{ child: ChildProcess; msg: any }> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-bare-")), "body.json");
+  fs.writeFileSync(file, body);
+  return startChild(script, [BARE_ROLE, file]);
+}
 
 export async function stopChildren(children: ChildProcess[]): Promise<void> {
   for (const c of children) {

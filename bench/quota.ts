@@ -19,7 +19,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { optimizeDatabase } from "../src/platform/db/maintenance.js";
-import { BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, printTable, request, serveBare, startChild, stopChildren, WARMUP_S, type Result } from "./harness.js";
+import { BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, printTable, request, serveBare, startBare, startChild, stopChildren, WARMUP_S, type Result } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const env = process.env;
@@ -222,7 +222,7 @@ async function main() {
     check(gqlJson.data.quotaRules.edges.length === PAGE, "GraphQL returns a full page");
     agent.destroy();
 
-    const bare = await startChild(SELF, [BARE_ROLE, rest.body]);
+    const bare = await startBare(SELF, rest.body);
     children.push(bare.child);
 
     const results: Result[] = [];

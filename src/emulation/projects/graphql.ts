@@ -119,7 +119,10 @@ builder.queryFields((t) => ({
     type: "Project",
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_q, _r, args, ctx) => ctx.db.project.findUnique({ where: { id: String(args.id) } }),
+    // Passing plugin-prisma's query loads the selected relations (nodes, links, endpoints) with the project in a
+    // fixed number of statements, instead of per-object loaders (which also overflowed SQLite's bind-parameter
+    // limit at 1,000 nodes).
+    resolve: (query, _r, args, ctx) => ctx.db.project.findUnique({ ...query, where: { id: String(args.id) } }),
   }),
 }));
 

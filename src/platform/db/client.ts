@@ -11,6 +11,22 @@ export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
+/**
+ * The libsql adapter reports no bind-parameter limit, so Prisma assumes SQLite's historical 999 and refuses
+ * relation loads past it (a project of 1,000 nodes could not be read with its links). libsql is built on
+ * SQLite ≥ 3.32, whose limit is 32766: declare it.
+ */
+const SQLITE_MAX_VARIABLES = 32766;
+
+class LibSqlAdapterFactory extends PrismaLibSql {
+  override async connect() {
+    const adapter = await super.connect();
+    const info = adapter.getConnectionInfo?.() ?? { supportsRelationJoins: false };
+    adapter.getConnectionInfo = () => ({ ...info, maxBindValues: SQLITE_MAX_VARIABLES });
+    return adapter;
+  }
+}
+
 export function sqliteFile(url: string): string {
   return path.resolve(url.replace(/^file:/, "").split("?")[0]);
 }
@@ -23,7 +39,7 @@ export function createDb(url: string, onStatement?: () => void): Db {
     db = new PostgresClient({ adapter: new PrismaPg({ connectionString: url }), log }) as unknown as Db;
   } else {
     fs.mkdirSync(path.dirname(sqliteFile(url)), { recursive: true });
-    db = new SqliteClient({ adapter: new PrismaLibSql({ url }), log });
+    db = new SqliteClient({ adapter: new LibSqlAdapterFactory({ url }), log });
   }
   if (onStatement) db.$on("query" as never, onStatement);
   return db;

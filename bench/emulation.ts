@@ -1,0 +1,144 @@
+/**
+ * Emulation control-plane benchmark (run: `npm run bench:emulation`).
+ *
+ * Measures, through real HTTP on a running Patchbay, next to a bare Node server returning the same body:
+ *   - REST `GET /v2/projects/{id}/nodes` of a project with 100 nodes (GNS3 clients poll this);
+ *   - the GraphQL project query (nodes with ports, links with endpoints) of a project with 1,000 nodes;
+ * and the SQL statements each request costs. The topologies are built through the REST API (nodes are not started:
+ * this measures the control plane, not the emulators).
+ *
+ * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_CONCURRENCY (16), BENCH_DURATION (10 s),
+ * BENCH_WARMUP (2 s).
+ */
+import type { ChildProcess } from "node:child_process";
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, printTable, request, serveBare,
+  startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
+} from "./harness.js";
+
+const SELF = fileURLToPath(import.meta.url);
+const SMALL = 100;
+const LARGE = 1000;
+
+const PROJECT_QUERY = `query($id: ID!) { project(id: $id) { id name status
+  nodes { id name nodeType status console consoleHost x y z ports { name shortName adapterNumber portNumber linkType } }
+  links { id linkType capturing suspend endpoints { adapterNumber portNumber node { id name } } } } }`;
+
+/** The server child: Patchbay with a counter of the SQL statements its database client sends. */
+async function servePatchbay(databaseUrl: string, dataDir: string) {
+  const { loadConfig } = await import("../src/platform/config.js");
+  const { startServer } = await import("../src/server.js");
+  let statements = 0;
+  const server = await startServer(
+    { ...loadConfig([], {}), port: 0, dataDir, databaseUrl, logRequests: false, redisUrl: undefined, consolePorts: [20000, 29999] },
+    { onSqlStatement: () => void statements++ },
+  );
+  process.send!({ port: server.port });
+  process.on("message", async (m) => {
+    if (m === "statements") process.send!({ statements });
+    if (m === "stop") {
+      await server.close();
+      process.exit(0);
+    }
+  });
+}
+
+const json = (agent: http.Agent, port: number, method: "GET" | "POST", p: string, body?: unknown) =>
+  request(agent, port, { method, path: p, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => {
+    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${r.body.slice(0, 300)}`);
+    return JSON.parse(r.body || "null");
+  });
+
+/** A project of `n` nodes: switches of 8 ports, each with 7 PCs and an uplink to the previous switch. */
+async function buildProject(agent: http.Agent, port: number, name: string, n: number): Promise<string> {
+  const { project_id: id } = await json(agent, port, "POST", "/v2/projects", { name });
+  const node = (body: object) => json(agent, port, "POST", `/v2/projects/${id}/nodes`, { compute_id: "local", ...body });
+  const link = (a: string, ap: number, b: string, bp: number) =>
+    json(agent, port, "POST", `/v2/projects/${id}/links`, {
+      nodes: [{ node_id: a, adapter_number: 0, port_number: ap }, { node_id: b, adapter_number: 0, port_number: bp }],
+    });
+  let made = 0;
+  let previous: string | undefined;
+  for (let s = 0; made < n; s++) {
+    const sw = (await node({ name: `SW${s + 1}`, node_type: "ethernet_switch" })).node_id as string;
+    made++;
+    if (previous) await link(previous, 7, sw, 0);
+    const pcs = Array.from({ length: Math.min(7 - (previous ? 1 : 0), n - made) }, (_, i) => i);
+    made += pcs.length;
+    // Parallel within a switch: the naming and console-port rules must hold under concurrent creates.
+    const ids = await Promise.all(pcs.map((i) => node({ name: `PC${s * 7 + i + 1}`, node_type: "vpcs" }).then((r) => r.node_id as string)));
+    await Promise.all(ids.map((pc, i) => link(pc, 0, sw, i + (previous ? 1 : 0))));
+    previous = sw;
+  }
+  return id;
+}
+
+async function statementsPerRequest(child: ChildProcess, agent: http.Agent, port: number, r: Req, times = 5): Promise<number> {
+  const count = () =>
+    new Promise<number>((resolve) => {
+      child.once("message", (m: any) => resolve(m.statements));
+      child.send("statements");
+    });
+  const before = await count();
+  for (let i = 0; i < times; i++) await request(agent, port, r);
+  return ((await count()) - before) / times;
+}
+
+async function main() {
+  const db = await freshDatabase();
+  console.log(`patchbay emulation benchmark: ${db.kind}, ${CONCURRENCY} keep-alive connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per scenario`);
+  console.log(machineLine());
+  const children: ChildProcess[] = [];
+  try {
+    const pb = await startChild(SELF, ["--serve-patchbay", db.url, db.dataDir]);
+    children.push(pb.child);
+    const port = pb.msg.port as number;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const t0 = performance.now();
+    const small = await buildProject(agent, port, "bench-100", SMALL);
+    const large = await buildProject(agent, port, "bench-1000", LARGE);
+    console.log(`topologies: ${SMALL} and ${LARGE} nodes built through the REST API in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    const restReq: Req = { method: "GET", path: `/v2/projects/${small}/nodes` };
+    const gqlReq: Req = { method: "POST", path: "/graphql", body: JSON.stringify({ query: PROJECT_QUERY, variables: { id: large } }) };
+
+    // Sanity: the answers are complete before they are timed.
+    const nodes = JSON.parse((await request(agent, port, restReq)).body);
+    check(Array.isArray(nodes) && nodes.length === SMALL, `REST lists ${SMALL} nodes`);
+    const gql = JSON.parse((await request(agent, port, gqlReq)).body);
+    check(!gql.errors, `GraphQL errors ${JSON.stringify(gql.errors)}`);
+    check(gql.data.project.nodes.length === LARGE, `GraphQL returns ${LARGE} nodes`);
+    check(gql.data.project.links.every((l: any) => l.endpoints.length === 2), "every link has two endpoints");
+    const restBody = JSON.stringify(nodes);
+    const gqlBody = JSON.stringify(gql);
+    const sql = {
+      rest: await statementsPerRequest(pb.child, agent, port, restReq),
+      gql: await statementsPerRequest(pb.child, agent, port, gqlReq),
+    };
+    agent.destroy();
+
+    const bareRest = await startBare(SELF, restBody);
+    const bareGql = await startBare(SELF, gqlBody);
+    children.push(bareRest.child, bareGql.child);
+    const bareOfRest = await measure(`bare node http (body of the ${SMALL}-node list)`, bareRest.msg.port, { method: "GET", path: "/" });
+    const rest = await measure(`REST GET /v2/projects/{id}/nodes, ${SMALL} nodes`, port, restReq);
+    const bareOfGql = await measure(`bare node http (body of the ${LARGE}-node query)`, bareGql.msg.port, { method: "GET", path: "/" });
+    const graph = await measure(`GraphQL project { nodes { ports } links { endpoints } }, ${LARGE} nodes`, port, gqlReq);
+    const results: Result[] = [bareOfRest, rest, bareOfGql, graph];
+    printTable(results, (r) => (r === rest ? bareOfRest : r === graph ? bareOfGql : r));
+    console.log(`\nSQL statements per request: REST ${SMALL}-node list ${sql.rest}, GraphQL ${LARGE}-node project ${sql.gql}`);
+  } finally {
+    await stopChildren(children);
+    await db.drop();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
+  const role = process.argv[2];
+  if (role === "--serve-patchbay") await servePatchbay(process.argv[3], process.argv[4]);
+  else if (role === BARE_ROLE) serveBare(process.argv[3]);
+  else await main();
+}
