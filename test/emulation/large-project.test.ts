@@ -1,0 +1,32 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { gql, startTestServer, type TestServer } from "../support/server.js";
+
+/**
+ * A project past SQLite's historical 999 bind parameters reads in one GraphQL request: relations load in a fixed
+ * number of statements (Prisma's relation IN-lists once overflowed, and per-object loaders made it N+1).
+ */
+let s: TestServer;
+beforeAll(async () => void (s = await startTestServer()));
+afterAll(() => s.close());
+
+it("reads a project of 1,200 nodes and 600 links with every endpoint's node", async () => {
+  const projectId = randomUUID();
+  await s.ctx.db.project.create({ data: { id: projectId, name: "large", filename: "large.gns3" } });
+  const nodes = Array.from({ length: 1200 }, (_, i) => ({ id: randomUUID(), projectId, nodeType: "vpcs", name: `PC${i + 1}` }));
+  await s.ctx.db.node.createMany({ data: nodes });
+  const links = Array.from({ length: 600 }, () => ({ id: randomUUID(), projectId }));
+  await s.ctx.db.link.createMany({ data: links });
+  await s.ctx.db.linkEndpoint.createMany({
+    data: links.flatMap((l, i) => [
+      { linkId: l.id, position: 0, nodeId: nodes[2 * i].id, adapterNumber: 0, portNumber: 0 },
+      { linkId: l.id, position: 1, nodeId: nodes[2 * i + 1].id, adapterNumber: 0, portNumber: 0 },
+    ]),
+  });
+  const r = await gql(s.url, `query($id: ID!) { project(id: $id) { nodes { id ports { name } } links { id endpoints { node { id name } } } } }`, { id: projectId });
+  expect(r.errors).toBeUndefined();
+  expect(r.data.project.nodes).toHaveLength(1200);
+  expect(r.data.project.links).toHaveLength(600);
+  const expected = new Map(links.map((l, i) => [l.id, [`PC${2 * i + 1}`, `PC${2 * i + 2}`]]));
+  for (const l of r.data.project.links) expect(l.endpoints.map((e: any) => e.node.name)).toEqual(expected.get(l.id));
+});
