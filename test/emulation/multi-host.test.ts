@@ -143,6 +143,20 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     expect((await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`)).body.status).toBe("started");
   }, 30_000);
 
+  it("a property change on the controller reaches the compute running the node (a remote switch's ports_mapping)", async () => {
+    const sw = await call(ctl.url, "POST", `${P}/nodes`, { name: "SWB", node_type: "ethernet_switch", compute_id: "hostb" });
+    expect(sw.status, sw.text).toBe(201);
+    const mapping = [
+      { name: "Ethernet0", port_number: 0, type: "access", vlan: 10 },
+      { name: "Ethernet1", port_number: 1, type: "dot1q", vlan: 1 },
+    ];
+    const put = await call(ctl.url, "PUT", `${P}/nodes/${sw.body.node_id}`, { properties: { ports_mapping: mapping } });
+    expect(put.status, put.text).toBe(200);
+    const C = `/v2/compute/projects/${projectId}/ethernet_switch/nodes/${sw.body.node_id}`;
+    await until(async () => JSON.stringify((await call(cmp.url, "GET", C)).body.ports_mapping) === JSON.stringify(mapping), 5_000);
+    expect((await call(ctl.url, "DELETE", `${P}/nodes/${sw.body.node_id}`)).status).toBe(204);
+  }, 30_000);
+
   it("a killed compute is marked disconnected and its node stopped; the controller keeps answering", async () => {
     consoles.forEach((c) => c.close());
     consoles = [];

@@ -43,8 +43,8 @@ class Placement {
   private subscription?: AsyncIterableIterator<unknown>;
   /** Per compute: its notification WebSocket while connected (status changes arrive at once; polling covers gaps). */
   private sockets = new Map<string, WebSocket>();
-  /** Per remote node: the name last sent to its compute, so a rename on the controller is passed on once. */
-  private names = new Map<string, string>();
+  /** Per remote node: the settings (name, emulator properties) last sent to its compute, so a change is passed on once. */
+  private sent = new Map<string, string>();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -246,13 +246,18 @@ class Placement {
     await setNodeRuntimeState(this.ctx, node.id, state);
   }
 
-  /** A rename on the controller is passed on to the compute (the name shows in the node's console prompt there). */
-  private async renamed(computeId: string, node: { node_id: string; node_type: string; project_id: string; name: string }): Promise<void> {
-    const last = this.names.get(node.node_id);
-    this.names.set(node.node_id, node.name);
-    if (last === undefined || last === node.name || !this.present.get(computeId)?.has(node.node_id)) return;
+  /**
+   * A change made on the controller (rename, emulator properties such as a switch's ports_mapping) is passed on
+   * to the compute that runs the node, in the compute API's flat form.
+   */
+  private async settingsChanged(computeId: string, node: RemoteNodeEvent): Promise<void> {
+    const settings = { name: node.name, ...(node.properties ?? {}) };
+    const key = JSON.stringify(settings);
+    const last = this.sent.get(node.node_id);
+    this.sent.set(node.node_id, key);
+    if (last === undefined || last === key || !this.present.get(computeId)?.has(node.node_id)) return;
     const t = await computeTarget(this.ctx, computeId);
-    await computeJson(t, "PUT", nodeRoute({ projectId: node.project_id, nodeType: node.node_type, id: node.node_id }), { name: node.name });
+    await computeJson(t, "PUT", nodeRoute({ projectId: node.project_id, nodeType: node.node_type, id: node.node_id }), settings);
   }
 
   private follow(): void {
@@ -266,8 +271,8 @@ class Placement {
         try {
           if (action === "compute.updated" || action === "compute.created") await this.connectionChange(e.compute_id, Boolean(e.connected));
           else if (action === "compute.deleted") this.forget(e.compute_id);
-          else if (action === "node.created" && e.compute_id && e.compute_id !== LOCAL_ID) this.names.set(e.node_id, e.name);
-          else if (action === "node.updated" && e.compute_id && e.compute_id !== LOCAL_ID) await this.renamed(e.compute_id, e as any);
+          else if (action === "node.created" && e.compute_id && e.compute_id !== LOCAL_ID) this.sent.set(e.node_id, JSON.stringify({ name: e.name, ...(e.properties ?? {}) }));
+          else if (action === "node.updated" && e.compute_id && e.compute_id !== LOCAL_ID) await this.settingsChanged(e.compute_id, e as RemoteNodeEvent);
           else if (action === "node.deleted" && e.compute_id && e.compute_id !== LOCAL_ID) await this.deleteOnCompute(e.compute_id, e as { node_id: string; node_type: string; project_id: string });
           else if (action === "project.closed") await this.projectGone(e.project_id, "close");
           else if (action === "project.deleted") await this.projectGone(e.project_id, "delete");
@@ -297,7 +302,7 @@ class Placement {
 
   private async deleteOnCompute(computeId: string, node: { node_id: string; node_type: string; project_id: string }): Promise<void> {
     this.present.get(computeId)?.delete(node.node_id);
-    this.names.delete(node.node_id);
+    this.sent.delete(node.node_id);
     const t = await computeTarget(this.ctx, computeId).catch(() => undefined);
     if (!t) return;
     const route = nodeRoute({ projectId: node.project_id, nodeType: node.node_type, id: node.node_id });
@@ -343,6 +348,14 @@ class Placement {
 const placements = new WeakMap<object, Placement>();
 
 /** The server's placement (keyed by config, like the runtime: GraphQL may hand out copies of the context). */
+interface RemoteNodeEvent {
+  node_id: string;
+  node_type: string;
+  project_id: string;
+  name: string;
+  properties?: Record<string, unknown>;
+}
+
 export function placement(ctx: AppContext): Placement {
   let p = placements.get(ctx.config);
   if (!p) {
