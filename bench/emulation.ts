@@ -106,14 +106,14 @@ async function main() {
     const gqlReq: Req = { method: "POST", path: "/graphql", body: JSON.stringify({ query: PROJECT_QUERY, variables: { id: large } }) };
 
     // Sanity: the answers are complete before they are timed.
-    const nodes = JSON.parse((await request(agent, port, restReq)).body);
+    const restBody = (await request(agent, port, restReq)).body;
+    const nodes = JSON.parse(restBody);
     check(Array.isArray(nodes) && nodes.length === SMALL, `REST lists ${SMALL} nodes`);
-    const gql = JSON.parse((await request(agent, port, gqlReq)).body);
+    const gqlBody = (await request(agent, port, gqlReq)).body;
+    const gql = JSON.parse(gqlBody);
     check(!gql.errors, `GraphQL errors ${JSON.stringify(gql.errors)}`);
     check(gql.data.project.nodes.length === LARGE, `GraphQL returns ${LARGE} nodes`);
     check(gql.data.project.links.every((l: any) => l.endpoints.length === 2), "every link has two endpoints");
-    const restBody = JSON.stringify(nodes);
-    const gqlBody = JSON.stringify(gql);
     const sql = {
       rest: await statementsPerRequest(pb.child, agent, port, restReq),
       gql: await statementsPerRequest(pb.child, agent, port, gqlReq),
