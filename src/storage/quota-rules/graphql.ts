@@ -198,7 +198,6 @@ type LimitArgs = { spaceHardLimit?: bigint | null; spaceSoftLimit?: bigint | nul
 
 /** GraphQL input goes through the REST body parser, so both faces enforce exactly the same rules. */
 function toRestBody(input: typeof CreateQuotaRuleInput.$inferInput) {
-  const limit = (v: bigint | null | undefined) => (v === undefined ? undefined : v === null ? "-" : String(v));
   const l = input.limits;
   return {
     svm: sel(input.svm),
@@ -207,8 +206,7 @@ function toRestBody(input: typeof CreateQuotaRuleInput.$inferInput) {
     ...(input.qtreeName != null ? { qtree: { name: input.qtreeName } } : {}),
     ...(input.users ? { users: input.users.map((u) => ({ ...(u.name != null ? { name: u.name } : {}), ...(u.id != null ? { id: u.id } : {}) })) } : {}),
     ...(input.group ? { group: { ...(input.group.name != null ? { name: input.group.name } : {}), ...(input.group.id != null ? { id: input.group.id } : {}) } } : {}),
-    ...(l ? { space: { hard_limit: limit(l.spaceHardLimit), soft_limit: limit(l.spaceSoftLimit) }, files: { hard_limit: limit(l.filesHardLimit), soft_limit: limit(l.filesSoftLimit) } } : {}),
-    ...(l?.userMapping != null ? { user_mapping: l.userMapping } : {}),
+    ...(l ? limitsToRest(l) : {}),
   };
 }
 
@@ -219,7 +217,7 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     args: { input: t.arg({ type: CreateQuotaRuleInput, required: true }) },
     resolve: async (query, _r, args, ctx) => {
-      const input: CreateRuleInput = parseCreateRule(JSON.parse(JSON.stringify(toRestBody(args.input))));
+      const input: CreateRuleInput = parseCreateRule(toRestBody(args.input));
       const { uuid, job } = await createRule(ctx, input);
       await job.done;
       return ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid } });
@@ -244,8 +242,9 @@ builder.mutationFields((t) => ({
   }),
 }));
 
+/** Limits in Ansible's flat form: null (unlimited) is "-", omitted stays omitted (unchanged on PATCH). */
 function limitsToRest(l: LimitArgs) {
-  const v = (x: bigint | null | undefined) => (x === undefined ? undefined : x === null ? "-" : String(x));
+  const v = (x: bigint | null) => (x === null ? "-" : String(x));
   const body: Record<string, unknown> = {};
   if (l.spaceHardLimit !== undefined) body["space.hard_limit"] = v(l.spaceHardLimit);
   if (l.spaceSoftLimit !== undefined) body["space.soft_limit"] = v(l.spaceSoftLimit);
