@@ -105,6 +105,19 @@ describe("enforcement follows quota state", () => {
     expect((await call(s.url, "GET", `/api/storage/quota/reports/${volumeUuid}/999`)).status).toBe(404);
   });
 
+  it("renaming a qtree renames its rules and their enforced limits; the renamed rule is still a duplicate", async () => {
+    const [tree] = (await call(s.url, "GET", "/api/storage/quota/rules?type=tree&qtree.name=qt2")).body.records; // created by the first job test
+    await call(s.url, "PATCH", `/api/storage/quota/rules/${tree.uuid}?return_timeout=30`, { "files.hard_limit": "42" });
+    const [qt] = (await call(s.url, "GET", "/api/storage/qtrees?name=qt2")).body.records;
+    const r = await call(s.url, "PATCH", `/api/storage/qtrees/${volumeUuid}/${qt.id}?return_timeout=30`, { name: "qt2b" });
+    expect(r.status, r.text).toBe(200);
+    const [rule] = (await call(s.url, "GET", "/api/storage/quota/rules?type=tree&qtree.name=qt2b&fields=files")).body.records;
+    expect(rule.files).toEqual({ hard_limit: 42 });
+    expect((await call(s.url, "GET", "/api/storage/quota/rules?return_records=false&qtree.name=qt2")).body.num_records).toBe(0);
+    expect((await reports()).find((x) => x.qtree?.name === "qt2b").files.hard_limit).toBe(42);
+    expect((await postRule(s.url, { type: "tree", "qtree.name": "qt2b" })).status).toBe(409);
+  });
+
   it("deleting a qtree removes its rules and, with quota on, their enforcement", async () => {
     const [qt] = (await call(s.url, "GET", "/api/storage/qtrees?name=qt1")).body.records;
     const d = await call(s.url, "DELETE", `/api/storage/qtrees/${volumeUuid}/${qt.id}?return_timeout=30`);

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
+import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
 import { CODES } from "../ontap/codes.js";
 import { ruleIdentity } from "../quota-rules/identity.js";
@@ -68,13 +69,10 @@ export async function updateQtree(
     if (renamed && (await tx.qtree.findFirst({ where: { volumeUuid, name: patch.name } }))) {
       throw new ConflictError(`Qtree "${patch.name}" already exists in volume "${qtree.volume.name}".`, { code: CODES.duplicateName, target: "name" });
     }
-    if (renamed) await tx.quotaRule.updateMany({ where: { volumeUuid, qtreeName: qtree.name }, data: { qtreeName: patch.name } });
+    if (renamed) await renameRuleScope(tx, volumeUuid, qtree.name, patch.name!);
     return tx.qtree.update({ where: { key: qtree.key }, data: patch, include: { volume: { include: { svm: true } } } });
   });
-  if (renamed) {
-    await refreshRuleIdentities(ctx, volumeUuid, patch.name!);
-    await resizeIfEnabled(ctx, volumeUuid);
-  }
+  if (renamed) await resizeIfEnabled(ctx, volumeUuid);
   return updated;
 }
 
@@ -88,8 +86,10 @@ export async function deleteQtree(ctx: AppContext, volumeUuid: string, id: numbe
   await resizeIfEnabled(ctx, volumeUuid);
 }
 
-/** Rule identities embed the qtree name; recompute them after a rename. */
-async function refreshRuleIdentities(ctx: AppContext, volumeUuid: string, qtreeName: string) {
-  const rules = await ctx.db.quotaRule.findMany({ where: { volumeUuid, qtreeName }, include: { users: true } });
-  for (const r of rules) await ctx.db.quotaRule.update({ where: { uuid: r.uuid }, data: { identity: ruleIdentity(r, r.users) } });
+/** The rules scoped to a renamed qtree follow it, identity included (it embeds the name), in the rename's transaction. */
+async function renameRuleScope(tx: Tx, volumeUuid: string, from: string, to: string) {
+  const rules = await tx.quotaRule.findMany({ where: { volumeUuid, qtreeName: from }, include: { users: true } });
+  for (const r of rules) {
+    await tx.quotaRule.update({ where: { uuid: r.uuid }, data: { qtreeName: to, identity: ruleIdentity({ ...r, qtreeName: to }, r.users) } });
+  }
 }
