@@ -2,6 +2,7 @@ import express from "express";
 import type { Feature } from "../platform/feature.js";
 import { NotFoundError } from "../platform/errors.js";
 import { mountCluster } from "./cluster-rest.js";
+import { scheduleJobSweep } from "./jobs/operations.js";
 import { CODES } from "./ontap/codes.js";
 import { ontapErrorHandler } from "./ontap/errors.js";
 import { mountQtrees } from "./qtrees/rest.js";
@@ -13,6 +14,9 @@ import { mountVolumes } from "./volumes/rest.js";
 /** The ONTAP REST face under /api. */
 export const storageFeature: Feature = {
   name: "storage",
+  async start(ctx) {
+    ctx.onShutdown(scheduleJobSweep(ctx));
+  },
   mount(app, ctx) {
     const router = express.Router();
     router.use(express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true }));

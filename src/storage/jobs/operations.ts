@@ -23,7 +23,6 @@ export async function startJob(
   svmUuid: string | null,
   work: () => Promise<void>,
 ): Promise<StartedJob> {
-  await ctx.db.job.deleteMany({ where: { endTime: { lt: new Date(Date.now() - JOB_RETENTION_MS) } } });
   const job = await ctx.db.job.create({ data: { uuid: randomUUID(), description, state: "queued", svmUuid } });
   const done = (async () => {
     await ctx.db.job.update({ where: { uuid: job.uuid }, data: { state: "running", startTime: new Date() } });
@@ -51,6 +50,20 @@ export async function startJob(
     }
   })();
   return { job, done };
+}
+
+/**
+ * Deletes jobs past their retention, every minute (never on a request's path). getJob already answers 404 for
+ * them, so the sweep only reclaims space. Returns the stop function.
+ */
+export function scheduleJobSweep(ctx: AppContext): () => void {
+  const sweep = () =>
+    void ctx.db.job.deleteMany({ where: { endTime: { lt: new Date(Date.now() - JOB_RETENTION_MS) } } }).catch((e) => {
+      ctx.log.warn("job sweep failed", { error: String(e) });
+    });
+  const timer = setInterval(sweep, 60_000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export async function getJob(ctx: AppContext, uuid: string): Promise<Job> {
