@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
-import { systemUsage } from "../notifications/usage.js";
+import { oneDecimal, systemUsage } from "../notifications/usage.js";
 
 /** This host's load, in the shape of GNS3's compute statistics (GET /v2/compute/statistics). */
 export interface HostStatistics {
@@ -17,8 +17,7 @@ export interface HostStatistics {
   load_average_percent: number[];
 }
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
-const percent = (part: number, whole: number) => (whole > 0 ? round1((100 * part) / whole) : 0);
+const percent = (part: number, whole: number) => (whole > 0 ? oneDecimal((100 * part) / whole) : 0);
 
 function swap(): { total: number; free: number } {
   try {

@@ -13,7 +13,7 @@ function cpuTimes() {
   return { idle, total };
 }
 
-const oneDecimal = (n: number) => Math.round(n * 10) / 10;
+export const oneDecimal = (n: number) => Math.round(n * 10) / 10;
 
 /** CPU busy share since the previous call (like psutil.cpu_percent(interval=None)); 0 on the very first call. */
 export function systemUsage(): { cpu_usage_percent: number; memory_usage_percent: number } {
