@@ -53,7 +53,7 @@ export async function stopChildren(children: ChildProcess[]): Promise<void> {
 }
 
 export interface Req {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   body?: string;
 }

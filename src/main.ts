@@ -21,6 +21,14 @@ const server = await startServer(config);
 if (config.demo) await loadDemoFixture(server.ctx);
 console.error(`Patchbay on ${server.url}  (GraphiQL: ${server.url}/graphql)`);
 
+// A bug that escapes every handler still ends the process (its state is unknown), but as a log line.
+for (const event of ["uncaughtException", "unhandledRejection"] as const) {
+  process.on(event, (error) => {
+    server.ctx.log.error(event, { error });
+    process.exit(1);
+  });
+}
+
 // POST /v2/shutdown closes the server through ctx.requestShutdown; the process then ends normally.
 void server.closed.then(() => process.exit(0));
 

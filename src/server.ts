@@ -4,15 +4,19 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import type { Config } from "./platform/config.js";
-import type { AppContext } from "./platform/context.js";
+import type { AppContext, FeatureServices } from "./platform/context.js";
 import { createDb } from "./platform/db/client.js";
 import { scheduleOptimize } from "./platform/db/maintenance.js";
 import { migrate } from "./platform/db/migrate.js";
 import { createBus } from "./platform/events.js";
 import { createGraphQL } from "./platform/graphql/yoga.js";
 import { basicAuthCheck, WWW_AUTHENTICATE } from "./platform/http/auth.js";
+import { fallbackErrorHandler } from "./platform/http/client-errors.js";
+import { requestIds } from "./platform/http/request-id.js";
 import { requestLog } from "./platform/http/request-log.js";
+import { routeTable, type RouteEntry } from "./platform/http/route-table.js";
 import { createUpgradeHandler } from "./platform/http/websockets.js";
+import type { Feature } from "./platform/feature.js";
 import { createLogger } from "./platform/log.js";
 import { computeModeGuard, computeModeWebSockets } from "./emulation/compute-api/mode.js";
 import { features } from "./features.js";
@@ -26,6 +30,8 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Settles once the server has closed, whoever asked (signal, POST /v2/shutdown). */
   closed: Promise<void>;
+  /** The REST routes served (read from the Express router stacks; fuzz tests are generated from it). */
+  routes(): RouteEntry[];
 }
 
 /** Migrates, wires every feature and opens the listener. */
@@ -40,24 +46,41 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   const applied = await migrate(config.databaseUrl);
   if (applied.length) log.info("migrated", { applied });
 
-  const shutdownHooks: (() => Promise<void> | void)[] = [];
   let close: () => Promise<void> = async () => {};
   const ctx: AppContext = {
     config,
     db: createDb(config.databaseUrl, hooks.onSqlStatement),
     bus: createBus(config.redisUrl),
     log,
-    onShutdown: (fn) => void shutdownHooks.push(fn),
+    services: {} as FeatureServices, // each feature's start() below fills its slot
     // A short grace lets the request that asked receive its answer before connections are cut.
     requestShutdown: () => void setTimeout(() => void close(), 200),
   };
-  ctx.onShutdown(scheduleOptimize(ctx.db, config.databaseUrl, (e) => log.warn("database optimize failed", { error: String(e) })));
-  for (const f of features) await f.start?.(ctx);
+  const stopOptimize = scheduleOptimize(ctx.db, config.databaseUrl, (e) => log.warn("database optimize failed", { error: String(e) }));
+  // The composition root: features start in order and stop in reverse order (see Feature), also when the
+  // start-up fails half-way (a feature's recovery, the port taken), so that no child process outlives it.
+  const started: Feature[] = [];
+  const teardown = async () => {
+    for (const f of [...started].reverse()) await f.stop(ctx);
+    stopOptimize();
+    await ctx.bus.close();
+    await ctx.db.$disconnect();
+  };
+  const orTeardown = (e: unknown) => teardown().then(() => Promise.reject(e));
+  try {
+    for (const f of features) {
+      await f.start(ctx);
+      started.push(f);
+    }
+  } catch (e) {
+    await orTeardown(e);
+  }
 
   const isAuthorized = basicAuthCheck(config.auth);
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
+  app.use(requestIds(log)); // first: every answer (401s too) carries the id, every line logged meanwhile has it
   if (config.logRequests) app.use(requestLog(log));
   app.use((req, res, next) => {
     if (isAuthorized(req)) return next();
@@ -72,17 +95,18 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));
   for (const f of features) f.mount(app, ctx);
   app.use((_req, res) => void res.status(404).type("text/plain").send("404: Not Found"));
+  app.use(fallbackErrorHandler);
 
   const server = config.tls
     ? https.createServer({ cert: fs.readFileSync(config.tls.certFile), key: fs.readFileSync(config.tls.keyFile) }, app)
     : http.createServer(app);
-  const upgrades = createUpgradeHandler(computeModeWebSockets(config, [wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]), isAuthorized);
+  const upgrades = createUpgradeHandler(computeModeWebSockets(config, [wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]), isAuthorized, log);
   server.on("upgrade", upgrades.handler);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, resolve);
-  });
+  }).catch(orTeardown);
   const port = (server.address() as AddressInfo).port;
   config.port = port; // the port actually bound when 0 was asked: the built-in "local" compute reports it
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -98,10 +122,8 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
       upgrades.close();
       server.closeAllConnections(); // keep-alive and streaming sockets would hold close() open
       await listenerClosed;
-      for (const hook of shutdownHooks.reverse()) await hook();
-      await ctx.bus.close();
-      await ctx.db.$disconnect();
+      await teardown();
       markClosed();
     })());
-  return { ctx, port, url, close, closed };
+  return { ctx, port, url, close, closed, routes: () => routeTable(app) };
 }

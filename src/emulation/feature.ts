@@ -4,9 +4,16 @@ import { computeNotificationWebSockets } from "./compute-api/notifications.js";
 import { notificationWebSockets } from "./notifications/websockets.js";
 import { Gns3Routes } from "./rest/kit.js";
 import { registerRoutes } from "./routes.js";
+import { startEmulationServices, stopEmulationServices } from "./services.js";
 
 export const emulationFeature: Feature = {
   name: "emulation",
+  async start(ctx) {
+    ctx.services.emulation = await startEmulationServices(ctx);
+  },
+  async stop(ctx) {
+    await stopEmulationServices(ctx.services.emulation);
+  },
   mount(app, ctx) {
     const routes = new Gns3Routes(ctx.config.bodyLimit);
     registerRoutes(routes, ctx);

@@ -10,6 +10,8 @@ import "./projects/graphql.js";
 import "./snapshots/graphql.js";
 import "./nodes/graphql.js";
 import "./links/graphql.js";
+import "./templates/graphql.js";
+import "./drawings/graphql.js";
 import "./notifications/graphql.js";
 
 builder.queryField("emulationVersion", (t) =>

@@ -17,9 +17,23 @@ const OPTIONS = {
   "auth-password": { env: "PATCHBAY_AUTH_PASSWORD", default: "", help: "HTTP Basic password" },
   "tls-cert": { env: "PATCHBAY_TLS_CERT", default: "", help: "PEM certificate: serve HTTPS (with --tls-key)" },
   "tls-key": { env: "PATCHBAY_TLS_KEY", default: "", help: "PEM private key" },
-  local: { env: "PATCHBAY_LOCAL", default: "true", help: "local mode: allow /v2/shutdown, /v2/debug, /v2/projects/load" },
+  local: {
+    env: "PATCHBAY_LOCAL",
+    default: "false",
+    help: "local mode: allow /v2/shutdown, /v2/debug, /v2/projects/load and project paths in --allowed-roots",
+  },
+  "allowed-roots": {
+    env: "PATCHBAY_ALLOWED_ROOTS",
+    default: "",
+    help: `extra directories (separated by "${path.delimiter}") where local mode may place and load projects; <data-dir>/projects is always allowed`,
+  },
   "console-ports": { env: "PATCHBAY_CONSOLE_PORTS", default: "5000-10000", help: "console port range for nodes" },
   "udp-ports": { env: "PATCHBAY_UDP_PORTS", default: "10000-20000", help: "UDP port range for links" },
+  "auto-close-delay": {
+    env: "PATCHBAY_AUTO_CLOSE_DELAY",
+    default: "5000",
+    help: "milliseconds an auto_close project stays open after its last notification listener left",
+  },
   "log-format": { env: "PATCHBAY_LOG", default: "json", help: "json (one line per request) or off" },
   "body-limit": { env: "PATCHBAY_BODY_LIMIT", default: "1mb", help: "largest JSON body accepted" },
   "upload-limit": { env: "PATCHBAY_UPLOAD_LIMIT", default: "2gb", help: "largest upload (project import, project and node files)" },
@@ -39,9 +53,14 @@ export interface Config {
   dataDir: string;
   auth: { user: string; password: string } | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
+  /** Local mode: the GNS3 `[Server] local` powers (shutdown, debug, load, custom project paths). Off by default. */
   local: boolean;
+  /** Absolute directories where local mode may put or load projects, besides <dataDir>/projects. */
+  allowedRoots: string[];
   consolePorts: [number, number];
   udpPorts: [number, number];
+  /** GNS3 closes an auto_close project this long after its last notification listener left (GNS3: 5 s). */
+  autoCloseDelayMs: number;
   logRequests: boolean;
   bodyLimit: string;
   uploadLimit: string;
@@ -69,6 +88,12 @@ function range(name: string, value: string): [number, number] {
   return [lo, hi];
 }
 
+function flag(name: string, value: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false`);
+}
+
 export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process.env): Config & { help: boolean } {
   const { values } = parseArgs({
     args: argv,
@@ -85,6 +110,8 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
   if (mode !== "controller" && mode !== "compute") throw new ConfigError("PATCHBAY_MODE must be controller or compute");
   const port = Number(get("port"));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("PORT must be 0-65535");
+  const autoCloseDelayMs = Number(get("auto-close-delay"));
+  if (!Number.isInteger(autoCloseDelayMs) || autoCloseDelayMs < 0) throw new ConfigError("PATCHBAY_AUTO_CLOSE_DELAY must be a whole number of milliseconds");
   const dataDir = path.resolve(get("data-dir"));
   const user = get("auth-user");
   const password = get("auth-password");
@@ -103,9 +130,14 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     dataDir,
     auth: user ? { user, password } : undefined,
     tls: certFile ? { certFile, keyFile } : undefined,
-    local: !/^(0|false|no|off)$/i.test(get("local")),
+    local: flag("PATCHBAY_LOCAL", get("local")),
+    allowedRoots: get("allowed-roots")
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((root) => path.resolve(root)),
     consolePorts: range("PATCHBAY_CONSOLE_PORTS", get("console-ports")),
     udpPorts: range("PATCHBAY_UDP_PORTS", get("udp-ports")),
+    autoCloseDelayMs,
     logRequests: get("log-format") !== "off",
     bodyLimit: get("body-limit"),
     uploadLimit: get("upload-limit"),

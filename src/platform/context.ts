@@ -3,14 +3,20 @@ import type { Db } from "./db/client.js";
 import type { EventBus } from "./events.js";
 import type { Logger } from "./log.js";
 
+/**
+ * What features build in their start() and operations reach through `ctx.services`: each feature declares its
+ * slot by declaration merging, next to its feature.ts (e.g. `emulation` in src/emulation/services.ts).
+ */
+export interface FeatureServices {}
+
 /** What every operation may use. Built once per server; GraphQL and REST adapters pass the same object. */
 export interface AppContext {
   config: Config;
   db: Db;
   bus: EventBus;
   log: Logger;
-  /** Closed in reverse order on shutdown (child processes, sockets, timers that features own). */
-  onShutdown(fn: () => Promise<void> | void): void;
+  /** Filled by the features' start() before anything is served; adapters' copies of the context share it. */
+  services: FeatureServices;
   /** Asks the server to close gracefully (the same path as SIGTERM); returns at once. */
   requestShutdown(): void;
 }

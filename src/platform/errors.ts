@@ -30,6 +30,21 @@ export class NotFoundError extends DomainError {
 export class ConflictError extends DomainError {
   readonly status = 409;
 }
+/**
+ * A unique constraint refused a write (Prisma P2002): the object already exists, typically created by a concurrent
+ * request that passed the same pre-check. Thrown by the database client for every query (src/platform/db/client.ts),
+ * so no adapter ever answers 500 for it. `code` stays "P2002" for callers that retry on a collision.
+ */
+export class UniqueViolationError extends ConflictError {
+  readonly code = "P2002";
+}
+/**
+ * The row a write addressed was gone (Prisma P2025): deleted by a concurrent request between the operation's check
+ * and its write. Thrown by the database client like UniqueViolationError; `code` stays "P2025".
+ */
+export class RecordGoneError extends NotFoundError {
+  readonly code = "P2025";
+}
 export class ForbiddenError extends DomainError {
   readonly status = 403;
 }

@@ -19,6 +19,8 @@ export interface SubscribeOptions {
 export interface EventBus {
   publish(channel: string, data: unknown): Promise<BusEvent>;
   subscribe(match: (channel: string) => boolean, opts?: SubscribeOptions): Subscription;
+  /** Open subscriptions on this instance (the debug bundle reports it: a number that only grows is a leak). */
+  subscriberCount(): number;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,10 @@ export class Subscription implements AsyncIterableIterator<BusEvent> {
 abstract class FanoutBus implements EventBus {
   protected subscribers = new Set<Subscription>();
 
+  subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
   abstract publish(channel: string, data: unknown): Promise<BusEvent>;
   protected abstract replay(after: string): Promise<BusEvent[]>;
   abstract close(): Promise<void>;
@@ -128,18 +134,23 @@ abstract class FanoutBus implements EventBus {
 
 export class MemoryBus extends FanoutBus {
   private seq = 0;
-  private window: BusEvent[] = [];
+  /**
+   * Kept serialized: one flat string per event instead of its object graph (a node event's payload is a whole
+   * node). A full window costs a few times less memory and nothing for the garbage collector to trace.
+   */
+  private window: { id: string; channel: string; json: string }[] = [];
 
   async publish(channel: string, data: unknown): Promise<BusEvent> {
-    const event: BusEvent = { id: `0-${++this.seq}`, channel, data: JSON.parse(JSON.stringify(data ?? null)) };
-    this.window.push(event);
+    const json = JSON.stringify(data ?? null);
+    const event: BusEvent = { id: `0-${++this.seq}`, channel, data: JSON.parse(json) };
+    this.window.push({ id: event.id, channel, json });
     if (this.window.length > REPLAY_WINDOW) this.window.shift();
     this.deliver(event);
     return event;
   }
 
   protected async replay(after: string): Promise<BusEvent[]> {
-    return this.window.filter((e) => compareEventIds(e.id, after) > 0);
+    return this.window.filter((e) => compareEventIds(e.id, after) > 0).map(({ id, channel, json }) => ({ id, channel, data: JSON.parse(json) }));
   }
 
   async close(): Promise<void> {

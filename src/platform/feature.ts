@@ -2,12 +2,21 @@ import type { Express } from "express";
 import type { AppContext } from "./context.js";
 import type { WebSocketRoute } from "./http/websockets.js";
 
-/** A product area (storage, emulation): its REST routes, WebSocket endpoints and start-up work. */
+/**
+ * A product area (storage, emulation). The server is its composition root: it calls every feature's start() in
+ * order after migrations, before routes are mounted and the listener opens, and on close every stop() in reverse
+ * order, after the listener and its connections are closed and before the bus and the database go away.
+ */
 export interface Feature {
   name: string;
+  /**
+   * Builds what the feature runs (its slot in `ctx.services`: runtimes, monitors, queues) and does its start-up
+   * work (crash recovery, loading state). Nothing of this may happen as a side effect of mount() or of first use.
+   */
+  start(ctx: AppContext): Promise<void>;
+  /** Releases what start() built (child processes, sockets, timers, subscriptions), in reverse order of creation. */
+  stop(ctx: AppContext): Promise<void>;
   /** Mount REST routes (each feature owns a path prefix and its legacy error shapes). */
   mount(app: Express, ctx: AppContext): void;
   websockets?(ctx: AppContext): WebSocketRoute[];
-  /** Runs after migrations, before the listener opens (crash recovery, loading state). */
-  start?(ctx: AppContext): Promise<void>;
 }

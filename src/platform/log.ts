@@ -1,17 +1,49 @@
-/** Structured logs: one JSON object per line. Info goes to stdout (off with PATCHBAY_LOG=off); warnings and errors always reach stderr. */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { pino } from "pino";
+
+/**
+ * Structured logs through pino: one JSON object per line ({"level","time","msg",...fields}). Info goes to
+ * stdout (off with PATCHBAY_LOG=off); warnings and errors always reach stderr. A line logged while a request is
+ * handled (its async context: handlers, resolvers, the jobs they start) carries that request's `id`.
+ */
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-const line = (level: string, msg: string, fields: Record<string, unknown>) =>
-  JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }) + "\n";
+const requestScope = new AsyncLocalStorage<string>();
+
+/** Runs `fn` (and everything it starts) as part of request `id`: their log lines carry it. */
+export function withRequestId<T>(id: string, fn: () => T): T {
+  return requestScope.run(id, fn);
+}
 
 export function createLogger(infoEnabled: boolean): Logger {
+  const logger = pino(
+    {
+      level: infoEnabled ? "info" : "warn",
+      base: undefined, // no pid/hostname: the lines keep the fields they always had
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // Error objects logged as {type, message, stack, ...own fields such as a database error code}.
+      serializers: { error: pino.stdSerializers.err },
+      mixin: () => {
+        const id = requestScope.getStore();
+        return id ? { id } : {};
+      },
+    },
+    pino.multistream(
+      [
+        { level: "info", stream: process.stdout },
+        { level: "warn", stream: process.stderr },
+      ],
+      { dedupe: true }, // each line to the stream of its level only
+    ),
+  );
   return {
-    info: (msg, fields = {}) => void (infoEnabled && process.stdout.write(line("info", msg, fields))),
-    warn: (msg, fields = {}) => void process.stderr.write(line("warn", msg, fields)),
-    error: (msg, fields = {}) => void process.stderr.write(line("error", msg, fields)),
+    info: (msg, fields = {}) => logger.info(fields, msg),
+    warn: (msg, fields = {}) => logger.warn(fields, msg),
+    error: (msg, fields = {}) => logger.error(fields, msg),
   };
 }

@@ -8,7 +8,7 @@ import { createVolume } from "./volumes/operations.js";
  * `qt1` and `qt2` — enough to try every quota rule call at once. Idempotent: existing objects are kept.
  */
 export async function loadDemoFixture(ctx: AppContext): Promise<void> {
-  const svm = (await ctx.db.svm.findUnique({ where: { name: "vs0" } })) ?? (await createSvm(ctx, "vs0"));
+  const svm = (await ctx.db.svm.findUnique({ where: { name: "vs0" } })) ?? (await createSvm(ctx, { name: "vs0" }));
   const volume =
     (await ctx.db.volume.findFirst({ where: { svmUuid: svm.uuid, name: "vol1" } })) ??
     (await createVolume(ctx, { svm: { uuid: svm.uuid }, name: "vol1", size: 100n * 1024n ** 3n }));

@@ -1,26 +1,37 @@
 import express from "express";
 import type { Feature } from "../platform/feature.js";
 import { NotFoundError } from "../platform/errors.js";
-import { mountCluster } from "./cluster-rest.js";
-import { scheduleJobSweep } from "./jobs/operations.js";
+import { mountCluster } from "./cluster/rest.js";
+import { mountJobs } from "./jobs/rest.js";
+import { recoverJobs, scheduleJobSweep } from "./jobs/operations.js";
 import { CODES } from "./ontap/codes.js";
+import { checkBody } from "./ontap/body.js";
 import { ontapErrorHandler } from "./ontap/errors.js";
 import { mountQtrees } from "./qtrees/rest.js";
 import { mountQuotaReports } from "./quota-reports/rest.js";
 import { mountQuotaRules } from "./quota-rules/rest.js";
 import { mountSvms } from "./svms/rest.js";
+import { recoverEnforcement, ResizeQueue } from "./volumes/enforcement.js";
 import { mountVolumes } from "./volumes/rest.js";
 
 /** The ONTAP REST face under /api. */
 export const storageFeature: Feature = {
   name: "storage",
   async start(ctx) {
-    ctx.onShutdown(scheduleJobSweep(ctx));
+    // Crash recovery before serving: nothing may stay queued, running or resizing after a kill.
+    const failedJobs = await recoverJobs(ctx);
+    const volumes = await recoverEnforcement(ctx);
+    if (failedJobs || volumes.length) ctx.log.info("storage: recovered after an interruption", { failedJobs, volumes });
+    ctx.services.storage = { resizes: new ResizeQueue(), stopJobSweep: scheduleJobSweep(ctx) };
+  },
+  async stop(ctx) {
+    ctx.services.storage.stopJobSweep();
   },
   mount(app, ctx) {
     const router = express.Router();
-    router.use(express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true }));
-    mountCluster(router, ctx);
+    router.use(express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true }), checkBody);
+    mountCluster(router);
+    mountJobs(router, ctx);
     mountSvms(router, ctx);
     mountVolumes(router, ctx);
     mountQtrees(router, ctx);

@@ -1,5 +1,5 @@
 // Registers the storage GraphQL types on the shared builder.
-import "./cluster-graphql.js";
+import "./cluster/graphql.js";
 import "./svms/graphql.js";
 import "./volumes/graphql.js";
 import "./quota-rules/graphql.js";

@@ -6,7 +6,6 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import yazl from "yazl";
-import { localCompute } from "../../src/emulation/runtime/manager.js";
 import { findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { getBytes, postBytes, unzip, zip } from "./archive-support.js";
@@ -444,8 +443,7 @@ describe("emulation: compute notification WebSocket", () => {
 describe.skipIf(findVpcs() === null)("emulation: compute close and delete release runtime resources", () => {
   let s: TestServer;
   beforeAll(async () => {
-    const lo = 47000 + Math.floor(Math.random() * 10) * 100;
-    s = await startTestServer({ consolePorts: [lo, lo + 99], udpPorts: [lo + 10000, lo + 10099] });
+    s = await startTestServer();
   });
   afterAll(() => s.close());
 
@@ -462,7 +460,7 @@ describe.skipIf(findVpcs() === null)("emulation: compute close and delete releas
     ];
     expect((await call(s.url, "POST", `${Pn}/links`, { nodes })).status).toBe(201);
     expect((await call(s.url, "POST", `${Pn}/nodes/${pc}/start`)).status).toBe(200);
-    const compute = localCompute(s.ctx);
+    const compute = s.ctx.services.emulation.runtime;
     const pids = compute.snapshot().processes.flatMap((p) => p.pids);
     expect(pids.length).toBeGreaterThan(0);
     expect(pids.every(isAlive)).toBe(true);

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROLLER_CHANNEL } from "../../src/emulation/events.js";
-import { call, gql, onPostgres, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, onPostgres, startTestServer, type TestServer } from "../support/server.js";
 
 async function waitFor<T>(probe: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
   const until = Date.now() + ms;
@@ -184,7 +184,7 @@ describe("computes: registry", () => {
       node_types: ["vpcs", "ethernet_hub", "ethernet_switch"],
       platform: process.platform,
     });
-    expect((await call(s.url, "GET", "/v2/compute/version")).body).toEqual({ version: "2.2.59", local: true });
+    expect((await call(s.url, "GET", "/v2/compute/version")).body).toEqual({ version: "2.2.59", local: false });
     const stats = (await call(s.url, "GET", "/v2/compute/statistics")).body;
     expect(stats.memory_total).toBeGreaterThan(0);
     expect(stats.load_average_percent).toHaveLength(3);
@@ -300,6 +300,7 @@ describe("computes: GraphQL", () => {
 
   it("streams compute changes as typed events (subscription over SSE)", async () => {
     const abort = new AbortController();
+    const before = s.ctx.bus.subscriberCount();
     const res = await fetch(`${s.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
@@ -308,7 +309,7 @@ describe("computes: GraphQL", () => {
     });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
-    await new Promise((r) => setTimeout(r, 200)); // let the subscription attach to the bus
+    await busSubscribed(s, before);
     await call(s.url, "POST", "/v2/computes", { compute_id: "sse", name: "SSE", protocol: "http", host: "127.0.0.1", port: 9 });
     await call(s.url, "DELETE", "/v2/computes/sse");
     let text = "";

@@ -5,7 +5,8 @@ import WebSocket from "ws";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
-import { icmpEchoes, until } from "../support/lab.js";
+import { icmpEchoes } from "../support/lab.js";
+import { waitFor } from "../support/wait.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 
@@ -40,9 +41,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
     events.find((e) => e.action === "node.updated" && e.payload.node_id === nodeId && e.payload.status === status);
 
   beforeAll(async () => {
-    const a = 21000 + Math.floor(Math.random() * 100) * 100; // below the ephemeral port range
-    const b = 61000 + Math.floor(Math.random() * 4) * 1000; // above it
-    s = await startTestServer({ consolePorts: [a, a + 99], udpPorts: [b, b + 999] });
+    s = await startTestServer();
     client = createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });
   });
 
@@ -116,7 +115,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
     );
     // The subscription is live once it delivers: nudge SW1 until its node.updated comes through.
     let x = 0;
-    await until(async () => {
+    await waitFor(async () => {
       await mutate(
         s,
         "updateNode",
@@ -137,7 +136,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
     );
     expect(pc1).toMatchObject({ nodeId: ids.PC1, status: "STARTED" });
     expect(pc1.commandLine).toContain(`-p ${pc1.console}`);
-    await until(() => statusEvent(ids.PC1, "started") !== undefined);
+    await waitFor(() => statusEvent(ids.PC1, "started") !== undefined);
     expect(statusEvent(ids.PC2, "started")).toBeUndefined(); // PC2 has not been started yet
 
     const started = Date.now();
@@ -149,7 +148,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
         { p: projectId },
       ),
     ).toBe(true);
-    await until(() => statusEvent(ids.PC2, "started") !== undefined);
+    await waitFor(() => statusEvent(ids.PC2, "started") !== undefined);
     expect(statusEvent(ids.PC2, "started")!.at).toBeGreaterThanOrEqual(started);
     expect(events.indexOf(statusEvent(ids.PC1, "started")!)).toBeLessThan(events.indexOf(statusEvent(ids.PC2, "started")!));
     expect(subscriptionErrors).toEqual([]);
@@ -241,7 +240,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       { p: projectId, n: ids.PC1 },
     );
     expect(stopped).toEqual({ nodeId: ids.PC1, status: "STOPPED" });
-    await until(() => statusEvent(ids.PC1, "stopped") !== undefined);
+    await waitFor(() => statusEvent(ids.PC1, "stopped") !== undefined);
     expect(
       await mutate(
         s,
@@ -250,7 +249,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
         { p: projectId },
       ),
     ).toBe(true);
-    await until(() => statusEvent(ids.PC2, "stopped") !== undefined);
+    await waitFor(() => statusEvent(ids.PC2, "stopped") !== undefined);
 
     const r = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { name status } } }`, { p: projectId });
     expect(r.errors).toBeUndefined();

@@ -2,7 +2,7 @@ import { createClient, type Client } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { Db } from "../../src/platform/db/client.js";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { makeProject } from "./nodes-support.js";
 
 const NODE = `fragment N on EmulatedNode { id name nodeType status console consoleType label ports { name shortName adapterNumber portNumber linkType } }`;
@@ -175,8 +175,9 @@ describe("emulation: GraphQL topology", () => {
 
   it("projectEvents: typed cursor per event; resubscribing with `after` replays what was missed", async () => {
     const Q = `subscription($p: ID!, $after: String) { projectEvents(projectId: $p, after: $after) { ... on SubscriptionProjectEventsSuccess { data { cursor action payload } } } }`;
+    const before = s.ctx.bus.subscriberCount();
     const first = subscribe(client, Q, { p: pid });
-    await new Promise((r) => setTimeout(r, 200));
+    await busSubscribed(s, before);
     const n1 = (await createNode({ projectId: pid, name: "E1", nodeType: "VPCS" })).data.createNode.data;
     const [e1] = await first.take(1);
     expect(e1.projectEvents.data).toMatchObject({ action: "node.created", payload: { node_id: n1.id, name: "E1", project_id: pid } });
@@ -208,8 +209,9 @@ describe("emulation: GraphQL topology", () => {
     expect(await bad.take(1)).toEqual([{ projectEvents: { __typename: "InvalidInputError", message: "yesterday is not an event cursor" } }]);
 
     const C = `subscription($after: String) { controllerEvents(after: $after) { ... on SubscriptionControllerEventsSuccess { data { cursor action payload } } } }`;
+    const before = s.ctx.bus.subscriberCount();
     const ctl = subscribe(client, C, {});
-    await new Promise((r) => setTimeout(r, 200));
+    await busSubscribed(s, before);
     const created = await call(s.url, "POST", "/v2/projects", { name: "via-rest" });
     expect(created.status).toBe(201);
     const [ev] = await ctl.take(1);

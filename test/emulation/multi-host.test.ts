@@ -4,12 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { localCompute } from "../../src/emulation/runtime/manager.js";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
-import { icmpEchoes, until } from "../support/lab.js";
-import { call, freshDatabaseUrl, gql, startTestServer, type TestServer } from "../support/server.js";
+import { icmpEchoes } from "../support/lab.js";
+import { waitFor } from "../support/wait.js";
+import { call, freshDatabaseUrl, gql, portWindow, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 
 /**
@@ -20,18 +20,11 @@ import { toolAvailable } from "../support/tools.js";
 const CONTROLLER_HOST = "127.0.0.1";
 const COMPUTE_HOST = "127.0.0.2";
 
-function ranges(slot: number) {
-  const base = slot * 500;
-  return { consolePorts: [20000 + base, 20499 + base] as [number, number], udpPorts: [40000 + base, 40499 + base] as [number, number] };
-}
-/** Even slots for controllers, the next odd one for their compute. */
-const randomSlot = () => Math.floor(Math.random() * 19) * 2;
-
 /** A compute instance that can be stopped and started again on the same port, data directory and database. */
-async function computeInstance(slot: number) {
+async function computeInstance() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-compute-"));
   const db = await freshDatabaseUrl(dataDir);
-  const r = ranges(slot + 1);
+  const r = portWindow(); // kept across restarts
   const start = (port = 0) => startTestServer({ mode: "compute", host: COMPUTE_HOST, port, ...r }, { databaseUrl: db.url, dataDir });
   return { start, drop: db.drop, ranges: r };
 }
@@ -39,11 +32,10 @@ async function computeInstance(slot: number) {
 async function registerCompute(ctl: TestServer, computeId: string, port: number) {
   const r = await call(ctl.url, "POST", "/v2/computes", { compute_id: computeId, protocol: "http", host: COMPUTE_HOST, port });
   expect(r.status).toBe(201);
-  await until(async () => (await call(ctl.url, "GET", `/v2/computes/${computeId}`)).body.connected === true, 10_000);
+  await waitFor(async () => (await call(ctl.url, "GET", `/v2/computes/${computeId}`)).body.connected === true, 10_000);
 }
 
 describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — switch (local) — PC2 (remote compute) (requires vpcs)", () => {
-  const slot = randomSlot();
   let ctl: TestServer;
   let cmp: TestServer;
   let compute: Awaited<ReturnType<typeof computeInstance>>;
@@ -55,8 +47,8 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
   const events: { action: string; event: any }[] = [];
 
   beforeAll(async () => {
-    ctl = await startTestServer({ host: CONTROLLER_HOST, ...ranges(slot) });
-    compute = await computeInstance(slot);
+    ctl = await startTestServer({ host: CONTROLLER_HOST });
+    compute = await computeInstance();
     cmp = await compute.start();
     await registerCompute(ctl, "hostb", cmp.port);
     const p = await call(ctl.url, "POST", "/v2/projects", { name: `multi-${randomUUID().slice(0, 8)}` });
@@ -133,13 +125,13 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     const from = events.length;
     expect((await call(cmp.url, "POST", `${C}/stop`)).status).toBe(204);
     const stopped = () => events.slice(from).some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped");
-    await until(stopped, 5_000);
+    await waitFor(stopped, 5_000);
     const q = await gql(ctl.url, `query($id: ID!) { project(id: $id) { nodes { name status } } }`, { id: projectId });
     expect(q.errors).toBeUndefined();
     expect(q.data.project.nodes.find((n: any) => n.name === "PC2").status).toMatch(/^stopped$/i);
     const renamed = await call(ctl.url, "PUT", `${P}/nodes/${ids.PC2}`, { name: "PC2b" });
     expect(renamed.status).toBe(200);
-    await until(async () => (await call(cmp.url, "GET", C)).body.name === "PC2b", 5_000);
+    await waitFor(async () => (await call(cmp.url, "GET", C)).body.name === "PC2b", 5_000);
     expect((await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`)).body.status).toBe("started");
   }, 30_000);
 
@@ -153,7 +145,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     const put = await call(ctl.url, "PUT", `${P}/nodes/${sw.body.node_id}`, { properties: { ports_mapping: mapping } });
     expect(put.status, put.text).toBe(200);
     const C = `/v2/compute/projects/${projectId}/ethernet_switch/nodes/${sw.body.node_id}`;
-    await until(async () => JSON.stringify((await call(cmp.url, "GET", C)).body.ports_mapping) === JSON.stringify(mapping), 5_000);
+    await waitFor(async () => JSON.stringify((await call(cmp.url, "GET", C)).body.ports_mapping) === JSON.stringify(mapping), 5_000);
     expect((await call(ctl.url, "DELETE", `${P}/nodes/${sw.body.node_id}`)).status).toBe(204);
   }, 30_000);
 
@@ -161,8 +153,8 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     consoles.forEach((c) => c.close());
     consoles = [];
     await cmp.close();
-    await until(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === false, 15_000);
-    await until(async () => (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body.status === "stopped", 10_000);
+    await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === false, 15_000);
+    await waitFor(async () => (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body.status === "stopped", 10_000);
     expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped")).toBe(true);
     const nodes = await call(ctl.url, "GET", `${P}/nodes`);
     expect(nodes.status).toBe(200);
@@ -174,7 +166,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
   it("a compute restarted on the same port reconnects; its node can be started again and reaches PC1", async () => {
     const port = cmp.port;
     cmp = await compute.start(port);
-    await until(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 40_000);
+    await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 40_000);
     const r = await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.status).toBe("started");
@@ -189,23 +181,23 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
   it("deleting the cross-host link, the remote node and closing the project reach the compute", async () => {
     consoles.forEach((c) => c.close());
     consoles = [];
-    const nios = () => localCompute(cmp.ctx).snapshot().links.filter((id) => id.startsWith("nio:"));
+    const nios = () => cmp.ctx.services.emulation.runtime.snapshot().links.filter((id) => id.startsWith("nio:"));
     expect(nios()).toEqual([`nio:${ids.PC2}/0/0`]);
     expect((await call(ctl.url, "DELETE", `${P}/links/${links[1]}`)).status).toBe(204);
-    await until(() => nios().length === 0); // the cross-host link's NIO on the compute goes with the link
+    await waitFor(() => nios().length === 0); // the cross-host link's NIO on the compute goes with the link
     const sw = await call(ctl.url, "POST", `${P}/nodes`, { name: "SW2", node_type: "ethernet_hub", compute_id: "hostb" });
     expect(sw.status).toBe(201);
     expect((await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status).toBe(200);
     expect((await call(ctl.url, "DELETE", `${P}/nodes/${sw.body.node_id}`)).status).toBe(204);
-    await until(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status === 404);
+    await waitFor(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status === 404);
     expect((await call(ctl.url, "POST", `${P}/close`)).status).toBe(204);
-    await until(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}`)).status === 404);
-    expect((await ctl.ctx.db.node.findUnique({ where: { id: ids.PC2 } }))!.status).toBe("stopped");
+    await waitFor(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}`)).status === 404);
+    // The controller releases the project on its project.closed event, beside the placement's close on the compute.
+    await waitFor(async () => (await ctl.ctx.db.node.findUnique({ where: { id: ids.PC2 } }))!.status === "stopped");
   }, 30_000);
 });
 
 describe("compute mode, the compute node API and forwarding (no vpcs needed)", () => {
-  const slot = randomSlot() + 1;
   let ctl: TestServer;
   let cmp: TestServer;
   let compute: Awaited<ReturnType<typeof computeInstance>>;
@@ -213,8 +205,8 @@ describe("compute mode, the compute node API and forwarding (no vpcs needed)", (
   const C = `/v2/compute/projects/${projectId}`;
 
   beforeAll(async () => {
-    ctl = await startTestServer({ host: CONTROLLER_HOST, ...ranges(slot) });
-    compute = await computeInstance(slot);
+    ctl = await startTestServer({ host: CONTROLLER_HOST });
+    compute = await computeInstance();
     cmp = await compute.start();
     await registerCompute(ctl, "hostb", cmp.port);
     expect((await call(cmp.url, "POST", "/v2/compute/projects", { name: "lab", project_id: projectId })).status).toBe(201);

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROLLER_CHANNEL, projectChannel } from "../../src/emulation/events.js";
@@ -40,7 +41,9 @@ function controllerEvents(s: TestServer) {
 
 describe("GNS3 projects", () => {
   let s: TestServer;
-  beforeAll(async () => void (s = await startTestServer({ uploadLimit: "1mb" })));
+  /** A directory local mode may use besides the projects folder (PATCHBAY_ALLOWED_ROOTS). */
+  const roots = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-roots-"));
+  beforeAll(async () => void (s = await startTestServer({ uploadLimit: "1mb", local: true, allowedRoots: [roots] })));
   afterAll(() => s.close());
 
   it("creates a project with GNS3's defaults, its directory and topology file, and announces it", async () => {
@@ -118,13 +121,13 @@ describe("GNS3 projects", () => {
   });
 
   it("creates a project in a chosen directory on a local server, refusing an existing one without project_id", async () => {
-    const taken = path.join(s.dataDir, "taken");
+    const taken = path.join(roots, "taken");
     fs.mkdirSync(taken);
     expect(await call(s.url, "POST", "/v2/projects", { name: "here", path: taken })).toMatchObject({
       status: 403,
       body: { message: `The path ${taken} already exist.`, status: 403 },
     });
-    const fresh = path.join(s.dataDir, "custom", "here");
+    const fresh = path.join(roots, "custom", "here");
     const r = await call(s.url, "POST", "/v2/projects", { name: "here", path: fresh });
     expect(r.status).toBe(201);
     expect(r.body.path).toBe(fresh);
@@ -132,7 +135,7 @@ describe("GNS3 projects", () => {
     expect((await call(s.url, "POST", `/v2/projects/${r.body.project_id}/files/x.txt`, "x")).status).toBe(201);
     expect(fs.readFileSync(path.join(fresh, "x.txt"), "utf8")).toBe("x");
     expect((await call(s.url, "POST", "/v2/projects", { name: "quoted", path: '/tmp/a"b' })).status).toBe(403);
-    expect((await call(s.url, "PUT", `/v2/projects/${r.body.project_id}`, { path: path.join(s.dataDir, "moved") })).status).toBe(409);
+    expect((await call(s.url, "PUT", `/v2/projects/${r.body.project_id}`, { path: path.join(roots, "moved") })).status).toBe(409);
   });
 
   it("refuses oversized bodies with 413", async () => {
@@ -281,14 +284,14 @@ describe("GNS3 projects", () => {
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ project_id: p.project_id, status: "opened" });
 
-    const missing = path.join(s.dataDir, "nonexistent.gns3");
+    const missing = path.join(roots, "nonexistent.gns3");
     const r = await call(s.url, "POST", "/v2/projects/load", { path: missing });
     expect(r.status).toBe(409);
     expect(r.body.message).toMatch(new RegExp(`^Could not load topology ${missing}: `));
     expect((await call(s.url, "POST", "/v2/projects/load", {})).body.message).toMatch(/'path' is a required property$/);
 
     // A topology file of a project this server has never seen becomes an opened project where it lies.
-    const elsewhere = path.join(s.dataDir, "elsewhere");
+    const elsewhere = path.join(roots, "elsewhere");
     fs.mkdirSync(elsewhere);
     const foreignId = "0d475a0b-cc95-4699-8e1f-3e3ed7ccf2b2";
     const doc = JSON.parse(fs.readFileSync(file, "utf8"));

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import dgram from "node:dgram";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localCompute } from "../../src/emulation/runtime/manager.js";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
-import { icmpEchoes, until } from "../support/lab.js";
+import { icmpEchoes } from "../support/lab.js";
+import { waitFor } from "../support/wait.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 
@@ -117,8 +117,7 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
   let consoles: TelnetClient[] = [];
 
   beforeAll(async () => {
-    const lo = 20000 + Math.floor(Math.random() * 40) * 1000;
-    s = await startTestServer({ consolePorts: [lo, lo + 999], udpPorts: [lo + 30000 > 65000 ? lo - 10000 : lo + 30000, (lo + 30000 > 65000 ? lo - 10000 : lo + 30000) + 999] });
+    s = await startTestServer();
     projectId = randomUUID();
     await s.ctx.db.project.create({ data: { id: projectId, name: `lab-${projectId.slice(0, 8)}`, filename: "lab.gns3", autoClose: false } });
     P = `/v2/projects/${projectId}`;
@@ -175,7 +174,7 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
     expect(pc2.body.command_line).toContain("-m 1");
     expect((await s.ctx.db.node.findUnique({ where: { id: ids.PC1 } }))!.status).toBe("started");
     expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC1 && e.event.status === "started")).toBe(true);
-    expect(findOwnedPids(localCompute(s.ctx).owner).length).toBeGreaterThanOrEqual(2);
+    expect(findOwnedPids(s.ctx.services.emulation.runtime.owner).length).toBeGreaterThanOrEqual(2);
     const sw = await call(s.url, "POST", `${P}/nodes/${ids.SW1}/stop`);
     expect(sw.body.status).toBe("started");
   }, 30_000);
@@ -202,7 +201,7 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
 
     const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
     expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(3);
-    await until(() => icmpEchoes(parsePcap(Buffer.concat(received)).packets.map((p) => p.data)).some((e) => e.type === 0));
+    await waitFor(() => icmpEchoes(parsePcap(Buffer.concat(received)).packets.map((p) => p.data)).some((e) => e.type === 0));
     abort.abort();
     await reading;
     const streamed = parsePcap(Buffer.concat(received));
@@ -235,7 +234,7 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
 
   it("stop, node delete and link delete leave no process and no bound UDP port behind", async () => {
     consoles.forEach((c) => c.close());
-    const compute = localCompute(s.ctx);
+    const compute = s.ctx.services.emulation.runtime;
     const pids1 = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
     const stop = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/stop`);
     expect(stop.body.status).toBe("stopped");
@@ -245,10 +244,10 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
 
     const pids2 = compute.snapshot().processes.find((p) => p.nodeId === ids.PC2)!.pids;
     expect((await call(s.url, "DELETE", `${P}/nodes/${ids.PC2}`)).status).toBe(204);
-    await until(() => pids2.every((pid) => !isAlive(pid)));
-    await until(() => compute.snapshot().links.length === 1);
+    await waitFor(() => pids2.every((pid) => !isAlive(pid)));
+    await waitFor(() => compute.snapshot().links.length === 1);
     expect((await call(s.url, "DELETE", `${P}/links/${links[0]}`)).status).toBe(204);
-    await until(() => compute.snapshot().links.length === 0 && compute.snapshot().attachments.length === 0);
+    await waitFor(() => compute.snapshot().links.length === 0 && compute.snapshot().attachments.length === 0);
     const snap = compute.snapshot();
     expect(snap.processes).toEqual([]);
     expect(snap.devices).toEqual([]);
@@ -262,7 +261,7 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
         p: projectId,
         n: ids.PC1,
       });
-    const compute = localCompute(s.ctx);
+    const compute = s.ctx.services.emulation.runtime;
     const started = await m("startNode");
     expect(started.data.startNode.data.status).toBe("STARTED");
     expect(started.data.startNode.data.commandLine).toContain(`-p ${started.data.startNode.data.console}`);
@@ -280,7 +279,7 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
   it("server shutdown stops running nodes and frees their ports", async () => {
     const r = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/start`);
     expect(r.body.status).toBe("started");
-    const compute = localCompute(s.ctx);
+    const compute = s.ctx.services.emulation.runtime;
     const ports = compute.snapshot().udpPorts;
     expect(ports.length).toBeGreaterThan(0);
     await s.close();

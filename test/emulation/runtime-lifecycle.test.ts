@@ -2,26 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { localCompute } from "../../src/emulation/runtime/manager.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
-import { call, freshDatabaseUrl, startTestServer, type TestServer } from "../support/server.js";
+import { call, freshDatabaseUrl, portWindow, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
+import { waitFor } from "../support/wait.js";
 
 const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
-
-const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
-
-function portRanges() {
-  const lo = 21000 + Math.floor(Math.random() * 20) * 1000;
-  return { consolePorts: [lo, lo + 999] as [number, number], udpPorts: [lo + 20000, lo + 20999] as [number, number] };
-}
 
 /** A project with PC1 and PC2 on a hub (created through the REST API). */
 async function hubLab(s: TestServer, name: string, linkNow = true) {
@@ -51,8 +38,10 @@ async function pingBetween(s: TestServer, P: string, ids: Record<string, string>
   const c1 = await TelnetClient.connect((await call(s.url, "GET", `${P}/nodes/${ids.PC1}`)).body.console);
   const c2 = await TelnetClient.connect((await call(s.url, "GET", `${P}/nodes/${ids.PC2}`)).body.console);
   try {
-    await c1.waitFor(/VPCS> $/);
-    await c2.waitFor(/VPCS> $/);
+    // The first console session of a fresh PC gets its banner and first prompt: nothing else may connect before
+    // it (the server's readiness probe once did, and under load swallowed them: a prompt timeout here).
+    await c1.waitFor(/Welcome to Virtual PC Simulator[\s\S]*VPCS> $/);
+    await c2.waitFor(/Welcome to Virtual PC Simulator[\s\S]*VPCS> $/);
     await c1.run("ip 10.1.0.1/24");
     await c2.run("ip 10.1.0.2/24");
     const out = await c1.run("ping 10.1.0.2 -c 3", 20_000);
@@ -70,40 +59,40 @@ describe.skipIf(!hasVpcs)("runtime lifecycle with projects (requires the vpcs pa
   });
 
   it("links created after the PCs started are wired too; a hub floods between them", async () => {
-    const s = await startTestServer(portRanges());
+    const s = await startTestServer();
     servers.push(s);
     const { P, ids, link } = await hubLab(s, "late-links", false);
     expect((await call(s.url, "POST", `${P}/nodes/start`)).status).toBe(204);
     await link();
-    await until(() => localCompute(s.ctx).snapshot().links.length === 2);
+    await waitFor(() => s.ctx.services.emulation.runtime.snapshot().links.length === 2);
     // The first echo may be lost to ARP resolution on a freshly started PC; the others must come back.
     const ping = await pingBetween(s, P, ids);
     expect(ping.replies, ping.out).toBeGreaterThanOrEqual(2);
   }, 40_000);
 
   it("closing a project stops its processes and marks them stopped; re-opening rewires its links; deleting frees everything", async () => {
-    const s = await startTestServer(portRanges());
+    const s = await startTestServer();
     servers.push(s);
-    const compute = localCompute(s.ctx);
+    const compute = s.ctx.services.emulation.runtime;
     const { P, ids } = await hubLab(s, "close-me");
     await call(s.url, "POST", `${P}/nodes/start`);
     const pids = compute.snapshot().processes.flatMap((p) => p.pids);
     expect(pids.length).toBeGreaterThanOrEqual(2);
 
     expect((await call(s.url, "POST", `${P}/close`)).status).toBe(204);
-    await until(() => pids.every((p) => !isAlive(p)));
-    await until(async () => (await s.ctx.db.node.findUnique({ where: { id: ids.PC1 } }))!.status === "stopped");
-    await until(() => compute.snapshot().links.length === 0 && compute.snapshot().udpPorts.length === 0);
+    await waitFor(() => pids.every((p) => !isAlive(p)));
+    await waitFor(async () => (await s.ctx.db.node.findUnique({ where: { id: ids.PC1 } }))!.status === "stopped");
+    await waitFor(() => compute.snapshot().links.length === 0 && compute.snapshot().udpPorts.length === 0);
 
     expect((await call(s.url, "POST", `${P}/open`)).status).toBe(201);
-    await until(() => compute.snapshot().links.length === 2);
+    await waitFor(() => compute.snapshot().links.length === 2);
     expect((await call(s.url, "GET", `${P}/nodes/${ids.PC1}`)).body.status).toBe("stopped");
     await call(s.url, "POST", `${P}/nodes/start`);
     const ping = await pingBetween(s, P, ids);
     expect(ping.replies, ping.out).toBeGreaterThanOrEqual(2);
 
     expect((await call(s.url, "DELETE", P)).status).toBe(204);
-    await until(() => compute.snapshot().attachments.length === 0);
+    await waitFor(() => compute.snapshot().attachments.length === 0);
     expect(compute.snapshot().processes).toEqual([]);
     expect(compute.snapshot().links).toEqual([]);
     expect(compute.snapshot().udpPorts).toEqual([]);
@@ -111,7 +100,7 @@ describe.skipIf(!hasVpcs)("runtime lifecycle with projects (requires the vpcs pa
   }, 60_000);
 
   it("a capture on a link between two PCs stops by itself when neither end runs any more", async () => {
-    const s = await startTestServer(portRanges());
+    const s = await startTestServer();
     servers.push(s);
     const p = await call(s.url, "POST", "/v2/projects", { name: "direct" });
     const P = `/v2/projects/${p.body.project_id}`;
@@ -140,7 +129,7 @@ describe.skipIf(!hasVpcs)("runtime lifecycle with projects (requires the vpcs pa
   }, 30_000);
 
   it("a vpcs without a console (console_type none) still runs", async () => {
-    const s = await startTestServer(portRanges());
+    const s = await startTestServer();
     servers.push(s);
     const p = await call(s.url, "POST", "/v2/projects", { name: "headless" });
     const P = `/v2/projects/${p.body.project_id}`;
@@ -149,7 +138,7 @@ describe.skipIf(!hasVpcs)("runtime lifecycle with projects (requires the vpcs pa
     const r = await call(s.url, "POST", `${P}/nodes/${n.body.node_id}/start`);
     expect(r.status).toBe(200);
     expect(r.body.status).toBe("started");
-    const pids = localCompute(s.ctx).snapshot().processes[0].pids;
+    const pids = s.ctx.services.emulation.runtime.snapshot().processes[0].pids;
     expect(pids.every(isAlive)).toBe(true);
     expect((await call(s.url, "POST", `${P}/nodes/${n.body.node_id}/stop`)).body.status).toBe("stopped");
     expect(pids.some(isAlive)).toBe(false);
@@ -158,22 +147,22 @@ describe.skipIf(!hasVpcs)("runtime lifecycle with projects (requires the vpcs pa
   it("after a crash, the next start-up kills the leftover vpcs processes and marks their nodes stopped", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-crash-"));
     const db = await freshDatabaseUrl(dataDir);
-    const ranges = portRanges();
+    const ranges = portWindow(); // the restarted server keeps its predecessor's ports
     const first = await startTestServer(ranges, { databaseUrl: db.url, dataDir });
     const { P, ids } = await hubLab(first, "crashy");
     await call(first.url, "POST", `${P}/nodes/start`);
-    const compute = localCompute(first.ctx);
+    const compute = first.ctx.services.emulation.runtime;
     const pids = compute.snapshot().processes.flatMap((p) => p.pids);
     expect(pids.length).toBeGreaterThanOrEqual(2);
     expect(fs.readdirSync(path.join(dataDir, "run")).length).toBe(2);
     // Simulate a crash: the server goes away without stopping its children.
-    compute.shutdown = async () => {};
+    compute.stop = async () => {};
     await first.close();
     expect(pids.every(isAlive)).toBe(true);
 
     const second = await startTestServer(ranges, { databaseUrl: db.url, dataDir });
     servers.push(second);
-    const c2 = localCompute(second.ctx);
+    const c2 = second.ctx.services.emulation.runtime;
     await c2.ready;
     for (const p of pids) expect(isAlive(p), `pid ${p}`).toBe(false);
     expect(fs.readdirSync(path.join(dataDir, "run"))).toEqual([]);

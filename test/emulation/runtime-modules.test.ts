@@ -9,12 +9,19 @@ import { LinkTunnel } from "../../src/emulation/runtime/link-tunnel.js";
 import { parsePcap, PcapWriter } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { bind, UdpPortPool } from "../../src/emulation/runtime/udp-port-pool.js";
-import { findOwnedPids, findVpcs, freeTcpPort, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
+import { findOwnedPids, findVpcs, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
+import { portWindow } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
+import { pause, waitFor } from "../support/wait.js";
 
 const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
-const base = 30000 + Math.floor(Math.random() * 60) * 500;
-const pool = new UdpPortPool(base, base + 499);
+// This file's own port window (test/support/server.ts): UDP for the pool (the squatter test takes base+400..405),
+// TCP for the consoles of the PCs it starts.
+const window = portWindow();
+const base = window.udpPorts[0];
+const pool = new UdpPortPool(base, base + 399);
+let nextConsole = window.consolePorts[0];
+const consolePortFromWindow = () => nextConsole++;
 
 async function udpPortIsFree(port: number): Promise<boolean> {
   const s = dgram.createSocket("udp4");
@@ -47,7 +54,10 @@ const frame = (dst: Buffer, src: Buffer, payload = "hello", tag?: number) => {
   return Buffer.concat(parts);
 };
 const BROADCAST = Buffer.alloc(6, 0xff);
-const settle = () => new Promise((r) => setTimeout(r, 80));
+/** Frames travel through real sockets: wait until the receivers hold `n` frames in all. */
+const delivered = (n: number, ...eps: { got: Buffer[] }[]) => waitFor(() => eps.reduce((sum, e) => sum + e.got.length, 0) >= n, 2000, `${n} frames`);
+/** For frames that must NOT arrive: long enough for a frame sent on loopback to have come through. */
+const quiet = () => pause(80);
 
 describe("udp port pool", () => {
   it("hands out distinct ports, skips ports taken by others, and takes them back", async () => {
@@ -81,7 +91,7 @@ describe("ethernet hub and switch (real UDP)", () => {
       eps.push(await endpoint(remote, local));
     }
     eps[0].send(frame(mac(2), mac(1)));
-    await settle();
+    await delivered(2, eps[1], eps[2]);
     expect(eps[0].got).toHaveLength(0);
     expect(eps[1].got).toHaveLength(1);
     expect(eps[2].got).toHaveLength(1);
@@ -104,7 +114,7 @@ describe("ethernet hub and switch (real UDP)", () => {
     }
     // broadcast from port 0 (VLAN 10): port 1 untagged, trunk tagged 10, port 2 (VLAN 20) nothing
     eps[0].send(frame(BROADCAST, mac(1)));
-    await settle();
+    await delivered(2, eps[1], eps[3]);
     expect(eps[1].got).toHaveLength(1);
     expect(eps[2].got).toHaveLength(0);
     expect(eps[3].got).toHaveLength(1);
@@ -113,18 +123,18 @@ describe("ethernet hub and switch (real UDP)", () => {
     expect(sw.macTable()).toEqual([{ vlan: 10, mac: "020000000001", port: 0 }]);
     // unicast reply from port 1 to the learned MAC goes only to port 0
     eps[1].send(frame(mac(1), mac(2)));
-    await settle();
+    await delivered(2, eps[0], eps[3]);
     expect(eps[0].got).toHaveLength(1);
     expect(eps[3].got).toHaveLength(1);
     // a tagged frame on the trunk for VLAN 20 reaches port 2 untagged
     eps[3].send(frame(BROADCAST, mac(9), "x", 20));
-    await settle();
+    await delivered(1, eps[2]);
     expect(eps[2].got).toHaveLength(1);
     expect(eps[2].got[0].readUInt16BE(12)).toBe(0x0800);
     expect(eps[0].got).toHaveLength(1);
     // access ports drop tagged frames
     eps[0].send(frame(BROADCAST, mac(1), "x", 10));
-    await settle();
+    await quiet();
     expect(eps[1].got).toHaveLength(1);
     await sw.close();
     eps.forEach((e) => e.close());
@@ -142,35 +152,35 @@ describe("link tunnel (real UDP)", () => {
     t.startCapture(w);
     a.send(frame(mac(2), mac(1), "one"));
     b.send(frame(mac(1), mac(2), "two"));
-    await settle();
+    await delivered(2, a, b);
     expect(b.got.map((x) => x.subarray(14).toString())).toEqual(["one"]);
     expect(a.got.map((x) => x.subarray(14).toString())).toEqual(["two"]);
 
     t.setFilters({ packet_loss: [100] });
     a.send(frame(mac(2), mac(1), "lost"));
-    await settle();
+    await quiet();
     expect(b.got).toHaveLength(1);
     t.setFilters({ frequency_drop: [2] });
     for (let i = 0; i < 4; i++) a.send(frame(mac(2), mac(1), `f${i}`));
-    await settle();
+    await delivered(3, b);
+    await quiet(); // and no more than the two that pass
     expect(b.got).toHaveLength(3); // every 2nd of 4 dropped
     t.setFilters({});
     t.setSuspended(true);
     a.send(frame(mac(2), mac(1), "suspended"));
-    await settle();
+    await quiet();
     expect(b.got).toHaveLength(3);
     t.setSuspended(false);
     t.setFilters({ delay: [150, 0] });
     const sent = Date.now();
     a.send(frame(mac(2), mac(1), "late"));
-    await new Promise((r) => setTimeout(r, 60));
+    await pause(60);
     expect(b.got).toHaveLength(3);
-    await new Promise((r) => setTimeout(r, 250));
-    expect(b.got).toHaveLength(4);
+    await delivered(4, b);
     expect(Date.now() - sent).toBeGreaterThanOrEqual(150);
     t.setFilters({ corrupt: [100] });
     a.send(frame(mac(2), mac(1), "corrupt"));
-    await settle();
+    await delivered(5, b);
     expect(b.got[4].equals(frame(mac(2), mac(1), "corrupt"))).toBe(false);
     expect(b.got[4].length).toBe(frame(mac(2), mac(1), "corrupt").length);
 
@@ -183,9 +193,7 @@ describe("link tunnel (real UDP)", () => {
     t.close();
     a.close();
     b.close();
-    await settle();
-    expect(await udpPortIsFree(aListen)).toBe(true);
-    expect(await udpPortIsFree(bListen)).toBe(true);
+    await waitFor(async () => (await udpPortIsFree(aListen)) && (await udpPortIsFree(bListen)), 2000, "tunnel ports freed");
   });
 
   it("pcap follower yields the header, past packets and live ones, and ends when the capture stops", async () => {
@@ -196,9 +204,9 @@ describe("link tunnel (real UDP)", () => {
     const reader = (async () => {
       for await (const c of w.follow()) chunks.push(c);
     })();
-    await settle();
+    await waitFor(() => chunks.length > 0, 2000, "the header and the first packet");
     w.write(Buffer.from("second"));
-    await settle();
+    await waitFor(() => parsePcap(Buffer.concat(chunks)).packets.length === 2, 2000, "the live packet");
     w.close();
     await reader;
     const parsed = parsePcap(Buffer.concat(chunks));
@@ -244,7 +252,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
       const swPeer = await take();
       await sw.addNio(i, { local: swLocal, remote: swPeer });
       tunnels.push(await new LinkTunnel({ listen: vpcsPeer, deliver: vpcsLocal }, { listen: swPeer, deliver: swLocal }).open());
-      const consolePort = await freeTcpPort();
+      const consolePort = consolePortFromWindow();
       const pc = new VpcsProcess({
         owner,
         nodeId: `pc${i + 1}`,
@@ -315,10 +323,15 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     for (const pc of pcs) await pc.stop();
     tunnels.forEach((t) => t.close());
     await sw.close();
-    await settle();
     for (const pid of pids) expect(fs.existsSync(`/proc/${pid}`) && !/\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "latin1"))).toBe(false);
     expect(findOwnedPids(owner)).toEqual([]);
-    for (const [p, size] of ports) for (let q = p; q < p + size; q++) expect(await udpPortIsFree(q), `UDP ${q}`).toBe(true);
+    const held = async () => {
+      const out: number[] = [];
+      for (const [p, size] of ports) for (let q = p; q < p + size; q++) if (!(await udpPortIsFree(q))) out.push(q);
+      return out;
+    };
+    await waitFor(async () => (await held()).length === 0, 2000, "every UDP port freed").catch(() => {});
+    expect(await held()).toEqual([]);
     expect(fs.readdirSync(runDir)).toEqual([]);
   });
 
@@ -326,7 +339,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     const workdir = path.join(dir, "scripted");
     fs.mkdirSync(workdir, { recursive: true });
     fs.writeFileSync(path.join(workdir, "startup.vpc"), "ip 10.7.7.7/24\n");
-    const consolePort = await freeTcpPort();
+    const consolePort = consolePortFromWindow();
     const pc = new VpcsProcess({ owner, nodeId: "scripted", workdir, runDir, consolePort, nio: { local: await take(VPCS_UDP_BLOCK), remote: await take() } });
     await pc.start();
     expect(pc.commandLine).toContain(path.join(workdir, "startup.vpc"));
@@ -356,7 +369,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
       nodeId: "orphan",
       workdir: path.join(dir, "orphan"),
       runDir,
-      consolePort: await freeTcpPort(),
+      consolePort: consolePortFromWindow(),
       nio: { local, remote: await take() },
     });
     await orphan.start();

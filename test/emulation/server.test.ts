@@ -4,9 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { waitFor } from "../support/wait.js";
 
-/** The controller stream (GET /v2/notifications) as a client sees it while `during` runs, pings left out. */
-async function controllerEvents(s: TestServer, during: () => Promise<unknown>) {
+/**
+ * The controller stream (GET /v2/notifications) as a client sees it while `during` runs and until `expected`
+ * events came (or the stream ended), pings left out.
+ */
+async function controllerEvents(s: TestServer, during: () => Promise<unknown>, expected = 1) {
   const abort = new AbortController();
   const res = await fetch(`${s.url}/v2/notifications`, { signal: abort.signal });
   const reader = res.body!.getReader();
@@ -20,16 +24,20 @@ async function controllerEvents(s: TestServer, during: () => Promise<unknown>) {
       }
     } catch {} // aborted below, or the server went away
   })();
-  while (!text.includes("\n")) await new Promise((r) => setTimeout(r, 10)); // the first ping: we are attached
+  const events = () =>
+    text
+      .split("\n")
+      .slice(0, -1) // complete lines only
+      .map((l) => JSON.parse(l) as { action: string; event: any })
+      .filter((m) => m.action !== "ping");
+  let ended = false;
+  void reading.then(() => (ended = true));
+  await waitFor(() => text.includes("\n"), 5000, "the first ping"); // we are attached
   await during();
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor(() => ended || events().length >= expected, 5000, `${expected} controller event(s)`);
   abort.abort();
   await reading;
-  return text
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { action: string; event: any })
-    .filter((m) => m.action !== "ping");
+  return events();
 }
 
 describe("server: settings (2.1 extension)", () => {
@@ -78,7 +86,7 @@ describe("server: settings (2.1 extension)", () => {
 
 describe("server: debug bundle", () => {
   let s: TestServer;
-  beforeAll(async () => void (s = await startTestServer({ auth: { user: "admin", password: "debug-secret-42" } })));
+  beforeAll(async () => void (s = await startTestServer({ local: true, auth: { user: "admin", password: "debug-secret-42" } })));
   afterAll(() => s.close());
   const auth = { authorization: `Basic ${Buffer.from("admin:debug-secret-42").toString("base64")}` };
 
@@ -112,7 +120,7 @@ describe("server: non-local mode", () => {
 
 describe("server: shutdown", () => {
   it("closes every opened project (project.closed) before answering, then closes the server", async () => {
-    const s = await startTestServer();
+    const s = await startTestServer({ local: true });
     try {
       const project = await call(s.url, "POST", "/v2/projects", { name: "to-close" });
       expect(project.status).toBe(201);

@@ -56,7 +56,7 @@ describe("GNS3 snapshots", () => {
     await s.ctx.db.node.update({ where: { id: pc1 }, data: { status: "started" } });
     await s.ctx.db.node.update({ where: { id: sw }, data: { status: "started" } });
     const r = await call(s.url, "POST", `${P}/snapshots`, { name: "snap-running" });
-    expect(r).toMatchObject({ status: 409, body: { message: "Project must be stopped in order to export it", status: 409 } });
+    expect(r).toMatchObject({ status: 409, body: { message: "Project must be stopped in order to take a snapshot", status: 409 } });
     await s.ctx.db.node.update({ where: { id: pc1 }, data: { status: "stopped" } });
   });
 
@@ -100,7 +100,7 @@ describe("GNS3 snapshots", () => {
     expect(numeric.body.message).toMatch(/42 is not of type 'string'$/);
     expect((await call(s.url, "POST", `${P}/snapshots`, { name: "x", extra: 1 })).status).toBe(400);
     const escaping = await call(s.url, "POST", `${P}/snapshots`, { name: "../../escape" });
-    expect(escaping.status).toBe(409);
+    expect(escaping).toMatchObject({ status: 403, body: { message: "Snapshot name ../../escape must not contain / or \\", status: 403 } });
     expect(fs.existsSync(path.join(dir, "..", "escape.gns3snapshot"))).toBe(false);
     expect((await call(s.url, "POST", "/v2/projects/692c077c-27e9-405b-9f7b-e929348a27c2/snapshots", { name: "a" })).status).toBe(404);
   });

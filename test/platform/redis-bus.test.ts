@@ -2,7 +2,7 @@ import net from "node:net";
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, startTestServer, type TestServer } from "../support/server.js";
 
 /** Two instances sharing one database and one Redis: an event published on B reaches a subscriber on A. */
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -34,6 +34,7 @@ describe.skipIf(!redisUp)("event bus over Redis (two instances)", () => {
     await call(b.url, "POST", "/api/svm/svms?return_timeout=5", { name: "redis_svm" });
     await call(b.url, "POST", "/api/storage/volumes?return_timeout=5", { name: "rv", svm: { name: "redis_svm" } });
     const client = createClient({ url: a.url.replace("http", "ws") + "/graphql", webSocketImpl: WebSocket });
+    const before = a.ctx.bus.subscriberCount();
     const got = new Promise<any>((resolve, reject) => {
       client.subscribe({ query: `subscription { quotaChanges(svm: { name: "redis_svm" }) { cursor kind rule { group { name } } } }` }, {
         next: (m) => resolve(m.data),
@@ -41,7 +42,7 @@ describe.skipIf(!redisUp)("event bus over Redis (two instances)", () => {
         complete: () => {},
       });
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await busSubscribed(a, before);
     const r = await gql(b.url, `mutation { createQuotaRule(input: { svm: { name: "redis_svm" }, volume: { name: "rv" }, type: GROUP, group: { name: "across" } }) { __typename } }`);
     expect(r.data?.createQuotaRule.__typename, JSON.stringify(r)).toBe("MutationCreateQuotaRuleSuccess");
     const event = await got;

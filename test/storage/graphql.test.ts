@@ -1,14 +1,19 @@
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { gql, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, gql, startTestServer, type TestServer } from "../support/server.js";
+import { waitFor } from "../support/wait.js";
 import { storageFixture } from "./fixture.js";
 
 let s: TestServer;
 let volumeUuid: string;
+/** Bus subscribers of an idle server (its own listeners), and a wait for the ones a previous test left to go. */
+let idle: number;
+const busIdle = () => waitFor(() => s.ctx.bus.subscriberCount() === idle, 10_000, "earlier subscriptions released");
 beforeAll(async () => {
   s = await startTestServer();
   ({ volumeUuid } = await storageFixture(s.url));
+  idle = s.ctx.bus.subscriberCount(); // after the fixture: the server's own subscribers (some start on first use) are in
 });
 afterAll(() => s.close());
 
@@ -81,8 +86,10 @@ describe("storage GraphQL", () => {
   it("streams rule changes scoped by volume over graphql-ws, and resumes from a cursor", async () => {
     const other = await gql(s.url, `mutation { createVolume(svm: { name: "svm1" }, name: "vol2") { ... on MutationCreateVolumeSuccess { data { uuid } } } }`);
     const vol2 = other.data.createVolume.data.uuid;
+    await busIdle(); // a release still under way would cancel out the new subscriber in the count
+    const before = s.ctx.bus.subscriberCount();
     const sub = subscribeWs(`subscription { quotaChanges(volumeUuid: "${volumeUuid}") { cursor kind ruleUuid rule { type users { name } } } }`, 2);
-    await new Promise((r) => setTimeout(r, 200));
+    await busSubscribed(s, before);
     await gql(s.url, CREATE, { input: { svm: { name: "svm1" }, volume: { uuid: vol2 }, type: "GROUP", group: { name: "elsewhere" } } });
     await create({ type: "USER", users: [{ name: "zoe" }] });
     const events = await sub.done;
@@ -99,13 +106,15 @@ describe("storage GraphQL", () => {
 
   it("streams over SSE too", async () => {
     const ctrl = new AbortController();
+    await busIdle(); // the previous test's subscriptions: a release under way would cancel out the new one
+    const before = s.ctx.bus.subscriberCount();
     const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent("subscription { quotaChanges(svm: { name: \"svm1\" }) { kind rule { users { name } } } }")}`, {
       headers: { accept: "text/event-stream" },
       signal: ctrl.signal,
     });
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
     const reader = res.body!.getReader();
-    await new Promise((r) => setTimeout(r, 200));
+    await busSubscribed(s, before);
     await create({ type: "USER", users: [{ name: "sse-user" }] });
     let text = "";
     while (!text.includes("sse-user")) text += new TextDecoder().decode((await reader.read()).value);

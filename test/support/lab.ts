@@ -10,12 +10,3 @@ export function icmpEchoes(frames: Buffer[]) {
   }
   return out;
 }
-
-/** Polls until the check holds; throws after `ms`. */
-export const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};

@@ -4,6 +4,7 @@ import path from "node:path";
 import { loadConfig, type Config } from "../../src/platform/config.js";
 import { startServer, type RunningServer } from "../../src/server.js";
 import { createPostgresDatabase } from "./databases.js";
+import { waitFor } from "./wait.js";
 
 /**
  * Tests run against the real server on an ephemeral port with a fresh database: SQLite by default, or a fresh
@@ -22,6 +23,26 @@ export async function freshDatabaseUrl(dataDir: string): Promise<{ url: string; 
   return createPostgresDatabase(admin, "patchbay_test");
 }
 
+/**
+ * Port windows. Every server a test starts gets its own console (TCP) and UDP port window, so files running in
+ * parallel never hand out the same port: each vitest worker (VITEST_POOL_ID 1..maxWorkers, one file at a time)
+ * owns a slot of SLOT_SIZE ports, and the servers of a file take consecutive windows inside it. The kernel
+ * checks of the allocators only see ports already bound, not ports another server has just chosen, hence the
+ * split. Windows lie below Linux's ephemeral range (32768+): an outgoing connection (fetch, database, telnet)
+ * never takes a port a node is about to bind, and a probe of a port nobody listens on yet cannot connect to
+ * itself. The first window of a worker is random so that two vitest runs on one host rarely meet.
+ */
+const PORT_WINDOWS = { from: 8000, slots: 8, slotSize: 3000, console: 100, udp: 500 } as const;
+const windowsPerSlot = Math.floor(PORT_WINDOWS.slotSize / (PORT_WINDOWS.console + PORT_WINDOWS.udp));
+let nextWindow = Math.floor(Math.random() * windowsPerSlot);
+
+export function portWindow(): Pick<Config, "consolePorts" | "udpPorts"> {
+  const slot = (Number(process.env.VITEST_POOL_ID ?? 1) - 1) % PORT_WINDOWS.slots;
+  const base = PORT_WINDOWS.from + slot * PORT_WINDOWS.slotSize + (nextWindow++ % windowsPerSlot) * (PORT_WINDOWS.console + PORT_WINDOWS.udp);
+  const udp = base + PORT_WINDOWS.console;
+  return { consolePorts: [base, udp - 1], udpPorts: [udp, udp + PORT_WINDOWS.udp - 1] };
+}
+
 export async function startTestServer(
   overrides: Partial<Config> = {},
   shared?: { databaseUrl: string; dataDir?: string },
@@ -35,6 +56,7 @@ export async function startTestServer(
     databaseUrl: db.url,
     logRequests: false,
     redisUrl: undefined,
+    ...portWindow(),
     ...overrides,
   };
   const server = await startServer(config);
@@ -47,6 +69,15 @@ export async function startTestServer(
       await db.drop();
     },
   };
+}
+
+/**
+ * Resolves once the server's event bus has more subscribers than `before` (read it before subscribing): the
+ * subscription just opened is live, and events published from now on reach it. Instead of sleeping "long
+ * enough for the subscription to attach".
+ */
+export async function busSubscribed(s: RunningServer, before: number): Promise<void> {
+  await waitFor(() => s.ctx.bus.subscriberCount() > before, 10_000, "a new event-bus subscriber");
 }
 
 /** A small fetch wrapper: JSON in, parsed JSON (or text) out. */

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import type { Config } from "../../platform/config.js";
 import type { WebSocketRoute } from "../../platform/http/websockets.js";
-import { SERVER_HEADER } from "../rest/kit.js";
+import { SERVER_HEADER, sendJson } from "../rest/kit.js";
 
 /**
  * PATCHBAY_MODE=compute: the instance is a worker that a controller drives, so it serves only what a controller
@@ -20,7 +20,8 @@ const refused = (method: string, path: string) => ({
 export function computeModeGuard(config: Pick<Config, "mode">): RequestHandler {
   return (req, res, next) => {
     if (config.mode !== "compute" || COMPUTE_PATHS.some((p) => p.test(req.path))) return next();
-    res.status(403).set({ Server: SERVER_HEADER }).type("application/json").send(JSON.stringify(refused(req.method, req.path)));
+    res.set({ Server: SERVER_HEADER });
+    sendJson(res, 403, refused(req.method, req.path));
   };
 }
 

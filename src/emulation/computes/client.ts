@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, NotFoundError, UnavailableError } from "../../platform/errors.js";
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from "../../platform/errors.js";
 import { LOCAL_ID } from "./model.js";
 import { unseal } from "./secret.js";
 
@@ -60,14 +60,21 @@ export function computeRequest(
   return new Promise((resolve, reject) => {
     const fail = (e: Error) =>
       reject(new UnavailableError(`Cannot connect to compute '${t.name}' with request ${method} ${computeUrl(t, route)}: ${e.message}`));
-    const req = request({ host: t.host, port: t.port, path: route, method, headers, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS }, (res) => {
+    let req: http.ClientRequest;
+    try {
+      req = request({ host: t.host, port: t.port, path: route, method, headers, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS }, onResponse);
+    } catch (e) {
+      // node:http refuses what cannot go on the wire (e.g. control characters in the path) before sending anything.
+      return reject(new InvalidInputError(`Cannot send ${method} ${route}: ${(e as Error).message}`));
+    }
+    function onResponse(res: http.IncomingMessage) {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("error", fail);
       res.on("end", () =>
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), localAddress: req.socket?.localAddress ?? "127.0.0.1" }),
       );
-    });
+    }
     req.on("timeout", () => req.destroy(new Error("timed out")));
     req.on("error", fail);
     req.end(payload);

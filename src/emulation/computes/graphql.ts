@@ -3,7 +3,8 @@ import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { CONTROLLER_CHANNEL, type Gns3Notification } from "../events.js";
 import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
-import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./service.js";
+import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
+import type { NewCompute } from "./schema.js";
 
 const ComputeProtocol = builder.enumType("ComputeProtocol", {
   values: Object.fromEntries(PROTOCOLS.map((p) => [p.toUpperCase(), { value: p }])) as { HTTP: { value: "http" }; HTTPS: { value: "https" } },
@@ -54,12 +55,12 @@ const UpdateComputeInput = builder.inputType("UpdateComputeInput", {
   fields: fields(false),
 });
 
-/** GraphQL names → the operation's (GNS3) field names; absent stays absent, null stays null. */
+/** GraphQL input onto the compute's input contract; absent stays absent, null stays null (the operation parses it). */
 function toOperationInput(input: Record<string, unknown>) {
   const { id, ...rest } = input;
   const out: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-  if (id != null) out.compute_id = id;
-  return out;
+  if (id != null) out.computeId = id;
+  return out as NewCompute;
 }
 
 builder.queryFields((t) => ({

@@ -31,8 +31,25 @@ interface Watched {
 export class ComputeMonitor {
   private watched = new Map<string, Watched>();
   private stopped = false;
+  private loading: Promise<void> = Promise.resolve();
 
   constructor(private readonly ctx: AppContext) {}
+
+  /** Watches every stored compute (in the background: a compute that does not answer must not hold start-up). */
+  start(): void {
+    this.loading = this.ctx.db.compute.findMany().then(
+      (rows) => {
+        for (const row of rows) {
+          try {
+            this.watch(row, row.passwordSeal ? unseal(this.ctx.config.dataDir, row.passwordSeal, row.id) : null);
+          } catch (e) {
+            this.ctx.log.error("cannot unseal a compute password (was secret.key replaced?)", { compute_id: row.id, error: String(e) });
+          }
+        }
+      },
+      (e) => this.ctx.log.error("cannot load computes", { error: String(e) }),
+    );
+  }
 
   /** Starts (or restarts, after an update) polling from a disconnected state; the first poll runs at once. */
   watch(row: ComputeRow, password: string | null): void {
@@ -60,7 +77,8 @@ export class ComputeMonitor {
     return w?.live.connected ? w.statistics : undefined;
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
+    await this.loading; // its query must not outlive the database connection on a quick shutdown
     this.stopped = true;
     for (const id of [...this.watched.keys()]) this.unwatch(id);
   }
@@ -134,30 +152,4 @@ const minor = (version: string) => version.split(".").slice(0, 2).join(".");
 function describe(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   return err.code && err.syscall ? `Cannot connect to the compute: ${err.code}` : err.message;
-}
-
-const monitors = new WeakMap<AppContext, ComputeMonitor>();
-
-/** The server's monitor, created on first use: it picks up every stored compute and stops with the server. */
-export function computeMonitor(ctx: AppContext): ComputeMonitor {
-  let monitor = monitors.get(ctx);
-  if (monitor) return monitor;
-  const created = new ComputeMonitor(ctx);
-  monitors.set(ctx, created);
-  const loading = ctx.db.compute.findMany().then(
-    (rows) => {
-      for (const row of rows) {
-        try {
-          created.watch(row, row.passwordSeal ? unseal(ctx.config.dataDir, row.passwordSeal, row.id) : null);
-        } catch (e) {
-          ctx.log.error("cannot unseal a compute password (was secret.key replaced?)", { compute_id: row.id, error: String(e) });
-        }
-      }
-    },
-    (e) => ctx.log.error("cannot load computes", { error: String(e) }),
-  );
-  // Waiting for the load keeps its query from outliving the database connection on a quick shutdown.
-  ctx.onShutdown(() => loading.then(() => created.stop()));
-  monitor = created;
-  return monitor;
 }

@@ -4,12 +4,12 @@ import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { CONTROLLER_CHANNEL, isProjectChannel, type Gns3Notification } from "../events.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeProperties } from "../nodes/serialize.js";
-import { localCompute, type ExternalEnd } from "../runtime/manager.js";
+import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
 import type { NodeAction } from "../runtime/operations.js";
 import { WebSocket } from "ws";
 import { computeJson, computeTarget, computeUrl, type ComputeTarget } from "./client.js";
 import { LOCAL_ID } from "./model.js";
-import { computeMonitor } from "./monitor.js";
+import type { ComputeMonitor } from "./monitor.js";
 
 /**
  * Nodes on remote computes (GNS3's controller/compute split). The controller's database stays the source of
@@ -25,14 +25,12 @@ const STATUS_POLL_MS = 2_000;
 const TEARDOWN_TIMEOUT_MS = 3_000;
 const PLACEABLE = new Set(["vpcs", "ethernet_hub", "ethernet_switch"]);
 
-export const isRemote = (node: Pick<Node, "computeId">) => node.computeId !== LOCAL_ID;
-
 const nodeRoute = (node: Pick<Node, "projectId" | "nodeType" | "id">) => `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes/${node.id}`;
 const portRoute = (node: Node, adapter: number, port: number) => `${nodeRoute(node)}/adapters/${adapter}/ports/${port}/nio`;
 /** An IPv4 peer seen through a dual-stack socket reads ::ffff:a.b.c.d; UDP sockets here are IPv4. */
 const plainAddress = (a: string) => a.replace(/^::ffff:/, "");
 
-class Placement {
+export class Placement {
   /** Per compute: the node ids known to exist there since it last (re)connected. */
   private present = new Map<string, Set<string>>();
   /** Per compute: the project ids created there, to close or delete them with the controller's project. */
@@ -46,18 +44,23 @@ class Placement {
   /** Per remote node: the settings (name, emulator properties) last sent to its compute, so a change is passed on once. */
   private sent = new Map<string, string>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly runtime: LocalCompute,
+    private readonly monitor: ComputeMonitor,
+  ) {}
 
+  /** Follows the bus (compute.updated, project and node events) and polls; before the monitor loads computes. */
   start(): void {
-    localCompute(this.ctx).remoteEnd = (projectId, node, adapter, port) => this.remoteEnd(projectId, node, adapter, port);
     this.follow();
     this.schedulePoll();
-    this.ctx.onShutdown(async () => {
-      this.stopped = true;
-      clearTimeout(this.timer);
-      for (const id of [...this.sockets.keys()]) this.closeSocket(id);
-      await this.subscription?.return?.();
-    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    for (const id of [...this.sockets.keys()]) this.closeSocket(id);
+    await this.subscription?.return?.();
   }
 
   // ------------------------------------------------------------------ nodes
@@ -82,7 +85,7 @@ class Placement {
     const props = nodeProperties(node);
     const body: Record<string, unknown> = { node_id: node.id, name: node.name };
     if (node.nodeType !== "ethernet_hub") body.console_type = node.consoleType ?? "none";
-    if (node.nodeType === "vpcs") body.mac_offset = await localCompute(this.ctx).macOffset(node);
+    if (node.nodeType === "vpcs") body.mac_offset = await this.runtime.macOffset(node);
     else body.ports_mapping = props.ports_mapping ?? [];
     if (node.console != null) body.console = node.console;
     const answer = await computeJson(t, "POST", `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes`, body);
@@ -130,7 +133,7 @@ class Placement {
    */
   async place(node: Node): Promise<Node> {
     const t = await computeTarget(this.ctx, node.computeId);
-    if (!computeMonitor(this.ctx).live(t.computeId).connected) {
+    if (!this.monitor.live(t.computeId).connected) {
       return this.ctx.db.node.update({ where: { id: node.id }, data: { consoleHost: t.host } });
     }
     try {
@@ -143,7 +146,7 @@ class Placement {
 
   async action(node: Node, action: NodeAction): Promise<Node> {
     const t = await computeTarget(this.ctx, node.computeId);
-    if (!computeMonitor(this.ctx).live(t.computeId).connected) throw new ConflictError(`Compute '${t.name}' is not connected`);
+    if (!this.monitor.live(t.computeId).connected) throw new ConflictError(`Compute '${t.name}' is not connected`);
     const current = await this.ensureNode(t, node);
     await computeJson(t, "POST", `${nodeRoute(current)}/${action}`, {});
     return this.refresh(t, current);
@@ -151,11 +154,11 @@ class Placement {
 
   // ------------------------------------------------------------------ links
 
-  /** The far side of a relay for a link end on a remote compute: a NIO there that sends to our relay port. */
-  private async remoteEnd(projectId: string, node: Node, adapter: number, port: number): Promise<ExternalEnd> {
+  /** The far side of a relay for a link end on a remote compute: a NIO there that sends to our relay port (the runtime's `remoteEnd`). */
+  async remoteEnd(projectId: string, node: Node, adapter: number, port: number): Promise<ExternalEnd> {
     const t = await computeTarget(this.ctx, node.computeId);
     const current = await this.ensureNode(t, node);
-    const pool = localCompute(this.ctx).pool;
+    const pool = this.runtime.pool;
     const listen = await pool.allocate();
     try {
       const alloc = await computeJson<{ udp_port: number }>(t, "POST", `/v2/compute/projects/${projectId}/ports/udp`, {});
@@ -179,7 +182,7 @@ class Placement {
 
   private async rewireLinks(nodeIds: string[]): Promise<void> {
     const links = await this.ctx.db.link.findMany({ where: { endpoints: { some: { nodeId: { in: nodeIds } } } }, select: { id: true } });
-    const runtime = localCompute(this.ctx);
+    const runtime = this.runtime;
     for (const { id } of links) {
       await runtime.unwireLink(id);
       await runtime.syncLink(id).catch((e) => this.ctx.log.info("placement: link not wired", { link: id, error: String(e) }));
@@ -345,23 +348,10 @@ class Placement {
   }
 }
 
-const placements = new WeakMap<object, Placement>();
-
-/** The server's placement (keyed by config, like the runtime: GraphQL may hand out copies of the context). */
 interface RemoteNodeEvent {
   node_id: string;
   node_type: string;
   project_id: string;
   name: string;
   properties?: Record<string, unknown>;
-}
-
-export function placement(ctx: AppContext): Placement {
-  let p = placements.get(ctx.config);
-  if (!p) {
-    p = new Placement(ctx);
-    placements.set(ctx.config, p);
-    p.start();
-  }
-  return p;
 }

@@ -1,10 +1,13 @@
 import { z } from "zod";
 
-/** GNS3's compute schema (POST body); PUT takes the same fields, none required. */
 export const PROTOCOLS = ["http", "https"] as const;
 
-const fields = {
-  compute_id: z.string().min(1),
+/**
+ * A compute registration's input contract (GNS3's compute object), declared once. The operations parse what they
+ * are given with it; the REST adapter builds GNS3's wire schemas from these field schemas.
+ */
+export const computeFields = {
+  computeId: z.string().min(1),
   name: z.string().min(1),
   protocol: z.enum(PROTOCOLS),
   host: z.string().min(1),
@@ -13,14 +16,17 @@ const fields = {
   password: z.string().nullable(),
 };
 
-export const computeCreateSchema = z.strictObject({
-  ...fields,
-  compute_id: fields.compute_id.optional(),
-  name: fields.name.optional(),
-  user: fields.user.optional(),
-  password: fields.password.optional(),
+const { computeId, ...settable } = computeFields;
+/** Name, user and password are optional on creation (the name defaults to protocol://user@host:port). */
+export const newComputeSchema = z.strictObject({
+  ...settable,
+  computeId: computeId.optional(),
+  name: settable.name.optional(),
+  user: settable.user.optional(),
+  password: settable.password.optional(),
 });
-export const computeUpdateSchema = z.strictObject(fields).partial();
+/** Only the fields given change; password null removes it. */
+export const computeChangesSchema = z.strictObject(settable).partial();
 
-export type ComputeCreate = z.infer<typeof computeCreateSchema>;
-export type ComputeUpdate = z.infer<typeof computeUpdateSchema>;
+export type NewCompute = z.input<typeof newComputeSchema>;
+export type ComputeChanges = z.input<typeof computeChangesSchema>;

@@ -1,7 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import { LOCAL_ID } from "./model.js";
-import { computeMonitor } from "./monitor.js";
-import { listComputes } from "./service.js";
+import { listComputes } from "./operations.js";
 import { hostStatistics, type HostStatistics } from "./usage.js";
 
 export interface ComputeStatistics {
@@ -12,7 +11,7 @@ export interface ComputeStatistics {
 
 /** GET /v2/statistics: the local host measured now, each connected remote compute as of its last poll. */
 export async function controllerStatistics(ctx: AppContext): Promise<ComputeStatistics[]> {
-  const monitor = computeMonitor(ctx);
+  const monitor = ctx.services.emulation.computes;
   const out: ComputeStatistics[] = [];
   for (const c of await listComputes(ctx)) {
     const statistics = c.compute_id === LOCAL_ID ? hostStatistics(ctx.config.dataDir) : monitor.statistics(c.compute_id);

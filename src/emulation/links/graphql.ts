@@ -1,8 +1,8 @@
 import "../nodes/graphql.js"; // EmulatedNode and the enums
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { LinkTypeEnum } from "../nodes/graphql.js";
-import { type LinkFilters } from "./filters.js";
-import { createLink, deleteLink, getLink, updateLink, type LinkChanges, type LinkEndpointInput } from "./operations.js";
+import { createLink, deleteLink, getLink, updateLink } from "./operations.js";
+import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 
 builder.prismaObject("Link", {
   description: "A cable between two node ports (one end while it is being drawn)",
@@ -57,13 +57,14 @@ const UpdateLinkInput = builder.inputType("UpdateLinkInput", {
   fields: (t) => ({ endLabels: t.field({ type: [LinkEndInput], description: "Only the labels are used" }), ...linkSettings(t) }),
 });
 
+/** GraphQL input onto the link's input contract; the JSON values are checked by the operation when it parses. */
 type Ends = { nodeId: string | number; adapterNumber: number; portNumber: number; label?: unknown }[] | null | undefined;
 const toEnds = (ends: Ends): LinkEndpointInput[] | undefined =>
   ends?.map((e) => ({ nodeId: String(e.nodeId), adapterNumber: e.adapterNumber, portNumber: e.portNumber, label: (e.label ?? undefined) as LinkEndpointInput["label"] }));
 
 const toChanges = (i: { filters?: unknown; linkStyle?: unknown; suspend?: boolean | null }): LinkChanges => ({
-  filters: (i.filters ?? undefined) as LinkFilters | undefined,
-  linkStyle: (i.linkStyle ?? undefined) as Record<string, unknown> | undefined,
+  filters: (i.filters ?? undefined) as LinkChanges["filters"],
+  linkStyle: (i.linkStyle ?? undefined) as LinkChanges["linkStyle"],
   suspend: i.suspend ?? undefined,
 });
 

@@ -1,48 +1,21 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
-import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { parseInput } from "../../platform/input.js";
 import { publishProjectEvent } from "../events.js";
 import { nodePorts } from "../nodes/ports.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { getNode } from "../nodes/operations.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
-import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES, normalizeFilters, type LinkFilters } from "./filters.js";
+import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES, normalizeFilters } from "./filters.js";
+import { linkChangesSchema, newLinkSchema, type LinkChanges, type LinkEndpointInput, type NewLink } from "./schema.js";
 import { linkToRest, type LinkWithEndpoints } from "./serialize.js";
-
-export interface LinkEndpointInput {
-  nodeId: string;
-  adapterNumber: number;
-  portNumber: number;
-  label?: Record<string, unknown>;
-}
-
-export interface LinkChanges {
-  filters?: LinkFilters;
-  linkStyle?: Record<string, unknown>;
-  suspend?: boolean;
-  /** Only the labels are taken from these (a link's ends cannot be moved). */
-  nodes?: LinkEndpointInput[];
-}
-
-export interface NewLink extends LinkChanges {
-  linkId?: string;
-}
 
 const DEFAULT_LABEL_STYLE = "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;";
 const CLOUDS = new Set(["cloud", "nat"]);
 const withEndpoints = { endpoints: { orderBy: { position: "asc" } } } as const;
 const byCreation = [{ createdAt: "asc" }, { id: "asc" }] as const;
-
-const isObject = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The link schema's shape rules, for callers that do not validate a JSON schema first (GraphQL). */
-function checkChanges(c: LinkChanges): void {
-  if (c.nodes && c.nodes.length > 2) throw new InvalidInputError("A link has at most two ends");
-  if (c.nodes?.some((n) => n.label !== undefined && !isObject(n.label))) throw new InvalidInputError("A link end label must be an object");
-  if (c.linkStyle !== undefined && !isObject(c.linkStyle)) throw new InvalidInputError("link_style must be an object");
-  if (c.filters !== undefined && !isObject(c.filters)) throw new InvalidInputError("filters must be an object");
-}
 
 /** Checks one end against the ends already attached, in GNS3's order; returns the port's link type. */
 async function checkEndpoint(tx: Tx, projectId: string, end: LinkEndpointInput, attached: { nodeId: string; nodeType: string; linkType: string }[]) {
@@ -72,8 +45,8 @@ async function checkEndpoint(tx: Tx, projectId: string, end: LinkEndpointInput, 
  * Creates a link with zero, one or two ends. It is announced (link.created) only once both ends are attached,
  * like GNS3; a rejected link was never announced, so (unlike GNS3) no link.deleted follows a failure.
  */
-export async function createLink(ctx: AppContext, projectId: string, input: NewLink): Promise<LinkWithEndpoints> {
-  checkChanges(input);
+export async function createLink(ctx: AppContext, projectId: string, raw: NewLink): Promise<LinkWithEndpoints> {
+  const input = parseInput(newLinkSchema, raw);
   await getOpenedProject(ctx, projectId);
   const filters = normalizeFilters(input.filters ?? {});
   const id = input.linkId ?? randomUUID();
@@ -135,8 +108,8 @@ export async function listNodeLinks(ctx: AppContext, projectId: string, nodeId: 
  * Applies filters, style, suspend and end labels in that order, in one write; like GNS3 each effective change
  * is announced by its own link.updated carrying the link as it stands after that step.
  */
-export async function updateLink(ctx: AppContext, projectId: string, linkId: string, changes: LinkChanges): Promise<LinkWithEndpoints> {
-  checkChanges(changes);
+export async function updateLink(ctx: AppContext, projectId: string, linkId: string, raw: LinkChanges): Promise<LinkWithEndpoints> {
+  const changes = parseInput(linkChangesSchema, raw);
   const before = await getLink(ctx, projectId, linkId);
   const steps: LinkWithEndpoints[] = [];
   let state = before;

@@ -1,26 +1,29 @@
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
-import { labelSchema, uuidSchema } from "../nodes/rest.js";
+import { uuidSchema } from "../../platform/input.js";
+import { wireLabelSchema } from "../nodes/rest.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
-import { FILTER_NAMES } from "./filters.js";
-import { availableFilters, createLink, deleteLink, getLink, listLinks, updateLink, type NewLink } from "./operations.js";
+import { availableFilters, createLink, deleteLink, getLink, listLinks, updateLink } from "./operations.js";
+import { linkEndFields, linkFields, type NewLink } from "./schema.js";
 import { linkToRest, linkToTopology } from "./serialize.js";
 
+const end = linkEndFields;
 const endpointSchema = z.strictObject({
-  node_id: uuidSchema,
-  adapter_number: z.int(),
-  port_number: z.int(),
-  label: labelSchema.optional(),
+  node_id: end.nodeId,
+  adapter_number: end.adapterNumber,
+  port_number: end.portNumber,
+  label: wireLabelSchema.optional(),
 });
 
-/** GNS3's link object schema; the capture columns and link_type are read-only (accepted, ignored). */
+const f = linkFields;
+/** GNS3's link object schema over the domain's field rules; the capture columns and link_type are read-only (accepted, ignored). */
 const linkSchema = z.strictObject({
-  link_id: uuidSchema.optional(),
+  link_id: f.linkId.optional(),
   project_id: uuidSchema.optional(),
   nodes: z.array(endpointSchema).max(2).optional(),
-  filters: z.partialRecord(z.enum(FILTER_NAMES), z.array(z.union([z.int(), z.string()]))).optional(),
-  link_style: z.strictObject({ color: z.string().optional(), width: z.int().optional(), type: z.int().optional() }).optional(),
-  suspend: z.boolean().optional(),
+  filters: f.filters.optional(),
+  link_style: f.linkStyle.optional(),
+  suspend: f.suspend.optional(),
   capturing: z.boolean().optional(),
   capture_file_name: z.string().nullable().optional(),
   capture_file_path: z.string().nullable().optional(),
@@ -29,9 +32,10 @@ const linkSchema = z.strictObject({
 });
 type LinkBody = z.infer<typeof linkSchema>;
 
+/** The wire body in domain terms (the operation parses it with the link's input contract). */
 const toInput = (b: LinkBody): NewLink => ({
   linkId: b.link_id,
-  filters: b.filters as NewLink["filters"],
+  filters: b.filters,
   linkStyle: b.link_style,
   suspend: b.suspend,
   nodes: b.nodes?.map((n) => ({ nodeId: n.node_id, adapterNumber: n.adapter_number, portNumber: n.port_number, label: n.label })),

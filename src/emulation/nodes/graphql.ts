@@ -4,13 +4,13 @@ import { createNode, deleteNode, getNode, updateNode } from "./operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { nodePorts, type NodePort } from "./ports.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "./serialize.js";
-import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, type NodeChanges } from "./types.js";
+import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, nodeFields, type NodeChanges } from "./schema.js";
 
 /** GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it. */
 const enumValues = <T extends string>(values: readonly T[]) =>
   Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v }])) as Record<string, { value: T }>;
 
-const NodeTypeEnum = builder.enumType("NodeType", { values: enumValues(NODE_TYPES) });
+export const NodeTypeEnum = builder.enumType("NodeType", { values: enumValues(NODE_TYPES) });
 const NodeStatusEnum = builder.enumType("NodeStatus", { values: enumValues(NODE_STATUSES) });
 const ConsoleTypeEnum = builder.enumType("ConsoleType", { values: enumValues(CONSOLE_TYPES) });
 export const LinkTypeEnum = builder.enumType("LinkType", { values: enumValues(["ethernet", "serial"] as const) });
@@ -107,8 +107,9 @@ const UpdateNodeInput = builder.inputType("UpdateNodeInput", {
   fields: (t) => ({ name: t.string(), ...settableFields(t) }),
 });
 
-/** GraphQL null means "clear" where the node field is nullable and "leave as is" elsewhere. */
-const NULLABLE = new Set(["templateId", "console", "consoleType", "symbol", "firstPortName"]);
+/** GraphQL null means "clear" where the node's input contract accepts null and "leave as is" elsewhere. */
+const NULLABLE = new Set(Object.entries(nodeFields).flatMap(([field, rule]) => (rule.safeParse(null).success ? [field] : [])));
+/** GraphQL input onto the node's input contract; the JSON values are checked by the operation when it parses. */
 function toChanges(input: Record<string, unknown>): NodeChanges {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {

@@ -4,16 +4,17 @@ import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { parseInput } from "../../platform/input.js";
 import { publishProjectEvent } from "../events.js";
 import { linkToRest } from "../links/serialize.js";
+import { assertName } from "../names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
-import { placement } from "../computes/placement.js";
 import { allocateConsolePort, assertConsoleFree } from "./console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "./ports.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "./serialize.js";
-import type { ConsoleType, NewNode, NodeChanges, NodeLabel, NodeStatus } from "./types.js";
+import { newNodeSchema, nodeChangesSchema, type ConsoleType, type NewNode, type NodeChanges, type NodeLabel, type NodeStatus } from "./schema.js";
 
 const DEFAULT_SYMBOL = ":/symbols/computer.svg";
 const SYMBOL_SIZE = { width: 65, height: 59 };
@@ -59,21 +60,11 @@ function checkConsoleType(nodeType: string, consoleType: ConsoleType | null): vo
   }
 }
 
-const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
-
-/** The node schema's value rules, for callers that do not validate a JSON schema first (GraphQL). */
-function checkChanges(c: NodeChanges & { nodeId?: string }): void {
-  if (c.name !== undefined && !c.name.replaceAll(" ", "")) throw new InvalidInputError("The node name must not be empty");
-  if (c.nodeId !== undefined && !UUID.test(c.nodeId)) throw new InvalidInputError(`${c.nodeId} is not a valid node id (UUID)`);
-  if (c.templateId != null && !UUID.test(c.templateId)) throw new InvalidInputError(`${c.templateId} is not a valid template id (UUID)`);
-  if (c.console != null && (!Number.isInteger(c.console) || c.console < 1 || c.console > 65535)) {
-    throw new InvalidInputError(`Console port ${c.console} is not within 1-65535`);
-  }
-  if (c.portSegmentSize !== undefined && c.portSegmentSize < 0) throw new InvalidInputError("port_segment_size must be >= 0");
-  if (c.properties !== undefined && (typeof c.properties !== "object" || c.properties === null || Array.isArray(c.properties))) {
-    throw new InvalidInputError("properties must be an object");
-  }
-  if (c.customAdapters !== undefined && !Array.isArray(c.customAdapters)) throw new InvalidInputError("custom_adapters must be an array");
+/** Name rules beyond the schema: spaces are dropped from a node name, so one of spaces only is empty. */
+function checkName(name: string | undefined): void {
+  if (name === undefined) return;
+  if (!name.replaceAll(" ", "")) throw new InvalidInputError("The node name must not be empty");
+  assertName("Node", name);
 }
 
 const defaultLabel = (height: number): NodeLabel => ({ style: null, x: null, y: -Math.round(height / 2 + 10), rotation: 0 });
@@ -118,8 +109,9 @@ const scalarFields = (c: NodeChanges) => ({
   firstPortName: c.firstPortName,
 });
 
-export async function createNode(ctx: AppContext, projectId: string, input: NewNode): Promise<Node> {
-  checkChanges(input);
+export async function createNode(ctx: AppContext, projectId: string, raw: NewNode): Promise<Node> {
+  const input = parseInput(newNodeSchema, raw);
+  checkName(input.name);
   const project = await getOpenedProject(ctx, projectId);
   await assertCompute(ctx, input.computeId);
   const consoleType = input.consoleType === undefined ? defaultConsoleType(input.nodeType) : input.consoleType;
@@ -160,7 +152,7 @@ export async function createNode(ctx: AppContext, projectId: string, input: NewN
       });
     }),
   );
-  const placed = input.computeId === "local" ? node : await placement(ctx).place(node);
+  const placed = input.computeId === "local" ? node : await ctx.services.emulation.placement.place(node);
   const dir = projectDir(ctx, project);
   if (!builtin) await fs.mkdir(nodeDirectory(dir, placed), { recursive: true });
   await publishProjectEvent(ctx, projectId, "node.created", nodeToRest(placed, dir));
@@ -182,8 +174,9 @@ export async function listNodes(ctx: AppContext, projectId: string): Promise<{ p
   return { project, nodes };
 }
 
-export async function updateNode(ctx: AppContext, projectId: string, nodeId: string, changes: NodeChanges): Promise<Node> {
-  checkChanges(changes);
+export async function updateNode(ctx: AppContext, projectId: string, nodeId: string, raw: NodeChanges): Promise<Node> {
+  const changes = parseInput(nodeChangesSchema, raw);
+  checkName(changes.name);
   const before = await getNode(ctx, projectId, nodeId);
   const consoleType = changes.consoleType === undefined ? (before.consoleType as ConsoleType | null) : changes.consoleType;
   if (changes.consoleType !== undefined) checkConsoleType(before.nodeType, consoleType);

@@ -1,63 +1,57 @@
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
+import { uuidSchema } from "../../platform/input.js";
 import { linkToRest } from "../links/serialize.js";
 import { listNodeLinks } from "../links/operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { readRawBody, sendJson, type Gns3Routes } from "../rest/kit.js";
+import { getOpenedProject } from "../projects/lookup.js";
+import { duplicateNode } from "./duplicate.js";
 import { openNodeFile, writeNodeFile } from "./files.js";
 import { createNode, deleteNode, getNode, listNodes, restNode, updateNode } from "./operations.js";
 import { nodeToRest, nodeToTopology } from "./serialize.js";
-import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, type NodeChanges } from "./types.js";
+import { labelFields, NODE_STATUSES, nodeFields, type NodeChanges } from "./schema.js";
 
-export const uuidSchema = z
-  .string()
-  .min(36)
-  .max(36)
-  .regex(/^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/);
+/** GNS3's label object on the wire: the text is required and nothing else is accepted. */
+export const wireLabelSchema = z.strictObject({ ...labelFields, text: z.string() });
 
-export const labelSchema = z.strictObject({
-  text: z.string(),
-  style: z.string().nullable().optional(),
-  x: z.int().nullable().optional(),
-  y: z.int().optional(),
-  rotation: z.int().min(-359).max(360).optional(),
-});
-
-/** GNS3's node object schema; read-only keys are accepted (the schema lists them) and ignored. */
-const nodeFields = {
-  compute_id: z.string(),
+const f = nodeFields;
+/** GNS3's node object schema over the domain's field rules; read-only keys are accepted (the schema lists them) and ignored. */
+const wireFields = {
+  compute_id: f.computeId,
   project_id: uuidSchema.optional(),
-  node_id: uuidSchema.optional(),
-  template_id: uuidSchema.nullable().optional(),
-  node_type: z.enum(NODE_TYPES),
+  node_id: f.nodeId.optional(),
+  template_id: f.templateId.optional(),
+  node_type: f.nodeType,
   node_directory: z.string().nullable().optional(),
   command_line: z.string().nullable().optional(),
-  name: z.string().min(1),
-  console: z.int().min(1).max(65535).nullable().optional(),
+  name: f.name,
+  console: f.console.optional(),
   console_host: z.string().min(1).optional(),
-  console_type: z.enum(CONSOLE_TYPES).nullable().optional(),
-  console_auto_start: z.boolean().optional(),
-  properties: z.record(z.string(), z.unknown()).optional(),
+  console_type: f.consoleType.optional(),
+  console_auto_start: f.consoleAutoStart.optional(),
+  properties: f.properties.optional(),
   status: z.enum(NODE_STATUSES).optional(),
-  label: labelSchema.optional(),
-  symbol: z.string().min(1).nullable().optional(),
+  label: wireLabelSchema.optional(),
+  symbol: f.symbol.optional(),
   width: z.int().optional(),
   height: z.int().optional(),
-  x: z.int().optional(),
-  y: z.int().optional(),
-  z: z.int().optional(),
-  locked: z.boolean().optional(),
-  port_name_format: z.string().optional(),
-  port_segment_size: z.int().min(0).optional(),
-  first_port_name: z.string().nullable().optional(),
-  custom_adapters: z.array(z.record(z.string(), z.unknown())).optional(),
+  x: f.x.optional(),
+  y: f.y.optional(),
+  z: f.z.optional(),
+  locked: f.locked.optional(),
+  port_name_format: f.portNameFormat.optional(),
+  port_segment_size: f.portSegmentSize.optional(),
+  first_port_name: f.firstPortName.optional(),
+  custom_adapters: f.customAdapters.optional(),
   ports: z.array(z.record(z.string(), z.unknown())).optional(),
 };
-const createSchema = z.strictObject(nodeFields);
-const updateSchema = z.strictObject(nodeFields).partial();
+const createSchema = z.strictObject(wireFields);
+const updateSchema = z.strictObject(wireFields).partial();
 type NodeBody = z.infer<typeof updateSchema>;
 
+/** The wire body in domain terms (the operation parses it with the node's input contract). */
 function toChanges(b: NodeBody): NodeChanges {
   return {
     name: b.name,
@@ -107,6 +101,22 @@ export function nodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
   );
   routes.add("DELETE", N, async ({ res, params }) => {
     await deleteNode(ctx, params.project_id, params.node_id);
+    res.status(204).end();
+  });
+  routes.add(
+    "POST",
+    `${N}/duplicate`,
+    async ({ res, params, body }) => sendJson(res, 201, await restNode(ctx, await duplicateNode(ctx, params.project_id, params.node_id, body))),
+    { schema: z.strictObject({ x: z.int(), y: z.int(), z: z.int().optional() }) },
+  );
+  // Consoles are served by the emulators themselves (vpcs listens on its console port), not by a wrapper that
+  // holds client connections, so there is nothing to reset: the project is checked and 204 answered, as GNS3 does.
+  routes.add("POST", `${P}/console/reset`, async ({ res, params }) => {
+    await getOpenedProject(ctx, params.project_id);
+    res.status(204).end();
+  });
+  routes.add("POST", `${N}/console/reset`, async ({ res, params }) => {
+    await getNode(ctx, params.project_id, params.node_id);
     res.status(204).end();
   });
   routes.add("GET", `${N}/links`, async ({ res, params }) => {

@@ -5,7 +5,7 @@ import { InvalidInputError } from "../../platform/errors.js";
 import { CONTROLLER_CHANNEL, projectChannel, type Gns3Notification } from "../events.js";
 import { getProject } from "../projects/lookup.js";
 
-interface EmulationEventShape {
+export interface EmulationEventShape {
   cursor: string;
   action: string;
   payload: unknown;
@@ -21,7 +21,7 @@ const EmulationEvent = builder.objectRef<EmulationEventShape>("EmulationEvent").
 });
 
 /** Bus events of one channel, replayed from `after` when given (bounded by the bus replay window). */
-async function* tail(ctx: AppContext, channel: string, after: string | undefined): AsyncGenerator<EmulationEventShape> {
+export async function* tail(ctx: AppContext, channel: string, after: string | undefined): AsyncGenerator<EmulationEventShape> {
   const sub = ctx.bus.subscribe((c) => c === channel, { after });
   try {
     for await (const e of sub) {
@@ -33,7 +33,7 @@ async function* tail(ctx: AppContext, channel: string, after: string | undefined
   }
 }
 
-function cursor(after: string | null | undefined): string | undefined {
+export function cursor(after: string | null | undefined): string | undefined {
   if (after != null && !isEventId(after)) throw new InvalidInputError(`${after} is not an event cursor`);
   return after ?? undefined;
 }

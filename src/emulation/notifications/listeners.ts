@@ -1,25 +1,22 @@
 import type { AppContext } from "../../platform/context.js";
 import { closeProject } from "../projects/operations.js";
 
-/** GNS3 closes an auto_close project this long after its last notification listener left. */
-const AUTO_CLOSE_DELAY_MS = 5000;
-
 /**
  * Counts the notification listeners of each project (HTTP and WebSocket streams) to honour `auto_close`: when
  * the last one leaves, the project is closed after a grace period unless someone attached again meanwhile.
  */
-class ProjectListeners {
+export class ProjectListeners {
   private counts = new Map<string, number>();
   private pending = new Map<string, NodeJS.Timeout>();
   private stopped = false;
 
-  constructor(private readonly ctx: AppContext) {
-    // Streams cut by the shutdown itself must not schedule closes against a database being disconnected.
-    ctx.onShutdown(() => {
-      this.stopped = true;
-      for (const t of this.pending.values()) clearTimeout(t);
-      this.pending.clear();
-    });
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Streams cut by the shutdown itself must not schedule closes against a database being disconnected. */
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.pending.values()) clearTimeout(t);
+    this.pending.clear();
   }
 
   /** Registers a listener; the returned function unregisters it. */
@@ -40,7 +37,7 @@ class ProjectListeners {
         setTimeout(() => {
           this.pending.delete(projectId);
           void this.closeIfAutoClose(projectId);
-        }, AUTO_CLOSE_DELAY_MS),
+        }, this.ctx.config.autoCloseDelayMs),
       );
     };
   }
@@ -54,13 +51,4 @@ class ProjectListeners {
       this.ctx.log.error("auto_close", { projectId, error: String(e) });
     }
   }
-}
-
-const registries = new WeakMap<AppContext, ProjectListeners>();
-
-/** The one registry of a server, shared by the HTTP and WebSocket streams. */
-export function projectListeners(ctx: AppContext): ProjectListeners {
-  let r = registries.get(ctx);
-  if (!r) registries.set(ctx, (r = new ProjectListeners(ctx)));
-  return r;
 }

@@ -2,7 +2,6 @@ import type { Request, Response } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { getProject } from "../projects/lookup.js";
 import type { Gns3Routes } from "../rest/kit.js";
-import { projectListeners } from "./listeners.js";
 import { openNotificationStream, type StreamScope } from "./stream.js";
 
 /**
@@ -21,7 +20,7 @@ export function serveNotificationStream(
     res.status(200).setHeader("Content-Type", "application/json");
     res.setHeader("Connection", "close");
     res.flushHeaders();
-    const detach = countListener && scope.kind === "project" ? projectListeners(ctx).attach(scope.projectId) : () => {};
+    const detach = countListener && scope.kind === "project" ? ctx.services.emulation.listeners.attach(scope.projectId) : () => {};
     const close = openNotificationStream(ctx, scope, (message) => res.write(`${message}\n`));
     req.on("close", () => {
       close();

@@ -2,7 +2,6 @@ import type { AppContext } from "../../platform/context.js";
 import { DomainError } from "../../platform/errors.js";
 import type { WebSocketRoute } from "../../platform/http/websockets.js";
 import { getProject } from "../projects/lookup.js";
-import { projectListeners } from "./listeners.js";
 import { openNotificationStream, type StreamScope } from "./stream.js";
 
 /** The GNS3 WebSocket notification streams: one text frame per message; client messages are ignored. */
@@ -25,7 +24,7 @@ export function notificationWebSockets(ctx: AppContext): WebSocketRoute[] {
     },
     handle(ws, _req, params) {
       const scope = scopeOf(params);
-      const detach = scope.kind === "project" ? projectListeners(ctx).attach(scope.projectId) : () => {};
+      const detach = scope.kind === "project" ? ctx.services.emulation.listeners.attach(scope.projectId) : () => {};
       const close = openNotificationStream(ctx, scope, (message) => ws.send(message));
       ws.on("error", () => ws.terminate());
       ws.on("close", () => {

@@ -6,8 +6,8 @@ import {
   listProjects,
   openProject,
   updateProject,
-  type ProjectSettings,
 } from "./operations.js";
+import { projectSettingsFields, type ProjectSettings } from "./schema.js";
 import { projectDir } from "./serialize.js";
 import { duplicateProject } from "./transfer.js";
 
@@ -103,11 +103,12 @@ const DuplicateProjectInput = builder.inputType("DuplicateProjectInput", {
   }),
 });
 
-/** GraphQL null on a scalar setting means "leave it"; on supplier/variables it clears them. */
+/** GraphQL null means "clear" where the project's input contract accepts null (supplier, variables), else "leave it". */
+const NULLABLE = new Set(Object.entries(projectSettingsFields).flatMap(([field, rule]) => (rule.safeParse(null).success ? [field] : [])));
 function toSettings(input: Record<string, unknown>): ProjectSettings {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {
-    if (v !== null || k === "supplier" || k === "variables") out[k] = v ?? null;
+    if (v !== null || NULLABLE.has(k)) out[k] = v ?? null;
   }
   if (out.variables) out.variables = (out.variables as Variable[]).map((v) => ({ name: v.name, ...(v.value != null ? { value: v.value } : {}) }));
   return out as ProjectSettings;

@@ -4,44 +4,19 @@ import path from "node:path";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError } from "../../platform/errors.js";
+import { parseInput } from "../../platform/input.js";
+import { parseJson, UnsafeJsonError } from "../../platform/http/safe-json.js";
 import { publishControllerEvent, publishProjectEvent } from "../events.js";
-import { isStrictlyInside } from "../files/safe-path.js";
+import { isStrictlyInside, resolveInsideRoots } from "../files/safe-path.js";
 import { linkToRest } from "../links/serialize.js";
+import { assertFileName } from "../names.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { announceTopology } from "./announce.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
+import { createProjectSchema, updateProjectSchema, type CreateProjectInput, type ProjectSettings, type UpdateProjectInput } from "./schema.js";
 import { assertProjectId, projectDir, projectsRoot, projectToRest } from "./serialize.js";
-
-/** Project settings a client may set on create and update (compat §3.2, §3.6). */
-export interface ProjectSettings {
-  autoClose?: boolean;
-  autoOpen?: boolean;
-  autoStart?: boolean;
-  sceneHeight?: number;
-  sceneWidth?: number;
-  zoom?: number;
-  gridSize?: number;
-  drawingGridSize?: number;
-  showLayers?: boolean;
-  snapToGrid?: boolean;
-  showGrid?: boolean;
-  showInterfaceLabels?: boolean;
-  supplier?: { logo: string; url: string } | null;
-  variables?: { name: string; value?: string }[] | null;
-}
-
-export interface CreateProjectInput extends ProjectSettings {
-  name: string;
-  projectId?: string | null;
-  path?: string | null;
-}
-
-export interface UpdateProjectInput extends ProjectSettings {
-  name?: string | null;
-  path?: string | null;
-}
 
 /** A refusal GNS3 answers with a bare 403 (no body): features reserved to a local server. */
 export class LocalOnlyError extends ForbiddenError {
@@ -66,13 +41,22 @@ function settingsData(s: ProjectSettings) {
   return data;
 }
 
-/** A user-chosen project directory: absolute, no quotes, under the projects root unless the server is local. */
-function checkedPath(ctx: AppContext, userPath: string): string {
-  const dir = path.resolve(userPath);
+/** Where a client may put or load projects: the projects root, plus the configured roots in local mode. */
+export const allowedRoots = (ctx: AppContext) => [projectsRoot(ctx), ...(ctx.config.local ? ctx.config.allowedRoots : [])];
+
+/**
+ * A user-chosen project directory or file, resolved (symlinks followed) and proved inside an allowed root: GNS3
+ * keeps non-local servers under the projects root; here local mode too stays inside the roots a user configured.
+ */
+export async function checkedPath(ctx: AppContext, userPath: string): Promise<string> {
   if (userPath.includes('"')) throw new ForbiddenError("The path is not allowed");
-  if (!ctx.config.local && !isStrictlyInside(projectsRoot(ctx), dir)) throw new ForbiddenError("The path is not allowed");
-  return dir;
+  return resolveInsideRoots(allowedRoots(ctx), userPath).catch(() => {
+    throw new ForbiddenError("The path is not allowed");
+  });
 }
+
+/** Names are names: the topology file is `<name>.gns3`, so a name must also be a safe file name. */
+export const assertProjectName = (name: string) => assertFileName("Project", name);
 
 /** `name`, else the first free `name-1`, `name-2`, … (how GNS3 names duplicates and imports). */
 export async function freeProjectName(ctx: AppContext, name: string): Promise<string> {
@@ -88,7 +72,9 @@ export async function freeProjectName(ctx: AppContext, name: string): Promise<st
 export const listProjects = (ctx: AppContext) => ctx.db.project.findMany({ orderBy: { createdAt: "asc" } });
 
 /** Creates an opened project with its directory and empty topology file; a known project_id returns that project. */
-export async function createProject(ctx: AppContext, input: CreateProjectInput): Promise<Project> {
+export async function createProject(ctx: AppContext, raw: CreateProjectInput): Promise<Project> {
+  const input = parseInput(createProjectSchema, raw);
+  assertProjectName(input.name);
   if (input.projectId) {
     const existing = await ctx.db.project.findUnique({ where: { id: input.projectId } });
     if (existing) return existing;
@@ -97,10 +83,13 @@ export async function createProject(ctx: AppContext, input: CreateProjectInput):
   assertProjectId(id);
   let customDir: string | null = null;
   if (input.path) {
-    customDir = checkedPath(ctx, input.path);
+    customDir = await checkedPath(ctx, input.path);
     if (!input.projectId && (await exists(customDir))) throw new ForbiddenError(`The path ${input.path} already exist.`);
   }
-  if (await ctx.db.project.findUnique({ where: { name: input.name } })) throw nameTaken(input.name);
+  const sameName = await ctx.db.project.findUnique({ where: { name: input.name } });
+  // The holder of the name may be this very project_id, created by a concurrent request meanwhile.
+  if (sameName && sameName.id === input.projectId) return sameName;
+  if (sameName) throw nameTaken(input.name);
   const defaultDir = projectDir(ctx, { id, path: null });
   let project: Project;
   try {
@@ -115,8 +104,11 @@ export async function createProject(ctx: AppContext, input: CreateProjectInput):
       },
     });
   } catch (e) {
-    if (isUniqueViolation(e)) throw nameTaken(input.name);
-    throw e;
+    if (!isUniqueViolation(e)) throw e;
+    // A concurrent create of the same project_id won: GNS3 answers a known id with that project.
+    const raced = input.projectId ? await ctx.db.project.findUnique({ where: { id: input.projectId } }) : null;
+    if (raced) return raced;
+    throw nameTaken(input.name);
   }
   try {
     await writeTopologyFile(ctx, project);
@@ -129,11 +121,13 @@ export async function createProject(ctx: AppContext, input: CreateProjectInput):
 }
 
 /** Partial update; emits project.updated only when something changed. The topology file keeps its name. */
-export async function updateProject(ctx: AppContext, projectId: string, input: UpdateProjectInput): Promise<Project> {
+export async function updateProject(ctx: AppContext, projectId: string, raw: UpdateProjectInput): Promise<Project> {
+  const input = parseInput(updateProjectSchema, raw);
   const project = await getProject(ctx, projectId);
   const data = settingsData(input);
   if (input.name !== undefined && input.name !== null) data.name = input.name;
-  if (input.path && checkedPath(ctx, input.path) !== projectDir(ctx, project)) {
+  if (data.name !== undefined) assertProjectName(data.name);
+  if (input.path && (await checkedPath(ctx, input.path)) !== (await realDir(projectDir(ctx, project)))) {
     throw new ConflictError("Moving a project to another directory is not supported");
   }
   const changed = Object.entries(data).some(([k, v]) => project[k as keyof Project] !== v);
@@ -214,19 +208,15 @@ export async function projectStats(ctx: AppContext, projectId: string) {
  * Registers (opened) the project stored in a .gns3 file where it lies; the file's ids are kept. A project whose
  * id is already known is simply opened.
  */
-export async function loadProject(ctx: AppContext, file: string): Promise<Project> {
+export async function loadProject(ctx: AppContext, userFile: string): Promise<Project> {
   if (!ctx.config.local) throw new LocalOnlyError("Loading a project from a path");
-  const cannot = (why: string) => new ConflictError(`Could not load topology ${file}: ${why}`);
-  let json: unknown;
-  try {
-    json = JSON.parse(await fs.readFile(file, "utf8"));
-  } catch (e) {
-    throw cannot((e as Error).message);
-  }
-  const doc = parseTopology(json);
+  const cannot = (why: string) => new ConflictError(`Could not load topology ${userFile}: ${why}`);
+  const file = await checkedPath(ctx, userFile);
+  const doc = parseTopology(await readTopologyJson(file, cannot));
   if (await ctx.db.project.findUnique({ where: { id: doc.project_id } })) return openProject(ctx, doc.project_id);
+  assertProjectName(doc.name);
   if (await ctx.db.project.findUnique({ where: { name: doc.name } })) throw nameTaken(doc.name);
-  const dir = path.dirname(path.resolve(file));
+  const dir = path.dirname(file);
   let project: Project;
   try {
     project = await ctx.db.$transaction(async (tx) => {
@@ -240,7 +230,7 @@ export async function loadProject(ctx: AppContext, file: string): Promise<Projec
           status: "opened",
         },
       });
-      await insertTopology(tx, created.id, doc, ctx.config.consolePorts);
+      await insertTopology(tx, created.id, doc, ctx.config);
       return created;
     }, TOPOLOGY_TRANSACTION);
   } catch (e) {
@@ -252,6 +242,30 @@ export async function loadProject(ctx: AppContext, file: string): Promise<Projec
   await publishControllerEvent(ctx, "project.opened", projectToRest(ctx, project));
   return project;
 }
+
+/** A .gns3 file is a regular file of bounded size; errors name the OS error, never the file's content. */
+const MAX_TOPOLOGY_BYTES = 64 * 1024 * 1024;
+
+async function readTopologyJson(file: string, cannot: (why: string) => Error): Promise<unknown> {
+  let text: string;
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) throw cannot("not a regular file");
+    if (stat.size > MAX_TOPOLOGY_BYTES) throw cannot(`larger than ${MAX_TOPOLOGY_BYTES} bytes`);
+    text = await fs.readFile(file, "utf8");
+  } catch (e) {
+    // Node's file-system errors name the code, the call and the path: nothing of the file.
+    throw e instanceof ConflictError ? e : cannot((e as Error).message);
+  }
+  try {
+    return parseJson(text); // a file on disk is client input too: no prototype keys, bounded depth
+  } catch (e) {
+    throw cannot(e instanceof UnsafeJsonError ? e.message : "the file is not valid JSON");
+  }
+}
+
+/** The real path of a directory that may not exist yet. */
+const realDir = (dir: string) => fs.realpath(dir).catch(() => dir);
 
 async function exists(p: string): Promise<boolean> {
   return fs.access(p).then(

@@ -4,7 +4,6 @@ import type { Response } from "express";
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { readRawBody, sendJson, type Gns3Routes } from "../rest/kit.js";
-import { UUID_PATTERN } from "../topology-file/document.js";
 import { projectFile, writeProjectFile } from "./files.js";
 import { getProject } from "./lookup.js";
 import {
@@ -17,39 +16,38 @@ import {
   openProject,
   projectStats,
   updateProject,
-  type ProjectSettings,
 } from "./operations.js";
+import { projectFields, type ProjectSettings } from "./schema.js";
 import { projectToRest } from "./serialize.js";
 import { duplicateProject, exportProject, importProject } from "./transfer.js";
 
-const uuid = z.string().min(36).max(36).regex(UUID_PATTERN);
-
-/** The settings keys shared by create, update and duplicate (compat §3.2). */
+const f = projectFields;
+/** GNS3's settings keys shared by create, update and duplicate (compat §3.2), over the contract's field rules. */
 const settingsShape = {
-  auto_close: z.boolean(),
-  auto_open: z.boolean(),
-  auto_start: z.boolean(),
-  scene_height: z.int(),
-  scene_width: z.int(),
-  zoom: z.int(),
-  grid_size: z.int(),
-  drawing_grid_size: z.int(),
-  show_layers: z.boolean(),
-  snap_to_grid: z.boolean(),
-  show_grid: z.boolean(),
-  show_interface_labels: z.boolean(),
-  supplier: z.object({ logo: z.string(), url: z.string() }).nullable(),
-  variables: z.array(z.object({ name: z.string().min(1), value: z.string().optional() })).nullable(),
-  path: z.string().nullable(),
+  auto_close: f.autoClose,
+  auto_open: f.autoOpen,
+  auto_start: f.autoStart,
+  scene_height: f.sceneHeight,
+  scene_width: f.sceneWidth,
+  zoom: f.zoom,
+  grid_size: f.gridSize,
+  drawing_grid_size: f.drawingGridSize,
+  show_layers: f.showLayers,
+  snap_to_grid: f.snapToGrid,
+  show_grid: f.showGrid,
+  show_interface_labels: f.showInterfaceLabels,
+  supplier: f.supplier,
+  variables: f.variables,
+  path: f.path.nullable(),
 };
 const settings = z.object(settingsShape).partial();
-export const createSchema = settings.extend({ name: z.string().min(1), project_id: uuid.nullable().optional() }).strict();
-export const updateSchema = settings.extend({ name: z.string().min(1).nullable().optional() }).strict();
+export const createSchema = settings.extend({ name: f.name, project_id: f.projectId.nullable().optional() }).strict();
+export const updateSchema = settings.extend({ name: f.name.nullable().optional() }).strict();
 const duplicateSchema = createSchema.extend({ reset_mac_addresses: z.boolean().optional() }).strict();
 
 type SettingsBody = z.infer<typeof settings>;
 
-/** REST snake_case → operation camelCase. */
+/** The wire body renamed onto the contract (the operation parses it). */
 export function toSettings(b: SettingsBody): ProjectSettings {
   return {
     autoClose: b.auto_close,
@@ -80,10 +78,12 @@ async function localOnly<T>(res: Response, run: () => Promise<T>): Promise<T | u
   }
 }
 
-/** What Python's mimetypes tells GNS3 for the files it serves; anything else is a byte stream. */
+/**
+ * What Python's mimetypes tells GNS3 for the files it serves; anything else is a byte stream. Not .json: the GUI
+ * decodes a streamed application/json body as JSON documents, so a file is never served with that type.
+ */
 const CONTENT_TYPES: Record<string, string> = {
   ".txt": "text/plain",
-  ".json": "application/json",
   ".svg": "image/svg+xml",
   ".png": "image/png",
   ".jpg": "image/jpeg",
@@ -99,6 +99,20 @@ export function sendProjectFile(res: Response, { file, size, modified }: { file:
 }
 
 const yes = (v: string | undefined) => v?.toLowerCase() === "yes";
+
+/**
+ * An archive download, as GNS3 sends it (`attachment; filename="<name>.gns3project"`). A name that is not plain
+ * printable ASCII would be an invalid header: it gets an ASCII stand-in plus the exact name in RFC 6266's
+ * `filename*`.
+ */
+export function sendArchiveHeaders(res: Response, filename: string): void {
+  const plain = /^[\x20-\x7e]*$/.test(filename) && !/["\\]/.test(filename);
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const disposition = plain
+    ? `attachment; filename="${filename}"`
+    : `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  res.status(200).set({ "Content-Type": "application/gns3project", "Content-Disposition": disposition });
+}
 
 export function projectRoutes(routes: Gns3Routes, ctx: AppContext): void {
   const rest = (p: Parameters<typeof projectToRest>[1]) => projectToRest(ctx, p);
@@ -160,7 +174,7 @@ export function projectRoutes(routes: Gns3Routes, ctx: AppContext): void {
       keepComputeIds: yes(query.keep_compute_ids),
       compress: query.compression !== "none",
     });
-    res.status(200).set({ "Content-Type": "application/gns3project", "Content-Disposition": `attachment; filename="${filename}"` });
+    sendArchiveHeaders(res, filename);
     archive.outputStream.on("error", () => res.destroy()).pipe(res);
   });
   routes.add(

@@ -21,7 +21,7 @@ import { prepareForExport, type ExportOptions } from "../topology-file/export.js
 import { insertTopology, projectSettings, readTopology, idsForTarget, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
-import { freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
+import { assertProjectName, checkedPath, freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
 import { assertProjectId, projectDir, projectToRest } from "./serialize.js";
 
 /** Builtins (hub, switch, cloud, nat, …) always run; anything else must be stopped to be archived consistently. */
@@ -70,12 +70,15 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
   assertProjectId(projectId);
   if (opts.path?.includes(".gns3")) throw new ConflictError("The destination path should not contain .gns3");
   if (opts.path && !ctx.config.local) throw new LocalOnlyError("Importing to a custom path");
+  if (opts.name) assertProjectName(opts.name);
+  const customDir = opts.path ? await checkedPath(ctx, opts.path) : undefined;
   if (await ctx.db.project.findUnique({ where: { id: projectId } })) throw new ConflictError(`Project ID ${projectId} already exists`);
   const entries = await readArchive(zip);
   const parsed = parseTopology(archiveTopologyJson(entries));
   const { doc, nodeIds } = idsForTarget(parsed, projectId);
+  assertProjectName(opts.name || doc.name);
   const name = await freeProjectName(ctx, opts.name || doc.name);
-  const dir = opts.path ? path.resolve(opts.path) : projectDir(ctx, { id: projectId, path: null });
+  const dir = customDir ?? projectDir(ctx, { id: projectId, path: null });
   if (await fs.access(dir).then(() => true, () => false)) throw new ConflictError(`Cannot import project: ${dir} already exists`);
 
   // Staged beside the destination so the final move is a rename on the same filesystem.
@@ -91,14 +94,14 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
           id: projectId,
           name,
           filename: `${name}.gns3`,
-          path: opts.path ? dir : null,
+          path: customDir ?? null,
           status: "closed",
           autoStart: false,
           autoOpen: false,
           autoClose: opts.autoClose,
         },
       });
-      await insertTopology(tx, projectId, doc, ctx.config.consolePorts);
+      await insertTopology(tx, projectId, doc, ctx.config);
       return created;
     }, TOPOLOGY_TRANSACTION);
   } catch (e) {
@@ -131,6 +134,7 @@ export interface DuplicateInput {
  */
 export async function duplicateProject(ctx: AppContext, projectId: string, input: DuplicateInput): Promise<Project> {
   const source = await getProject(ctx, projectId);
+  assertProjectName(input.name);
   if (input.path && !ctx.config.local) throw new LocalOnlyError("Duplicating to a custom path");
   const zip = await projectArchive(ctx, source, {
     keepComputeIds: true,

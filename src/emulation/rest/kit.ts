@@ -2,6 +2,9 @@ import type { NextFunction, Request, RequestHandler, Response, Router } from "ex
 import express from "express";
 import { z } from "zod";
 import { DomainError, InvalidInputError } from "../../platform/errors.js";
+import { httpClientError } from "../../platform/http/client-errors.js";
+import { logUnexpected } from "../../platform/http/request-id.js";
+import { isForbiddenKey, parseJson, UnsafeJsonError } from "../../platform/http/safe-json.js";
 import { gns3Body, pythonRepr } from "./json.js";
 
 /**
@@ -49,8 +52,15 @@ function toExpressPath(pattern: string): { path: string; tail?: string } {
   return { path, tail };
 }
 
+/**
+ * The GNS3 GUI parses a body only when Content-Type is exactly "application/json" (string equality). Express
+ * appends "; charset=utf-8" both in res.set/res.type and when send() gets a string: hence setHeader and a Buffer.
+ */
+export const JSON_CONTENT_TYPE = "application/json";
+
 export function sendJson(res: Response, status: number, body: unknown): void {
-  res.status(status).type("application/json").send(gns3Body(body));
+  res.status(status).setHeader("Content-Type", JSON_CONTENT_TYPE);
+  res.send(Buffer.from(gns3Body(body)));
 }
 
 export function sendError(res: Response, err: unknown, req: Request, route?: string): void {
@@ -61,7 +71,9 @@ export function sendError(res: Response, err: unknown, req: Request, route?: str
   }
   const e = err as { type?: string; status?: number };
   if (e?.type === "entity.too.large") return sendJson(res, 413, { message: "Request body too large", status: 413 });
-  console.error(err);
+  const client = httpClientError(err);
+  if (client) return sendJson(res, client.status, { message: client.message, status: client.status });
+  logUnexpected(req, res, err);
   sendJson(res, 500, { message: "Internal server error", status: 500 });
 }
 
@@ -95,8 +107,21 @@ export function validate<T>(schema: z.ZodType<T>, data: unknown, req: Request): 
 
 function firstValues(query: Request["query"]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(query)) out[k] = String(Array.isArray(v) ? v[0] : v);
+  for (const [k, v] of Object.entries(query)) {
+    if (isForbiddenKey(k)) throw new BadRequest(`Forbidden query parameter '${k}'`, {});
+    out[k] = String(Array.isArray(v) ? v[0] : v);
+  }
   return out;
+}
+
+/** The body as JSON: prototype keys and deep nesting refused (see platform/http/safe-json). */
+function parseBody(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch (e) {
+    if (e instanceof UnsafeJsonError) throw new BadRequest(e.message, {});
+    throw new BadRequest(`Invalid JSON ${(e as Error).message}`, { malformed_json: text });
+  }
 }
 
 /** Collects routes; `install` mounts them plus the 405 answers for paths whose method is unknown. */
@@ -124,14 +149,7 @@ export class Gns3Routes {
           let body: unknown = undefined;
           if (!options.raw) {
             const text = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
-            let parsed: unknown = {};
-            if (text.trim()) {
-              try {
-                parsed = JSON.parse(text);
-              } catch (e) {
-                throw new BadRequest(`Invalid JSON ${(e as Error).message}`, { malformed_json: text });
-              }
-            }
+            const parsed: unknown = text.trim() ? parseBody(text) : {};
             body = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? { ...parsed, ...query } : parsed;
             if (options.schema) body = validate(options.schema, body, req);
           }
@@ -149,6 +167,8 @@ export class Gns3Routes {
         res.status(405).set("Allow", [...methods, "OPTIONS"].join(",")).type("text/plain").send("405: Method Not Allowed");
       });
     }
+    // Errors raised before a handler runs (a path parameter that is not valid percent-encoding).
+    router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(res, err, req));
   }
 }
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError } from "../../platform/errors.js";
+import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { CONTROLLER_CHANNEL, isProjectChannel, type Gns3Notification } from "../events.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
@@ -13,7 +14,7 @@ import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, V
 
 /**
  * The local compute's live state: vpcs processes, in-process hubs/switches, link relays and captures, plus the
- * UDP ports they hold. One per server (AppContext). The database stays the source of truth for what exists;
+ * UDP ports they hold. One per server (`ctx.services.emulation.runtime`). The database stays the source of truth for what exists;
  * this object only owns what runs. It follows the project event stream (link.created/updated/deleted,
  * node.deleted, project.closed/deleted) so that links are wired and torn down whichever module changed them.
  */
@@ -78,7 +79,7 @@ export interface ExternalEnd {
 /** Sets up the far side of a link end whose node runs on another compute (installed by computes/placement.ts). */
 export type RemoteEndFactory = (projectId: string, node: Node, adapter: number, port: number) => Promise<ExternalEnd>;
 
-/** Wires of compute NIOs (compute-api/nodes.ts) share the link table under this prefix; they are not DB links. */
+/** Wires of compute NIOs (compute-api/nodes/operations.ts) share the link table under this prefix; they are not DB links. */
 export const NIO_WIRE = "nio:";
 
 const portKey = (nodeId: string, adapter: number, port: number) => `${nodeId}/${adapter}/${port}`;
@@ -91,28 +92,39 @@ export class LocalCompute {
   private processes = new Map<string, { projectId: string; proc: VpcsProcess }>();
   private devices = new Map<string, { projectId: string; device: EthernetHub | EthernetSwitch }>();
   private links = new Map<string, WiredLink>();
-  private locks = new Map<string, Promise<unknown>>();
+  private locks = new KeyedQueue();
   private closed = false;
-  readonly ready: Promise<void>;
+  /** Settles when crash recovery's rewiring is done (start()). */
+  ready: Promise<void> = Promise.resolve();
   private subscriptions: AsyncIterableIterator<unknown>[] = [];
   private readonly exitHandler = () => killNowSync(this.owner);
-  /** Set by the placement module: link ends on remote computes are reached through it. */
+  /** Link ends on remote computes are reached through it (computes/placement.ts; set by the emulation feature). */
   remoteEnd?: RemoteEndFactory;
 
   constructor(private readonly ctx: AppContext) {
     this.pool = new UdpPortPool(ctx.config.udpPorts[0], ctx.config.udpPorts[1]);
     this.owner = path.resolve(ctx.config.dataDir);
     this.runDir = path.join(this.owner, "run");
-    this.ready = this.recover();
-    // Recovery runs in the background; a failure (e.g. the server closing under it) must not go unhandled.
-    this.ready.catch((e) => {
-      if (!this.closed) ctx.log.error("runtime: recovery failed", { error: String(e) });
-    });
-    process.on("exit", this.exitHandler);
   }
 
-  /** Crash recovery: kill what a previous run left, mark its nodes stopped and captures off, rewire links. */
-  private async recover(): Promise<void> {
+  /**
+   * Crash recovery. What a previous run left is killed and its nodes marked stopped before this returns (so before
+   * the listener opens: no client ever reads a dead node as started); links are rewired in the background
+   * (wiring, starting and capture wait for `ready`), then the event stream is followed. Set `remoteEnd` first:
+   * rewiring reaches links to remote computes.
+   */
+  async start(): Promise<void> {
+    process.on("exit", this.exitHandler);
+    await this.resetLeftovers();
+    this.ready = this.rewire();
+    // A failure (e.g. the server closing under it) must not go unhandled.
+    this.ready.catch((e) => {
+      if (!this.closed) this.ctx.log.error("runtime: recovery failed", { error: String(e) });
+    });
+  }
+
+  /** Kills what a previous run left and marks its nodes stopped and captures off. */
+  private async resetLeftovers(): Promise<void> {
     const recorded = fs.existsSync(this.runDir)
       ? fs.readdirSync(this.runDir).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -".json".length))
       : [];
@@ -126,6 +138,10 @@ export class LocalCompute {
       await this.ctx.db.node.updateMany({ where: notStopped, data: { status: "stopped" } });
       await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
     }
+  }
+
+  /** Wires the links of opened projects again, then follows the event stream. */
+  private async rewire(): Promise<void> {
     if (this.closed) return;
     const links = await this.ctx.db.link.findMany({ where: { project: { status: "opened" } }, include: { endpoints: true } });
     for (const l of links) if (!this.closed) await this.syncLinkNow(l.id).catch((e) => this.ctx.log.info("runtime: link not wired", { link: l.id, error: String(e) }));
@@ -134,14 +150,7 @@ export class LocalCompute {
 
   /** Serialises runtime work per key (node or link), like GNS3's per-node lock. */
   serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const settled = next.catch(() => {});
-    this.locks.set(key, settled);
-    void settled.then(() => {
-      if (this.locks.get(key) === settled) this.locks.delete(key);
-    });
-    return next;
+    return this.locks.run(key, fn);
   }
 
   // ------------------------------------------------------------------ event stream
@@ -502,7 +511,7 @@ export class LocalCompute {
     };
   }
 
-  async shutdown(): Promise<void> {
+  async stop(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
@@ -526,35 +535,6 @@ function parseFilters(json: string): LinkFilters {
   } catch {
     return {};
   }
-}
-
-/**
- * Keyed by the server's config object: adapters may hand operations a copy of the AppContext (GraphQL Yoga
- * merges its request context into a new object), and a second compute for the same server would be fatal
- * (its crash recovery would kill the first one's processes).
- */
-const computes = new WeakMap<object, LocalCompute>();
-
-/** The server's local compute (created on first use; stopped by ctx.onShutdown). */
-export function localCompute(ctx: AppContext): LocalCompute {
-  let c = computes.get(ctx.config);
-  if (!c) {
-    c = new LocalCompute(ctx);
-    computes.set(ctx.config, c);
-    const compute = c;
-    ctx.onShutdown(() => compute.shutdown());
-  }
-  return c;
-}
-
-/** Hook for the projects module: stop everything of a project before closing or deleting it. */
-export async function releaseProject(ctx: AppContext, projectId: string): Promise<void> {
-  await computes.get(ctx.config)?.releaseProject(projectId);
-}
-
-/** Hook for the nodes module: stop a node's process and unwire its links before deleting it. */
-export async function releaseNode(ctx: AppContext, nodeId: string): Promise<void> {
-  await computes.get(ctx.config)?.releaseNode(nodeId);
 }
 
 export function ensureDir(dir: string): void {

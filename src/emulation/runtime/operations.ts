@@ -9,8 +9,8 @@ import type { LinkWithEndpoints } from "../links/serialize.js";
 import { getNode, projectDirectory, setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeDirectory } from "../nodes/serialize.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
-import { isRemote, placement } from "../computes/placement.js";
-import { localCompute, RUNNABLE_TYPES, unsupportedReason } from "./manager.js";
+import { isRemote } from "../computes/model.js";
+import { RUNNABLE_TYPES, unsupportedReason } from "./manager.js";
 import type { DataLinkType, PcapWriter } from "./pcap.js";
 
 /**
@@ -28,7 +28,7 @@ async function workdir(ctx: AppContext, node: Node): Promise<string> {
 }
 
 async function startNow(ctx: AppContext, node: Node): Promise<Node> {
-  const compute = localCompute(ctx);
+  const compute = ctx.services.emulation.runtime;
   const commandLine = await compute.startProcess(node, await workdir(ctx, node));
   if (ALWAYS_ON.has(node.nodeType)) return node;
   return setNodeRuntimeState(ctx, node.id, { status: "started", commandLine });
@@ -36,7 +36,7 @@ async function startNow(ctx: AppContext, node: Node): Promise<Node> {
 
 async function stopNow(ctx: AppContext, node: Node): Promise<Node> {
   if (!RUNNABLE_TYPES.has(node.nodeType) || ALWAYS_ON.has(node.nodeType)) return node; // nothing runs: nothing to stop
-  await localCompute(ctx).stopProcess(node.id);
+  await ctx.services.emulation.runtime.stopProcess(node.id);
   const after = await setNodeRuntimeState(ctx, node.id, { status: "stopped" });
   await stopOrphanCaptures(ctx, node.id);
   return after;
@@ -47,7 +47,7 @@ async function stopOrphanCaptures(ctx: AppContext, nodeId: string): Promise<void
   const links = await ctx.db.link.findMany({ where: { capturing: true, endpoints: { some: { nodeId } } }, include: { endpoints: true } });
   for (const link of links) {
     if (await hasRunningDevice(ctx, link)) continue;
-    await localCompute(ctx).stopCapture(link.id);
+    await ctx.services.emulation.runtime.stopCapture(link.id);
     await setLinkCaptureState(ctx, link.id, { capturing: false, captureComputeId: null });
   }
 }
@@ -55,10 +55,10 @@ async function stopOrphanCaptures(ctx: AppContext, nodeId: string): Promise<void
 /** start | stop | suspend | reload one node; returns the node as it stands afterwards. */
 export async function nodeAction(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
   await getNode(ctx, projectId, nodeId);
-  const compute = localCompute(ctx);
+  const compute = ctx.services.emulation.runtime;
   return compute.serial(`node:${nodeId}`, async () => {
     const node = await getNode(ctx, projectId, nodeId);
-    if (isRemote(node)) return placement(ctx).action(node, action); // it runs on another compute
+    if (isRemote(node)) return ctx.services.emulation.placement.action(node, action); // it runs on another compute
     switch (action) {
       case "start":
         return startNow(ctx, node);
@@ -121,7 +121,7 @@ async function hasRunningDevice(ctx: AppContext, link: LinkWithEndpoints): Promi
   const nodes = await ctx.db.node.findMany({ where: { id: { in: link.endpoints.map((e) => e.nodeId) } } });
   // A remote node's status is its compute's (placement keeps it current); the relay is here either way.
   return nodes.some(
-    (n) => n.status === "started" && (ALWAYS_ON.has(n.nodeType) || isRemote(n) || localCompute(ctx).isRunning(n.id)),
+    (n) => n.status === "started" && (ALWAYS_ON.has(n.nodeType) || isRemote(n) || ctx.services.emulation.runtime.isRunning(n.id)),
   );
 }
 
@@ -144,7 +144,7 @@ export async function startLinkCapture(ctx: AppContext, projectId: string, linkI
   if (link.endpoints.length < 2 || !(await hasRunningDevice(ctx, link))) {
     throw new ConflictError("Cannot capture because there is no running device on this link");
   }
-  const compute = localCompute(ctx);
+  const compute = ctx.services.emulation.runtime;
   if (compute.capture(linkId)) throw new ConflictError("Packet capture is already activated on this link");
   const name = input.captureFileName || (await defaultCaptureFileName(ctx, link));
   const dir = path.join(projectDirectory(ctx, await getProject(ctx, projectId)), "project-files", "captures");
@@ -157,14 +157,14 @@ export async function startLinkCapture(ctx: AppContext, projectId: string, linkI
 /** Always succeeds (and announces the link), capturing or not, like GNS3. */
 export async function stopLinkCapture(ctx: AppContext, projectId: string, linkId: string): Promise<LinkWithEndpoints> {
   await getLink(ctx, projectId, linkId);
-  await localCompute(ctx).stopCapture(linkId);
+  await ctx.services.emulation.runtime.stopCapture(linkId);
   return setLinkCaptureState(ctx, linkId, { capturing: false, captureComputeId: null });
 }
 
 /** The live capture of a link (GET L/pcap); 409 when there is none. */
 export async function linkCapture(ctx: AppContext, projectId: string, linkId: string): Promise<PcapWriter> {
   await getLink(ctx, projectId, linkId);
-  const writer = localCompute(ctx).capture(linkId);
+  const writer = ctx.services.emulation.runtime.capture(linkId);
   if (!writer) throw new ConflictError("This link has no active packet capture");
   return writer;
 }

@@ -3,7 +3,6 @@ import type { AppContext } from "../../platform/context.js";
 import { linkToRest } from "../links/serialize.js";
 import { restNode } from "../nodes/operations.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
-import { localCompute } from "./manager.js";
 import {
   bulkNodeAction,
   idlePc,
@@ -29,11 +28,9 @@ const captureSchema = z.strictObject({
 
 /**
  * The local compute's REST face: node start/stop/suspend/reload (single and bulk), Dynamips idle-PC routes,
- * link capture and the live pcap stream. Also brings the runtime up (crash recovery, link wiring).
+ * link capture and the live pcap stream.
  */
 export function runtimeRoutes(routes: Gns3Routes, ctx: AppContext): void {
-  localCompute(ctx);
-
   for (const action of NODE_ACTIONS) {
     // The reference answers with a stale status (quirk 16.1); we answer with the node as it is after the action.
     routes.add("POST", `${N}/${action}`, async ({ res, params }) => {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { ConflictError } from "../../platform/errors.js";
+import { listensOn } from "./listening.js";
 
 /**
  * One VPCS process per started vpcs node. The Debian `vpcs` (0.5b2) has no foreground flag: with `-p <port>`
@@ -154,25 +155,6 @@ export function tcpPortIsFree(port: number): Promise<boolean> {
   });
 }
 
-export function waitForTcp(port: number, host: string, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve) => {
-    const attempt = () => {
-      const s = net.connect(port, host);
-      s.once("connect", () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once("error", () => {
-        s.destroy();
-        if (Date.now() > deadline) resolve(false);
-        else setTimeout(attempt, 25);
-      });
-    };
-    attempt();
-  });
-}
-
 export class VpcsProcess {
   pids: number[] = [];
   commandLine = "";
@@ -226,7 +208,7 @@ export class VpcsProcess {
       await sleep(20);
     }
     this.writePidFile();
-    const listening = this.pids.length > 0 && (await waitForTcp(o.consolePort, "127.0.0.1", 5000));
+    const listening = this.pids.length > 0 && (await this.consoleListening(5000));
     if (!listening) {
       await this.stop();
       const tail = readTail(path.join(o.workdir, "vpcs.log"));
@@ -235,6 +217,16 @@ export class VpcsProcess {
     // The pty child appears right after the console opens; record it too.
     this.pids = [...new Set([...this.pids, ...findOwnedPids(o.owner, o.nodeId)])];
     this.writePidFile();
+  }
+
+  /** Waits until the console server listens, without connecting to it (see listensOn). */
+  private async consoleListening(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!listensOn(this.pids, this.opts.consolePort)) {
+      if (Date.now() > deadline) return false;
+      await sleep(25);
+    }
+    return true;
   }
 
   async stop(): Promise<void> {

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { AppContext } from "../../platform/context.js";
 import { ForbiddenError } from "../../platform/errors.js";
-import { listComputes } from "../computes/service.js";
+import { listComputes } from "../computes/operations.js";
 import { closeProject } from "../projects/operations.js";
 import { GNS3_VERSION } from "../version.js";
 
@@ -37,6 +37,7 @@ export async function writeDebugBundle(ctx: AppContext): Promise<string> {
         pid: process.pid,
         uptime_seconds: Math.round(process.uptime()),
         memory: process.memoryUsage(),
+        event_subscriptions: ctx.bus.subscriberCount(),
         cpus: os.cpus().length,
         load_average: os.loadavg(),
         hostname: os.hostname(),

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
-import { InvalidInputError } from "../../platform/errors.js";
+import { parseInput } from "../../platform/input.js";
 import { publishControllerEvent } from "../events.js";
 import { readSetting, writeSetting } from "./store.js";
 
@@ -9,6 +10,7 @@ import { readSetting, writeSetting } from "./store.js";
  * 2.1 compatibility extension). The server only stamps each save with a fresh `modification_uuid`, which lets
  * clients tell whether another client changed the settings since they last read them.
  */
+export const guiSettingsSchema = z.looseObject({}, { error: "Settings must be a JSON object" });
 export type GuiSettings = Record<string, unknown>;
 const KEY = "gui";
 
@@ -17,8 +19,7 @@ export async function getSettings(ctx: AppContext): Promise<GuiSettings> {
 }
 
 export async function updateSettings(ctx: AppContext, input: unknown): Promise<GuiSettings> {
-  if (!input || typeof input !== "object" || Array.isArray(input)) throw new InvalidInputError("Settings must be a JSON object");
-  const settings = { ...(input as GuiSettings), modification_uuid: randomUUID() };
+  const settings = { ...parseInput(guiSettingsSchema, input), modification_uuid: randomUUID() };
   await writeSetting(ctx, KEY, settings);
   await publishControllerEvent(ctx, "settings.updated", settings);
   return settings;

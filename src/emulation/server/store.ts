@@ -11,22 +11,14 @@ export async function writeSetting(ctx: AppContext, key: string, value: unknown)
   await ctx.db.setting.upsert({ where: { key }, create: { key, valueJson }, update: { valueJson } });
 }
 
-const queues = new WeakMap<AppContext, Map<string, Promise<unknown>>>();
-
 /**
  * Read-modify-write of one document, serialised per key within this server so that concurrent merges never
  * lose each other's fields. `change` may throw to refuse the update (nothing is written).
  */
 export function updateSetting<T>(ctx: AppContext, key: string, change: (current: T | undefined) => T): Promise<T> {
-  let byKey = queues.get(ctx);
-  if (!byKey) queues.set(ctx, (byKey = new Map()));
-  const run = (byKey.get(key) ?? Promise.resolve())
-    .catch(() => undefined)
-    .then(async () => {
-      const next = change(await readSetting<T>(ctx, key));
-      await writeSetting(ctx, key, next);
-      return next;
-    });
-  byKey.set(key, run);
-  return run;
+  return ctx.services.emulation.settingWrites.run(key, async () => {
+    const next = change(await readSetting<T>(ctx, key));
+    await writeSetting(ctx, key, next);
+    return next;
+  });
 }

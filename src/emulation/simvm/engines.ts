@@ -5,9 +5,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
-import { listComputes } from "../computes/service.js";
+import { listComputes } from "../computes/operations.js";
 import { LOCAL_ID, VM_ID } from "../computes/model.js";
-import { getSimVmSettings, type EngineId } from "./settings.js";
+import { getSimVmSettings, type EngineId } from "./operations.js";
 
 export interface SimVmEngine {
   engine_id: EngineId;

@@ -1,6 +1,6 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { listEngines, listEngineVms, type SimVmEngine } from "./engines.js";
-import { ENGINES, WHEN_EXIT, getSimVmSettings, updateSimVmSettings, type SimVmSettings } from "./settings.js";
+import { ENGINES, WHEN_EXIT, getSimVmSettings, updateSimVmSettings, type SimVmSettings } from "./operations.js";
 
 /** GraphQL enum names for the GNS3 values ("hyper-v" → HYPER_V). */
 const enumValues = <V extends string>(values: readonly V[]) =>

@@ -6,6 +6,8 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { publishControllerEvent, publishProjectEvent } from "../events.js";
 import { resolveInside } from "../files/safe-path.js";
+import { parseInput } from "../../platform/input.js";
+import { assertFileName } from "../names.js";
 import { announceTopology } from "../projects/announce.js";
 import { writeTopologyFile } from "../projects/disk.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
@@ -14,6 +16,7 @@ import { assertProjectStopped, projectArchive } from "../projects/transfer.js";
 import { archiveToBuffer, archiveTopologyJson, extractArchive, followNodeIds, readArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, idsForTarget, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
+import { newSnapshotSchema, type NewSnapshot } from "./schema.js";
 import { listSnapshotRows, snapshotsDir, snapshotToRest, writeSnapshotsConf } from "./store.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -45,19 +48,27 @@ async function snapshotFile(ctx: AppContext, project: Project, filename: string)
 export async function createSnapshot(
   ctx: AppContext,
   projectId: string,
-  input: { name: string; description?: string | null },
+  raw: NewSnapshot,
 ): Promise<Snapshot> {
+  const input = parseInput(newSnapshotSchema, raw);
+  assertFileName("Snapshot", input.name);
   const project = await getOpenedProject(ctx, projectId);
   if (await ctx.db.snapshot.findUnique({ where: { projectId_name: { projectId, name: input.name } } })) {
     throw new ConflictError(`The snapshot name ${input.name} already exists`);
   }
-  await assertProjectStopped(ctx, projectId);
+  await assertProjectStopped(ctx, projectId, "take a snapshot");
   const filename = `${input.name}.gns3snapshot`;
   const file = await snapshotFile(ctx, project, filename);
   if (await fs.stat(file).catch(() => undefined)) throw new ConflictError(`The snapshot file '${filename}' already exists`);
 
   const zip = await projectArchive(ctx, project, { keepComputeIds: true, resetMacAddresses: false, includeSnapshots: false, compress: false });
-  await fs.writeFile(file, await archiveToBuffer(zip), { flag: "wx" });
+  try {
+    await fs.writeFile(file, await archiveToBuffer(zip), { flag: "wx" });
+  } catch (e) {
+    // A concurrent create of the same name got there first.
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new ConflictError(`The snapshot name ${input.name} already exists`);
+    throw e;
+  }
   const now = new Date();
   let snapshot: Snapshot;
   try {
@@ -120,7 +131,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
       await tx.node.deleteMany({ where: { projectId } });
       await tx.drawing.deleteMany({ where: { projectId } });
       await tx.project.update({ where: { id: projectId }, data: settings });
-      await insertTopology(tx, projectId, doc, ctx.config.consolePorts);
+      await insertTopology(tx, projectId, doc, ctx.config);
     }, TOPOLOGY_TRANSACTION);
     await fs.rm(path.join(dir, "project-files"), { recursive: true, force: true });
     for (const name of await fs.readdir(staging)) {

@@ -3,10 +3,11 @@ import type { AppContext } from "../../platform/context.js";
 import { projectToRest } from "../projects/serialize.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
 import { createSnapshot, deleteSnapshot, listSnapshots, restoreSnapshot } from "./operations.js";
+import { snapshotFields } from "./schema.js";
 import { snapshotToRest } from "./store.js";
 
-// Upstream gives `name` no type (a number is a 500 there, compat §20.1); here it must be a string.
-const createSchema = z.strictObject({ name: z.string().min(1), description: z.string().min(1).optional() });
+/** GNS3's snapshot body over the contract's field rules. */
+const createSchema = z.strictObject({ name: snapshotFields.name, description: snapshotFields.description.optional() });
 
 export function snapshotRoutes(routes: Gns3Routes, ctx: AppContext): void {
   const S = "/v2/projects/{project_id}/snapshots";

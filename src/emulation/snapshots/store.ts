@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Project, Snapshot } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
+import { writeFileAtomic } from "../files/atomic.js";
 import { gns3Body } from "../rest/json.js";
 import { projectDir } from "../projects/serialize.js";
 
@@ -32,8 +33,7 @@ export async function writeSnapshotsConf(ctx: AppContext, project: Project): Pro
   const dir = snapshotsDir(ctx, project);
   await fs.mkdir(dir, { recursive: true });
   const conf = path.join(dir, "snapshots.conf");
-  await fs.writeFile(`${conf}.tmp`, gns3Body((await listSnapshotRows(ctx, project.id)).map(snapshotToRest)));
-  await fs.rename(`${conf}.tmp`, conf);
+  await writeFileAtomic(conf, async () => gns3Body((await listSnapshotRows(ctx, project.id)).map(snapshotToRest)));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { builder } from "../../platform/graphql/builder.js";
-import { defaultSymbols, listSymbols, symbolDimensions, type SymbolEntry } from "./catalog.js";
+import { defaultSymbols, listSymbols, symbolDimensions, type SymbolEntry } from "./operations.js";
 
 const SymbolSize = builder.objectRef<{ width: number; height: number }>("SymbolSize").implement({
   fields: (t) => ({ width: t.exposeInt("width"), height: t.exposeInt("height") }),

@@ -3,9 +3,11 @@ import path from "node:path";
 import yauzl from "yauzl";
 import yazl from "yazl";
 import { ConflictError } from "../../platform/errors.js";
+import { parseJson } from "../../platform/http/safe-json.js";
 import { resolveInside } from "../files/safe-path.js";
 import { gns3Body } from "../rest/json.js";
 import type { TopologyDocument } from "./document.js";
+import { inlinePictures, PICTURES_DIR } from "./pictures.js";
 
 /**
  * .gns3project / .gns3snapshot archives (compat §13): a zip holding `project.gns3` first, then the project
@@ -118,15 +120,18 @@ export async function readArchive(buffer: Buffer): Promise<ArchiveEntry[]> {
   });
 }
 
-/** The parsed project.gns3 of an archive, with GNS3's import error messages. */
+/** The parsed project.gns3 of an archive, with GNS3's import error messages and its drawings' pictures inline. */
 export function archiveTopologyJson(entries: ArchiveEntry[]): unknown {
   const topo = entries.find((e) => e.name === ARCHIVE_TOPOLOGY && !e.directory);
   if (!topo) throw new ConflictError("Cannot import project, project.gns3 file could not be found");
+  let json: unknown;
   try {
-    return JSON.parse(topo.data.toString("utf8"));
+    json = parseJson(topo.data.toString("utf8")); // client-supplied: no prototype keys, bounded depth
   } catch {
     throw new ConflictError("Cannot import project, the project.gns3 file is corrupted");
   }
+  const files = new Map(entries.filter((e) => !e.directory).map((e) => [e.name, e.data]));
+  return inlinePictures(json, (name) => files.get(`${PICTURES_DIR}/${name}`));
 }
 
 /** Entry renaming for regenerated node ids: project-files/<type>/<old id>/… follows the node's new id. */

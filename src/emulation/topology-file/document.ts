@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ConflictError } from "../../platform/errors.js";
+import { UUID_PATTERN } from "../../platform/input.js";
 import type { Drawing, Node, Project } from "../../generated/prisma-sqlite/client.js";
+import { checkSvg, SvgRejected } from "../drawings/svg.js";
 import { linkToTopology, type LinkWithEndpoints } from "../links/serialize.js";
 import { nodeToTopology } from "../nodes/serialize.js";
 import { GNS3_VERSION } from "../version.js";
@@ -12,7 +14,6 @@ import { GNS3_VERSION } from "../version.js";
 export const TOPOLOGY_REVISION = 9;
 
 /** Ids and node types become directory names (project-files/<type>/<id>): only safe shapes are accepted. */
-export const UUID_PATTERN = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
 const id = z.string().regex(UUID_PATTERN, "not a UUID");
 
 const nodeEntry = z.looseObject({
@@ -27,7 +28,16 @@ const linkEntry = z.looseObject({
     z.looseObject({ node_id: id, adapter_number: z.number().int(), port_number: z.number().int(), label: z.unknown().optional() }),
   ),
 });
-const drawingEntry = z.looseObject({ drawing_id: id, svg: z.string() });
+/** A drawing from a file obeys the rules a drawing made through the API does. */
+const safeSvg = z.string().superRefine((svg, issues) => {
+  try {
+    checkSvg(svg);
+  } catch (e) {
+    if (!(e instanceof SvgRejected)) throw e;
+    issues.addIssue({ code: "custom", message: `Invalid SVG: ${e.message}` });
+  }
+});
+const drawingEntry = z.looseObject({ drawing_id: id, svg: safeSvg });
 const computeEntry = z.looseObject({ compute_id: z.string() });
 
 const documentSchema = z.looseObject({

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
+import type { Config } from "../../platform/config.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError } from "../../platform/errors.js";
+import { BUILTIN_TYPES } from "../nodes/serialize.js";
 import { buildTopology, type ComputeEntry, type TopologyDocument } from "./document.js";
 
 type Reader = Pick<Tx, "node" | "link" | "drawing" | "compute">;
@@ -85,15 +87,18 @@ const text = (v: unknown, fallback: unknown) => JSON.stringify(v ?? fallback);
 /**
  * Creates the document's nodes, links and drawings in `projectId` with the document's ids. Console ports
  * already used on the same compute are reassigned, as a GNS3 compute does for a busy port. Links that do not join two known nodes
- * on free ports are dropped (GNS3 deletes such dangling links when it opens a project).
+ * on free ports are dropped (GNS3 deletes such dangling links when it opens a project). Nodes come back as
+ * createNode makes them: builtins (hub, switch, cloud, …) started, the others stopped, the console on the
+ * compute's host.
  */
 export async function insertTopology(
   tx: Tx,
   projectId: string,
   doc: TopologyDocument,
-  consolePorts: [number, number],
+  local: Pick<Config, "consolePorts" | "host">,
 ): Promise<void> {
-  const consolePort = await consoleAllocator(tx, doc, consolePorts);
+  const consolePort = await consoleAllocator(tx, doc, local.consolePorts);
+  const consoleHost = await consoleHosts(tx, doc, local.host);
   // createMany in a few statements (a 600-node topology took 5-10 s row by row); createdAt keeps document order.
   const start = Date.now();
   const at = (i: number) => new Date(start + i);
@@ -112,6 +117,8 @@ export async function insertTopology(
       nodeType: n.node_type,
       name: n.name,
       console: consolePort(n.compute_id, n.console),
+      consoleHost: consoleHost(n.compute_id),
+      status: BUILTIN_TYPES.has(n.node_type) ? "started" : "stopped",
       consoleType: str(n.console_type),
       consoleAutoStart: n.console_auto_start === true,
       propertiesJson: text(n.properties, {}),
@@ -176,6 +183,14 @@ export async function insertTopology(
       createdAt: at(i),
     })),
   });
+}
+
+/** The host a node's console is reached on: its remote compute's, else this server's. */
+async function consoleHosts(tx: Tx, doc: TopologyDocument, localHost: string) {
+  const computeIds = [...new Set(doc.topology.nodes.map((n) => n.compute_id))];
+  const remote = await tx.compute.findMany({ where: { id: { in: computeIds } }, select: { id: true, host: true } });
+  const hosts = new Map(remote.map((c) => [c.id, c.host]));
+  return (computeId: string) => hosts.get(computeId) ?? localHost;
 }
 
 /**

@@ -4,6 +4,9 @@ import { PrismaLibSql } from "@prisma/adapter-libsql";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as PostgresClient } from "../../generated/prisma-postgresql/client.js";
 import { PrismaClient as SqliteClient } from "../../generated/prisma-sqlite/client.js";
+import { singleConnection } from "./sqlite-connection.js";
+import { InvalidInputError, RecordGoneError, UniqueViolationError } from "../errors.js";
+import { containsNul } from "../text.js";
 
 /** Both clients are generated from the same models; the SQLite one serves as the static type. */
 export type Db = SqliteClient;
@@ -19,6 +22,10 @@ export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 const SQLITE_MAX_VARIABLES = 32766;
 
 class LibSqlAdapterFactory extends PrismaLibSql {
+  override createClient(config: Parameters<PrismaLibSql["createClient"]>[0]) {
+    return singleConnection(super.createClient(config));
+  }
+
   override async connect() {
     const adapter = await super.connect();
     const info = adapter.getConnectionInfo?.() ?? { supportsRelationJoins: false };
@@ -31,16 +38,50 @@ export function sqliteFile(url: string): string {
   return path.resolve(url.replace(/^file:/, "").split("?")[0]);
 }
 
+/**
+ * Prisma's defaults (2 s to get a connection, 5 s to finish) turn a burst of concurrent writes into failed
+ * transactions — and a committed write whose follow-up job failed. Under load a transaction waits instead.
+ */
+const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
+
 /** `onStatement` (for benchmarks and diagnostics) is called once per SQL statement the client sends. */
 export function createDb(url: string, onStatement?: () => void): Db {
   const log = onStatement ? [{ emit: "event" as const, level: "query" as const }] : [];
   let db: Db;
   if (isPostgresUrl(url)) {
-    db = new PostgresClient({ adapter: new PrismaPg({ connectionString: url }), log }) as unknown as Db;
+    db = new PostgresClient({ adapter: new PrismaPg({ connectionString: url }), log, transactionOptions: TRANSACTION_OPTIONS }) as unknown as Db;
   } else {
     fs.mkdirSync(path.dirname(sqliteFile(url)), { recursive: true });
-    db = new SqliteClient({ adapter: new LibSqlAdapterFactory({ url }), log });
+    db = new SqliteClient({ adapter: new LibSqlAdapterFactory({ url }), log, transactionOptions: TRANSACTION_OPTIONS });
   }
   if (onStatement) db.$on("query" as never, onStatement);
-  return db;
+  return withClientErrors(db);
+}
+
+/** "QuotaRule" → "quota rule", "Svm" → "svm": the object a unique constraint protects, in words. */
+const modelWords = (model: unknown) => (typeof model === "string" ? model.replace(/(?<=[a-z])(?=[A-Z])/g, " ").toLowerCase() : "object");
+
+/**
+ * Database errors that are the client's doing, mapped once for every query and every API face:
+ * - a unique constraint is a conflict: a P2002 becomes a UniqueViolationError (409 in every adapter, a failed job
+ *   with a clear message) instead of an internal error;
+ * - a write to a row a concurrent request deleted (P2025) is a RecordGoneError (404), not an internal error;
+ * - NUL in any text is refused up front (PostgreSQL rejects it with an internal error, SQLite cuts the text).
+ */
+function withClientErrors(db: Db): Db {
+  return db.$extends({
+    query: {
+      async $allOperations({ args, query }) {
+        if (containsNul(args)) throw new InvalidInputError("Text must not contain NUL characters.");
+        try {
+          return await query(args);
+        } catch (e) {
+          const err = e as { code?: string; meta?: { modelName?: unknown } };
+          if (err?.code === "P2002") throw new UniqueViolationError(`Duplicate entry: the ${modelWords(err.meta?.modelName)} already exists.`);
+          if (err?.code === "P2025") throw new RecordGoneError(`The ${modelWords(err.meta?.modelName)} no longer exists.`);
+          throw e;
+        }
+      },
+    },
+  }) as unknown as Db;
 }

@@ -5,6 +5,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import type PrismaTypes from "../../generated/pothos-types.js";
 import { getDatamodel } from "../../generated/pothos-types.js";
 import type { AppContext } from "../context.js";
+import { checkJsonValue, UnsafeJsonError } from "../http/safe-json.js";
 import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from "../errors.js";
 
 export const builder = new SchemaBuilder<{
@@ -55,7 +56,16 @@ builder.scalarType("BigInt", {
 builder.scalarType("JSON", {
   description: "A free-form JSON value (emulator properties, labels, styles)",
   serialize: (v) => v,
-  parseValue: (v) => v,
+  // Literals reach parseValue too (graphql-js converts them first): one check for prototype keys and depth.
+  parseValue: (v) => {
+    try {
+      checkJsonValue(v);
+    } catch (err) {
+      if (err instanceof UnsafeJsonError) throw new TypeError(err.message);
+      throw err;
+    }
+    return v;
+  },
 });
 
 /** Every typed error result implements this interface. */

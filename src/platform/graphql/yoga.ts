@@ -6,7 +6,28 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { createYoga } from "graphql-yoga";
 import type { WebSocket } from "ws";
 import type { AppContext } from "../context.js";
+import { DomainError } from "../errors.js";
 import type { WebSocketRoute } from "../http/websockets.js";
+import { useResourceLimits } from "./limits.js";
+import { useSubscriptionScope } from "./subscription-scope.js";
+
+/**
+ * A client mistake: a GraphQL error about the request itself (syntax, validation, variables, HTTP method,
+ * body), raised before any resolver ran and so carrying no path, or deliberately raised with a message for
+ * clients (a GraphQLError or a domain error thrown by a resolver). Anything else (a database error, a bug) is
+ * internal.
+ */
+function isClientError(error: unknown): boolean {
+  if (!isGraphQLError(error)) return error instanceof DomainError;
+  const original = error.originalError;
+  if (!original) return true;
+  if (original instanceof DomainError || isGraphQLError(original)) return true;
+  // Coercion of variables wraps what a scalar's parseValue threw; there is no resolver (no path) involved.
+  return !error.path && original instanceof TypeError && error.message.startsWith("Variable ");
+}
+
+/** By name: the executor may create its errors with another copy of graphql-js than ours. */
+const isGraphQLError = (e: unknown): e is GraphQLError => e instanceof Error && e.name === "GraphQLError";
 
 export function createGraphQL(schema: GraphQLSchema, ctx: AppContext) {
   const yoga = createYoga<{ req: Request; res: Response }, AppContext>({
@@ -17,11 +38,13 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext) {
     renderGraphiQL,
     context: () => ctx,
     logging: false,
-    // Unexpected errors reach clients as "Unexpected error." and the log with their cause.
+    plugins: [useResourceLimits(), useSubscriptionScope()],
+    // Client mistakes keep their message; internal errors reach clients as "Unexpected error." and the log.
     maskedErrors: {
       maskError(error, message) {
+        if (isClientError(error)) return error as Error;
         const original = (error as { originalError?: unknown }).originalError ?? error;
-        ctx.log.error("graphql", { error: original instanceof Error ? original.stack : String(original) });
+        ctx.log.error("graphql", { error: original }); // within the request's scope: the line carries its id
         return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR" } });
       },
     },
@@ -36,10 +59,17 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext) {
     subscribe: (args) => (args as EnvelopedArgs).rootValue.subscribe(args),
     onSubscribe: async (c, _id, params) => {
       const enveloped = yoga.getEnveloped({ ...c, req: c.extra.request, params });
+      let document;
+      try {
+        document = enveloped.parse(params.query);
+      } catch (err) {
+        if (err instanceof GraphQLError) return [err]; // a syntax error or a limit: the client's, sent back
+        throw err;
+      }
       const args = {
         schema: enveloped.schema,
         operationName: params.operationName,
-        document: enveloped.parse(params.query),
+        document,
         variableValues: params.variables,
         contextValue: await enveloped.contextFactory(),
         rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
@@ -56,14 +86,18 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext) {
       const closed = wsServer.opened(
         {
           protocol: socket.protocol,
+          // A client that left while a result was on its way is not an error: there is no one to deliver it to.
           send: (data) =>
-            new Promise<void>((resolve, reject) => socket.send(data, (err) => (err ? reject(err) : resolve()))),
+            socket.readyState !== socket.OPEN
+              ? Promise.resolve()
+              : new Promise<void>((resolve, reject) => socket.send(data, (err) => (err ? reject(err) : resolve()))),
           close: (code, reason) => socket.close(code, reason),
           onMessage: (cb) =>
             socket.on("message", async (event) => {
               try {
                 await cb(String(event));
               } catch (err) {
+                ctx.log.error("graphql websocket", { error: err });
                 socket.close(1011, err instanceof Error ? err.message.slice(0, 100) : "error");
               }
             }),

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
+import type { Logger } from "../log.js";
 
 /** One upgrade dispatcher for every WebSocket endpoint on the shared HTTP(S) listener. */
 export interface WebSocketRoute {
@@ -11,7 +12,7 @@ export interface WebSocketRoute {
   handle(ws: WebSocket, req: IncomingMessage, params: Record<string, string>): void;
 }
 
-export function createUpgradeHandler(routes: WebSocketRoute[], isAuthorized: (req: IncomingMessage) => boolean) {
+export function createUpgradeHandler(routes: WebSocketRoute[], isAuthorized: (req: IncomingMessage) => boolean, log: Logger) {
   const wss = new WebSocketServer({ noServer: true });
   const reject = (socket: Duplex, status: number, headers: Record<string, string>, body = "") => {
     const head = [`HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : status === 404 ? "Not Found" : "Error"}`];
@@ -27,14 +28,21 @@ export function createUpgradeHandler(routes: WebSocketRoute[], isAuthorized: (re
     for (const route of routes) {
       const params = route.match(pathname);
       if (!params) continue;
-      const refusal = await route.accept?.(params, req).catch(() => ({ status: 500, body: { message: "error" } }));
+      const refusal = await route.accept?.(params, req).catch((error) => {
+        log.error("websocket upgrade failed", { path: pathname, error });
+        return { status: 500, body: { message: "error" } };
+      });
       if (refusal) return reject(socket, refusal.status, { "Content-Type": "application/json" }, JSON.stringify(refusal.body));
       return wss.handleUpgrade(req, socket, head, (ws) => route.handle(ws, req, params));
     }
     reject(socket, 404, { "Content-Type": "text/plain; charset=utf-8" }, "404: Not Found");
   };
   return {
-    handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void handler(req, socket, head),
+    handler: (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      void handler(req, socket, head).catch((error) => {
+        log.error("websocket upgrade failed", { path: req.url, error });
+        socket.destroy();
+      }),
     close: () => {
       for (const c of wss.clients) c.terminate();
       wss.close();

@@ -1,5 +1,18 @@
+import type { NextFunction, Request, Response } from "express";
 import { InvalidInputError } from "../../platform/errors.js";
+import { checkJsonValue, isForbiddenKey, JSON_LIMITS, UnsafeJsonError } from "../../platform/http/safe-json.js";
 import { CODES } from "./codes.js";
+
+/** Runs after express.json on the /api router: no prototype keys, bounded nesting, ONTAP-worded 400s. */
+export function checkBody(req: Request, _res: Response, next: NextFunction): void {
+  try {
+    checkJsonValue(req.body);
+    next();
+  } catch (err) {
+    if (!(err instanceof UnsafeJsonError)) return next(err);
+    next(err.key ? unexpected(err.key) : new InvalidInputError(`The request body is nested deeper than ${JSON_LIMITS.maxDepth} levels.`, { code: CODES.invalidValue }));
+  }
+}
 
 /**
  * ONTAP accepts nested JSON and flat dotted keys (Ansible sends `{"svm.name": "x", "users.name": ["a"]}`).
@@ -14,7 +27,7 @@ export function expandDottedKeys(body: unknown, arrayFields: readonly string[] =
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     const parts = key.split(".");
-    if (parts.some((p) => p === "")) throw unexpected(key);
+    if (parts.some((p) => p === "" || isForbiddenKey(p))) throw unexpected(key);
     if (parts.length > 1 && arrayFields.includes(parts[0]) && Array.isArray(value)) {
       const list = ((out[parts[0]] as Record<string, unknown>[] | undefined) ??= []);
       value.forEach((v, i) => setPath((list[i] ??= {}), parts.slice(1), v, key));
@@ -49,7 +62,7 @@ export type Shape = { [key: string]: true | Shape | [Shape] };
 export function rejectUnknown(value: Record<string, unknown>, shape: Shape, prefix = ""): void {
   for (const [k, v] of Object.entries(value)) {
     const name = prefix + k;
-    const s = shape[k];
+    const s = Object.hasOwn(shape, k) ? shape[k] : undefined;
     if (!s) throw unexpected(name);
     if (s === true) continue;
     if (Array.isArray(s)) {
@@ -68,23 +81,12 @@ export function rejectUnknown(value: Record<string, unknown>, shape: Shape, pref
 export const invalid = (name: string, expected: string) =>
   new InvalidInputError(`Invalid value for field "${name}": expected ${expected}.`, { code: CODES.invalidValue, target: name });
 
-/** Integer fields arrive as numbers or numeric strings (Ansible sends strings). */
-export function toBigInt(name: string, v: unknown): bigint {
-  if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
-  if (typeof v === "string" && /^-?\d{1,19}$/.test(v.trim())) return BigInt(v.trim());
-  throw invalid(name, "an integer");
-}
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
-export function toStr(name: string, v: unknown): string {
-  if (typeof v === "string") return v;
-  if (typeof v === "number" && Number.isFinite(v)) return String(v);
-  throw invalid(name, "a string");
-}
-
-/** Booleans; ONTAP's own quota example sends "on". */
-export function toBool(name: string, v: unknown): boolean {
-  if (typeof v === "boolean") return v;
-  if (typeof v === "string" && /^(true|on)$/i.test(v)) return true;
-  if (typeof v === "string" && /^(false|off)$/i.test(v)) return false;
-  throw invalid(name, "a boolean");
+/** A decimal string as a 64-bit integer (what both databases store), or undefined when it is not one. */
+export function parseInt64(v: string): bigint | undefined {
+  if (!/^-?\d{1,19}$/.test(v)) return undefined;
+  const n = BigInt(v);
+  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
 }

@@ -31,4 +31,6 @@ export const CODES = {
   noQuotaRules: "14958",
   /** Chosen: the object still has dependents (an SVM with volumes). */
   hasDependents: "5308548",
+  /** Chosen: the job was interrupted by a server stop (crash, kill) and failed at the next start. */
+  jobInterrupted: "5308549",
 } as const;

@@ -1,3 +1,6 @@
+import { isForbiddenKey } from "../../platform/http/safe-json.js";
+import { invalid, unexpected } from "./body.js";
+
 /**
  * `fields=` handling: a comma list of dotted paths (empty entries ignored: Ansible sends a trailing comma),
  * `*` / `**` for everything, a parent name for the whole sub-object. Records are built in full and then
@@ -5,8 +8,13 @@
  */
 export type FieldSelection = { all: true } | { all: false; paths: string[] };
 
+/** More names than any record has fields is a mistake (and repeated names would multiply the projection work). */
+export const MAX_FIELDS = 100;
+
 export function parseFields(raw: string | undefined, defaults: string[], echoed: string[] = []): FieldSelection {
   const named = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (named.length > MAX_FIELDS) throw invalid("fields", `at most ${MAX_FIELDS} field names`);
+  for (const name of named) if (name.split(".").some(isForbiddenKey)) throw unexpected(name);
   if (named.includes("*") || named.includes("**")) return { all: true };
   return { all: false, paths: [...(named.length ? named : defaults), ...echoed] };
 }
@@ -33,7 +41,7 @@ export function project(record: Record<string, unknown>, sel: FieldSelection, ke
 function copyPath(from: unknown, to: Record<string, unknown>, parts: string[]): void {
   if (!from || typeof from !== "object") return;
   const [head, ...rest] = parts;
-  const value = (from as Record<string, unknown>)[head];
+  const value = Object.hasOwn(from, head) ? (from as Record<string, unknown>)[head] : undefined;
   if (value === undefined) return;
   if (!rest.length) {
     to[head] = value;

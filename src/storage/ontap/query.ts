@@ -48,30 +48,30 @@ export function parseCollectionQuery(
   const filters: Record<string, string> = {};
   for (const name of Object.keys(query)) {
     if (CONTROL.has(name)) continue;
-    if (!filterable[name]) throw unexpected(name);
+    if (!Object.hasOwn(filterable, name)) throw unexpected(name);
     filters[name] = single(query, name)!;
   }
   const max = single(query, "max_records");
   if (max !== undefined && (!/^\d+$/.test(max) || Number(max) < 1 || Number(max) > 10_000)) {
     throw invalid("max_records", "an integer from 1 to 10000");
   }
-  const orderBy = (single(query, "order_by") ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => {
+  const orderKeys = (single(query, "order_by") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (orderKeys.length > sortable.size) throw invalid("order_by", `at most ${sortable.size} fields`);
+  const orderBy = orderKeys.map((s) => {
       const [field, dir = "asc", extra] = s.split(/\s+/);
       if (extra !== undefined || (dir !== "asc" && dir !== "desc")) throw invalid("order_by", "<field> [asc|desc]");
       if (!sortable.has(field)) throw invalid("order_by", `one of ${[...sortable].join(", ")}`);
       return { field, dir: dir as "asc" | "desc" };
-    });
+  });
+  const offset = single(query, "start.offset");
+  if (offset !== undefined && !/^\d{1,9}$/.test(offset)) throw invalid("start.offset", "an integer below 1000000000");
   return {
     fields: single(query, "fields"),
     maxRecords: max === undefined ? undefined : Number(max),
     returnRecords: parseBool("return_records", single(query, "return_records"), true),
     returnTimeout: parseTimeout(single(query, "return_timeout"), 15),
     orderBy,
-    startAfter: single(query, "start.uuid") ?? single(query, "start.offset"),
+    startAfter: single(query, "start.uuid") ?? offset,
     filters,
   };
 }

@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { awaitJob, startJob, type StartedJob } from "../jobs/operations.js";
-import { jobLink } from "../jobs/representation.js";
+import { awaitJob, startJob, type JobSubject, type StartedJob } from "../jobs/operations.js";
+import { jobLink } from "../jobs/serialize.js";
 import { sendOntapError } from "./errors.js";
 import { ontapErrorBody } from "./errors.js";
 
@@ -58,7 +58,7 @@ export async function respondWrite(
 export const handle =
   (fn: (req: Request, res: Response) => Promise<void>) =>
   (req: Request, res: Response): void => {
-    fn(req, res).catch((err) => sendOntapError(res, err));
+    fn(req, res).catch((err) => sendOntapError(req, res, err));
   };
 
 /** A write whose work finished synchronously still answers with a (finished) job, as ONTAP clients poll one. */
@@ -66,8 +66,8 @@ export async function respondSync(
   ctx: AppContext,
   req: Request,
   res: Response,
-  opts: { description: string; svmUuid: string | null; returnTimeout: number; okStatus: number; records?: object[]; location?: string },
+  opts: { subject: JobSubject; svmUuid: string | null; returnTimeout: number; okStatus: number; records?: object[]; location?: string },
 ): Promise<void> {
-  const job = await startJob(ctx, opts.description, opts.svmUuid, async () => {});
+  const job = await startJob(ctx, opts.subject, opts.svmUuid, async () => {});
   await respondWrite(req, res, job, opts);
 }

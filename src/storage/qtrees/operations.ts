@@ -1,13 +1,14 @@
 import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
-import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { parseInput } from "../input.js";
+import { startJob, type StartedJob } from "../jobs/operations.js";
 import { CODES } from "../ontap/codes.js";
 import { ruleIdentity } from "../quota-rules/identity.js";
-import { resolveSvm, type SvmRef } from "../svms/operations.js";
-import { resizeIfEnabled, resolveVolume, type VolumeRef } from "../volumes/operations.js";
-
-export const SECURITY_STYLES = ["unix", "ntfs", "mixed"] as const;
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+import { resolveSvm } from "../svms/operations.js";
+import { markResizing, resizeIfEnabled } from "../volumes/enforcement.js";
+import { resolveVolume } from "../volumes/operations.js";
+import { createQtreeSchema, updateQtreeSchema, type CreateQtreeInput, type UpdateQtreeInput } from "./schema.js";
 
 export const qtreeKey = (volumeUuid: string, id: number) => `${volumeUuid}/${id}`;
 
@@ -17,22 +18,8 @@ export async function getQtree(ctx: AppContext, volumeUuid: string, id: number) 
   return qtree;
 }
 
-function checkName(name: string) {
-  if (!NAME.test(name) || name === "." || name === "..") {
-    throw new InvalidInputError(`Invalid qtree name "${name}".`, { code: CODES.invalidValue, target: "name" });
-  }
-}
-
-export interface QtreeInput {
-  svm: SvmRef;
-  volume: VolumeRef;
-  name: string;
-  securityStyle?: string;
-  unixPermissions?: number;
-}
-
-export async function createQtree(ctx: AppContext, input: QtreeInput) {
-  checkName(input.name);
+export async function createQtree(ctx: AppContext, given: CreateQtreeInput) {
+  const input = parseInput(createQtreeSchema, given);
   const svm = await resolveSvm(ctx, input.svm);
   const volume = await resolveVolume(ctx, svm, input.volume);
   return ctx.db.$transaction(async (tx) => {
@@ -55,35 +42,40 @@ export async function createQtree(ctx: AppContext, input: QtreeInput) {
   });
 }
 
-/** Renaming a qtree renames the rules that target it, as the quota policy follows the qtree. */
-export async function updateQtree(
-  ctx: AppContext,
-  volumeUuid: string,
-  id: number,
-  patch: { name?: string; securityStyle?: string; unixPermissions?: number },
-) {
+const qtreeJob = (action: "update" | "delete", q: { volumeUuid: string; qtreeId: number }) =>
+  ({ action, resource: "qtree", key: `${q.volumeUuid}/${q.qtreeId}` }) as const;
+
+/** Runs as the returned job. Renaming a qtree renames the rules that target it, as the quota policy follows the qtree. */
+export async function updateQtree(ctx: AppContext, volumeUuid: string, id: number, given: UpdateQtreeInput): Promise<StartedJob> {
+  const patch = parseInput(updateQtreeSchema, given);
   const qtree = await getQtree(ctx, volumeUuid, id);
-  if (patch.name !== undefined) checkName(patch.name);
-  const renamed = patch.name !== undefined && patch.name !== qtree.name;
-  const updated = await ctx.db.$transaction(async (tx) => {
-    if (renamed && (await tx.qtree.findFirst({ where: { volumeUuid, name: patch.name } }))) {
-      throw new ConflictError(`Qtree "${patch.name}" already exists in volume "${qtree.volume.name}".`, { code: CODES.duplicateName, target: "name" });
-    }
-    if (renamed) await renameRuleScope(tx, volumeUuid, qtree.name, patch.name!);
-    return tx.qtree.update({ where: { key: qtree.key }, data: patch, include: { volume: { include: { svm: true } } } });
+  return startJob(ctx, qtreeJob("update", qtree), qtree.volume.svmUuid, async () => {
+    const renamed = patch.name !== undefined && patch.name !== qtree.name;
+    await ctx.db.$transaction(async (tx) => {
+      if (renamed && (await tx.qtree.findFirst({ where: { volumeUuid, name: patch.name } }))) {
+        throw new ConflictError(`Qtree "${patch.name}" already exists in volume "${qtree.volume.name}".`, { code: CODES.duplicateName, target: "name" });
+      }
+      if (renamed) {
+        await renameRuleScope(tx, volumeUuid, qtree.name, patch.name!);
+        await markResizing(tx, volumeUuid);
+      }
+      await tx.qtree.update({ where: { key: qtree.key }, data: patch });
+    });
+    if (renamed) await resizeIfEnabled(ctx, volumeUuid);
   });
-  if (renamed) await resizeIfEnabled(ctx, volumeUuid);
-  return updated;
 }
 
-/** Deleting a qtree removes the quota rules scoped to it. */
-export async function deleteQtree(ctx: AppContext, volumeUuid: string, id: number) {
+/** Runs as the returned job. Deleting a qtree removes the quota rules scoped to it. */
+export async function deleteQtree(ctx: AppContext, volumeUuid: string, id: number): Promise<StartedJob> {
   const qtree = await getQtree(ctx, volumeUuid, id);
-  await ctx.db.$transaction([
-    ctx.db.quotaRule.deleteMany({ where: { volumeUuid, qtreeName: qtree.name } }),
-    ctx.db.qtree.delete({ where: { key: qtree.key } }),
-  ]);
-  await resizeIfEnabled(ctx, volumeUuid);
+  return startJob(ctx, qtreeJob("delete", qtree), qtree.volume.svmUuid, async () => {
+    await ctx.db.$transaction(async (tx) => {
+      const { count } = await tx.quotaRule.deleteMany({ where: { volumeUuid, qtreeName: qtree.name } });
+      await tx.qtree.delete({ where: { key: qtree.key } });
+      if (count) await markResizing(tx, volumeUuid);
+    });
+    await resizeIfEnabled(ctx, volumeUuid);
+  });
 }
 
 /** The rules scoped to a renamed qtree follow it, identity included (it embeds the name), in the rename's transaction. */

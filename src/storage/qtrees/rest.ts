@@ -1,13 +1,14 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { expandDottedKeys, invalid, rejectUnknown, toBigInt, toStr } from "../ontap/body.js";
+import { invalid } from "../ontap/body.js";
 import { handle, respondSync, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
-import { startJob } from "../jobs/operations.js";
+import { WireForm, type WireFields } from "../ontap/wire.js";
 import { svmRef } from "../svms/operations.js";
-import { volumeRef } from "../quota-rules/representation.js";
-import { createQtree, deleteQtree, getQtree, SECURITY_STYLES, updateQtree } from "./operations.js";
+import { volumeRef } from "../quota-rules/serialize.js";
+import { createQtree, deleteQtree, getQtree, updateQtree } from "./operations.js";
+import type { CreateQtreeInput, UpdateQtreeInput } from "./schema.js";
 
 type QtreeRow = Awaited<ReturnType<typeof getQtree>>;
 const href = (q: { volumeUuid: string; qtreeId: number }) => `/api/storage/qtrees/${q.volumeUuid}/${q.qtreeId}`;
@@ -23,16 +24,9 @@ const qtreeRecord = (q: QtreeRow) => ({
   _links: { self: { href: href(q) } },
 });
 
-function securityStyle(v: unknown) {
-  const s = toStr("security_style", v);
-  if (!(SECURITY_STYLES as readonly string[]).includes(s)) throw invalid("security_style", SECURITY_STYLES.join(", "));
-  return s;
-}
-function permissions(v: unknown) {
-  const n = Number(toBigInt("unix_permissions", v));
-  if (n < 0 || n > 7777) throw invalid("unix_permissions", "an octal-looking integer up to 7777");
-  return n;
-}
+const SETTINGS: WireFields = { name: ["name", "text"], security_style: ["securityStyle", "text"], unix_permissions: ["unixPermissions", "int"] };
+const POST_BODY = new WireForm({ ...SETTINGS, "svm.name": ["svm.name", "text"], "svm.uuid": ["svm.uuid", "text"], "volume.name": ["volume.name", "text"], "volume.uuid": ["volume.uuid", "text"] });
+const PATCH_BODY = new WireForm(SETTINGS);
 const qtreeId = (v: unknown) => {
   const s = String(v);
   if (!/^\d{1,9}$/.test(s)) throw invalid("id", "an integer");
@@ -73,32 +67,16 @@ export function mountQtrees(router: Router, ctx: AppContext): void {
     "/storage/qtrees",
     handle(async (req, res) => {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
-      const body = expandDottedKeys(req.body) as Record<string, any>;
-      rejectUnknown(body, { svm: { name: true, uuid: true }, volume: { name: true, uuid: true }, name: true, security_style: true, unix_permissions: true });
-      const qtree = await createQtree(ctx, {
-        svm: body.svm ?? {},
-        volume: body.volume ?? {},
-        name: toStr("name", body.name ?? ""),
-        ...(body.security_style !== undefined ? { securityStyle: securityStyle(body.security_style) } : {}),
-        ...(body.unix_permissions !== undefined ? { unixPermissions: permissions(body.unix_permissions) } : {}),
-      });
-      await respondSync(ctx, req, res, { description: "POST /api/storage/qtrees", svmUuid: qtree.volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(qtree), records: wq.returnRecords ? [qtreeRecord(qtree)] : undefined });
+      const qtree = await POST_BODY.run(() => createQtree(ctx, POST_BODY.toDomain(req.body) as CreateQtreeInput));
+      await respondSync(ctx, req, res, { subject: { action: "create", resource: "qtree", key: `${qtree.volumeUuid}/${qtree.qtreeId}` }, svmUuid: qtree.volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(qtree), records: wq.returnRecords ? [qtreeRecord(qtree)] : undefined });
     }),
   );
   router.patch(
     "/storage/qtrees/:volume/:id",
     handle(async (req, res) => {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, false);
-      const body = expandDottedKeys(req.body) as Record<string, any>;
-      rejectUnknown(body, { name: true, security_style: true, unix_permissions: true });
-      const current = await one(req);
-      const job = await startJob(ctx, `PATCH ${href(current)}`, current.volume.svmUuid, async () => {
-        await updateQtree(ctx, current.volumeUuid, current.qtreeId, {
-          ...(body.name !== undefined ? { name: toStr("name", body.name) } : {}),
-          ...(body.security_style !== undefined ? { securityStyle: securityStyle(body.security_style) } : {}),
-          ...(body.unix_permissions !== undefined ? { unixPermissions: permissions(body.unix_permissions) } : {}),
-        });
-      });
+      const body = PATCH_BODY.toDomain(req.body) as UpdateQtreeInput;
+      const job = await PATCH_BODY.run(() => updateQtree(ctx, String(req.params.volume), qtreeId(req.params.id), body));
       await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 200 });
     }),
   );
@@ -106,8 +84,7 @@ export function mountQtrees(router: Router, ctx: AppContext): void {
     "/storage/qtrees/:volume/:id",
     handle(async (req, res) => {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, false);
-      const current = await one(req);
-      const job = await startJob(ctx, `DELETE ${href(current)}`, current.volume.svmUuid, () => deleteQtree(ctx, current.volumeUuid, current.qtreeId));
+      const job = await deleteQtree(ctx, String(req.params.volume), qtreeId(req.params.id));
       await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 200 });
     }),
   );

@@ -5,7 +5,7 @@ import { CODES } from "../ontap/codes.js";
 import { invalid } from "../ontap/body.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { svmRef } from "../svms/operations.js";
-import { limitsObject, qtreeIds, qtreeObject, volumeRef } from "../quota-rules/representation.js";
+import { limitsObject, qtreeIds, qtreeObject, volumeRef } from "../quota-rules/serialize.js";
 
 /**
  * Quota reports show the limits enforced in the file system (a copy taken when quota is turned on or resized),
@@ -33,10 +33,10 @@ export function mountQuotaReports(router: Router, ctx: AppContext): void {
       "volume.name": { type: "string", column: "name", path: ["volume"] },
       "svm.uuid": { type: "string", column: "svmUuid", path: ["volume"] },
       "svm.name": { type: "string", column: "name", path: ["volume", "svm"] },
-      "qtree.name": { type: "string", column: "qtreeName" },
-      "group.name": { type: "string", column: "groupName" },
-      "space.hard_limit": { type: "bigint", column: "spaceHardLimit" },
-      "files.hard_limit": { type: "bigint", column: "filesHardLimit" },
+      "qtree.name": { type: "string", column: "qtreeName", nullable: true },
+      "group.name": { type: "string", column: "groupName", nullable: true },
+      "space.hard_limit": { type: "bigint", column: "spaceHardLimit", nullable: true },
+      "files.hard_limit": { type: "bigint", column: "filesHardLimit", nullable: true },
     },
     sortable: new Set(Object.keys(COLUMNS)),
     defaults: ["svm", "volume", "index"],

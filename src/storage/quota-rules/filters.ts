@@ -24,7 +24,7 @@ export function ruleFilterFields(ctx: AppContext): Record<string, FilterField> {
     "svm.name": keyedByName("svm.name", "svmUuid", (where) => ctx.db.svm.findMany({ where, select: { uuid: true } })),
     "volume.uuid": { type: "string", column: "volumeUuid" },
     "volume.name": keyedByName("volume.name", "volumeUuid", (where) => ctx.db.volume.findMany({ where, select: { uuid: true } })),
-    "qtree.name": { type: "string", column: "qtreeName" },
+    "qtree.name": { type: "string", column: "qtreeName", nullable: true },
     "qtree.id": {
       ...qtreeId,
       // qtree ids live on qtrees: find the matching (volume, name) pairs first, with an indexed query.
@@ -39,15 +39,15 @@ export function ruleFilterFields(ctx: AppContext): Record<string, FilterField> {
         return or.length ? { OR: or } : { uuid: { in: [] } };
       },
     },
-    "users.name": { type: "string", column: "name", many: "users" },
-    "users.id": { type: "string", column: "userId", many: "users" },
-    "group.name": { type: "string", column: "groupName" },
-    "group.id": { type: "string", column: "groupId" },
-    user_mapping: { type: "boolean", column: "userMapping" },
-    "space.hard_limit": { type: "bigint", column: "spaceHardLimit" },
-    "space.soft_limit": { type: "bigint", column: "spaceSoftLimit" },
-    "files.hard_limit": { type: "bigint", column: "filesHardLimit" },
-    "files.soft_limit": { type: "bigint", column: "filesSoftLimit" },
+    "users.name": { type: "string", column: "name", many: "users", nullable: true },
+    "users.id": { type: "string", column: "userId", many: "users", nullable: true },
+    "group.name": { type: "string", column: "groupName", nullable: true },
+    "group.id": { type: "string", column: "groupId", nullable: true },
+    user_mapping: { type: "boolean", column: "userMapping", nullable: true },
+    "space.hard_limit": { type: "bigint", column: "spaceHardLimit", nullable: true },
+    "space.soft_limit": { type: "bigint", column: "spaceSoftLimit", nullable: true },
+    "files.hard_limit": { type: "bigint", column: "filesHardLimit", nullable: true },
+    "files.soft_limit": { type: "bigint", column: "filesSoftLimit", nullable: true },
   };
 }
 

@@ -5,9 +5,10 @@ import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/buil
 import { termsCondition, type Term } from "../ontap/filter.js";
 import { QUOTA_CHANNEL, type QuotaChange } from "../events.js";
 import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js";
-import { userEntries } from "./representation.js";
+import { userEntries } from "./serialize.js";
 import { ruleFilterFields } from "./filters.js";
-import { parseCreateRule, parsePatchRule, type CreateRuleInput } from "./input.js";
+import { fieldNames, inTermsOf } from "../input.js";
+import { LIMIT_NAMES, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
 import { createRule, deleteRule, updateRule } from "./operations.js";
 
 const QuotaRuleType = builder.enumType("QuotaRuleType", { values: ["USER", "GROUP", "TREE"] as const });
@@ -196,19 +197,29 @@ const CreateQuotaRuleInput = builder.inputType("CreateQuotaRuleInput", {
 
 type LimitArgs = { spaceHardLimit?: bigint | null; spaceSoftLimit?: bigint | null; filesHardLimit?: bigint | null; filesSoftLimit?: bigint | null; userMapping?: boolean | null };
 
-/** GraphQL input goes through the REST body parser, so both faces enforce exactly the same rules. */
-function toRestBody(input: typeof CreateQuotaRuleInput.$inferInput) {
-  const l = input.limits;
+/** Limits as the operation takes them: null stays null (unlimited), omitted stays omitted (unchanged). */
+function limitsInput(l: LimitArgs | null | undefined): RuleLimitsInput {
+  if (!l) return {};
+  const { userMapping, ...limits } = l;
+  return { ...limits, ...(userMapping != null ? { userMapping } : {}) };
+}
+
+const present = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null)) as { [K in keyof T]?: NonNullable<T[K]> };
+
+function ruleInput(input: typeof CreateQuotaRuleInput.$inferInput): CreateRuleInput {
   return {
     svm: sel(input.svm),
     volume: sel(input.volume),
     type: input.type.toLowerCase(),
-    ...(input.qtreeName != null ? { qtree: { name: input.qtreeName } } : {}),
-    ...(input.users ? { users: input.users.map((u) => ({ ...(u.name != null ? { name: u.name } : {}), ...(u.id != null ? { id: u.id } : {}) })) } : {}),
-    ...(input.group ? { group: { ...(input.group.name != null ? { name: input.group.name } : {}), ...(input.group.id != null ? { id: input.group.id } : {}) } } : {}),
-    ...(l ? limitsToRest(l) : {}),
+    ...(input.qtreeName != null ? { qtreeName: input.qtreeName } : {}),
+    ...(input.users ? { users: input.users.map(present) } : {}),
+    ...(input.group ? { group: present(input.group) } : {}),
+    ...limitsInput(input.limits),
   };
 }
+
+/** The operation reports domain paths; this face nests the limits under `limits`. */
+const GRAPHQL_NAMES = fieldNames(Object.fromEntries(LIMIT_NAMES.map((f) => [f, `limits.${f}`])));
 
 builder.mutationFields((t) => ({
   createQuotaRule: t.prismaField({
@@ -217,8 +228,7 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     args: { input: t.arg({ type: CreateQuotaRuleInput, required: true }) },
     resolve: async (query, _r, args, ctx) => {
-      const input: CreateRuleInput = parseCreateRule(toRestBody(args.input));
-      const { uuid, job } = await createRule(ctx, input);
+      const { uuid, job } = await inTermsOf(GRAPHQL_NAMES, () => createRule(ctx, ruleInput(args.input)));
       await job.done;
       return ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid } });
     },
@@ -229,8 +239,8 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     args: { uuid: t.arg.id({ required: true }), limits: t.arg({ type: LimitsInputType, required: true }) },
     resolve: async (query, _r, args, ctx) => {
-      const patch = parsePatchRule({ ...limitsToRest(args.limits) });
-      await (await updateRule(ctx, String(args.uuid), patch)).done;
+      const job = await inTermsOf(GRAPHQL_NAMES, () => updateRule(ctx, String(args.uuid), limitsInput(args.limits)));
+      await job.done;
       return ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid: String(args.uuid) } });
     },
   }),
@@ -241,18 +251,6 @@ builder.mutationFields((t) => ({
     resolve: async (_q, _r, args, ctx) => (await deleteRule(ctx, String(args.uuid))).done,
   }),
 }));
-
-/** Limits in Ansible's flat form: null (unlimited) is "-", omitted stays omitted (unchanged on PATCH). */
-function limitsToRest(l: LimitArgs) {
-  const v = (x: bigint | null) => (x === null ? "-" : String(x));
-  const body: Record<string, unknown> = {};
-  if (l.spaceHardLimit !== undefined) body["space.hard_limit"] = v(l.spaceHardLimit);
-  if (l.spaceSoftLimit !== undefined) body["space.soft_limit"] = v(l.spaceSoftLimit);
-  if (l.filesHardLimit !== undefined) body["files.hard_limit"] = v(l.filesHardLimit);
-  if (l.filesSoftLimit !== undefined) body["files.soft_limit"] = v(l.filesSoftLimit);
-  if (l.userMapping != null) body.user_mapping = l.userMapping;
-  return body;
-}
 
 // ---- subscription
 const QuotaChangeKind = builder.enumType("QuotaChangeKind", { values: ["RULE_CREATED", "RULE_UPDATED", "RULE_DELETED", "VOLUME_QUOTA_CHANGED"] as const });

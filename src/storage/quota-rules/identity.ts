@@ -14,6 +14,13 @@ export interface UserTarget {
   userId: string | null;
 }
 
+/**
+ * User names are joined with "," so a name containing "," could forge a list ("a,name:b" vs the users a and b):
+ * "%" and "," are percent-escaped, which makes the encoding injective. Names without either — all names ONTAP
+ * clients send — encode as they always did; migration 20261122234600_quota_identity_escape re-keyed the others.
+ */
+const escapeUserName = (name: string) => name.replaceAll("%", "%25").replaceAll(",", "%2C");
+
 export function ruleIdentity(rule: RuleTarget, users: UserTarget[]): string {
   const scope = rule.qtreeName === null ? "volume" : `qtree:${rule.qtreeName}`;
   switch (rule.type) {
@@ -23,7 +30,7 @@ export function ruleIdentity(rule: RuleTarget, users: UserTarget[]): string {
       return `group|${scope}|${rule.groupId !== null ? `id:${rule.groupId}` : `name:${rule.groupName}`}`;
     default:
       return `user|${scope}|${users
-        .map((u) => (u.userId !== null ? `id:${u.userId}` : `name:${u.name}`))
+        .map((u) => (u.userId !== null ? `id:${u.userId}` : `name:${escapeUserName(u.name ?? "")}`))
         .sort()
         .join(",")}`;
   }

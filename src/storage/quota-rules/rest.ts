@@ -3,12 +3,39 @@ import type { AppContext } from "../../platform/context.js";
 import { handle, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
-import { parseCreateRule, parsePatchRule } from "./input.js";
+import { WireForm, type WireFields } from "../ontap/wire.js";
 import { createRule, deleteRule, getRule, RULE_INCLUDE, updateRule } from "./operations.js";
+import type { CreateRuleInput, RuleLimitsInput } from "./schema.js";
 import { ruleFilterFields, ruleOrder, RULE_SORTABLE } from "./filters.js";
-import { ruleHref, ruleRecords } from "./representation.js";
+import { ruleHref, ruleRecords } from "./serialize.js";
 
 type RuleRow = Awaited<ReturnType<typeof getRule>>;
+
+const LIMIT_FIELDS: WireFields = {
+  "space.hard_limit": ["spaceHardLimit", "limit"],
+  "space.soft_limit": ["spaceSoftLimit", "limit"],
+  "files.hard_limit": ["filesHardLimit", "limit"],
+  "files.soft_limit": ["filesSoftLimit", "limit"],
+  user_mapping: ["userMapping", "boolean"],
+};
+/** PATCH takes space, files and user_mapping only (anything else is refused, as the reference says). */
+const PATCH_BODY = new WireForm(LIMIT_FIELDS);
+const POST_BODY = new WireForm(
+  {
+    type: ["type", "text"],
+    "qtree.name": ["qtreeName", "text"],
+    "group.name": ["group.name", "text"],
+    "group.id": ["group.id", "text"],
+    "svm.name": ["svm.name", "text"],
+    "svm.uuid": ["svm.uuid", "text"],
+    "volume.name": ["volume.name", "text"],
+    "volume.uuid": ["volume.uuid", "text"],
+    "users.name": ["users.name", "text"],
+    "users.id": ["users.id", "text"],
+    ...LIMIT_FIELDS,
+  },
+  ["users"],
+);
 
 export function mountQuotaRules(router: Router, ctx: AppContext): void {
   const spec: ResourceSpec<RuleRow> = {
@@ -33,7 +60,7 @@ export function mountQuotaRules(router: Router, ctx: AppContext): void {
     "/storage/quota/rules",
     handle(async (req, res) => {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
-      const { uuid, job } = await createRule(ctx, parseCreateRule(req.body));
+      const { uuid, job } = await POST_BODY.run(() => createRule(ctx, POST_BODY.toDomain(req.body) as CreateRuleInput));
       await respondWrite(req, res, job, {
         returnTimeout: wq.returnTimeout,
         okStatus: 201,
@@ -47,8 +74,7 @@ export function mountQuotaRules(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
       const uuid = String(req.params.uuid);
-      const patch = parsePatchRule(req.body);
-      const job = await updateRule(ctx, uuid, patch);
+      const job = await PATCH_BODY.run(() => updateRule(ctx, uuid, PATCH_BODY.toDomain(req.body) as RuleLimitsInput));
       await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 200, records: wq.returnRecords ? await records(uuid) : undefined });
     }),
   );

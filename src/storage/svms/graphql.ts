@@ -19,7 +19,7 @@ builder.mutationFields((t) => ({
     type: "Svm",
     errors: { types: DOMAIN_ERRORS },
     args: { name: t.arg.string({ required: true }) },
-    resolve: (_q, _r, args, ctx) => createSvm(ctx, args.name),
+    resolve: (_q, _r, args, ctx) => createSvm(ctx, { name: args.name }),
   }),
   deleteSvm: t.boolean({
     errors: { types: DOMAIN_ERRORS },

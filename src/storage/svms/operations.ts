@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { FieldError, parseInput } from "../input.js";
 import { CODES } from "../ontap/codes.js";
+import { createSvmSchema, type CreateSvmInput } from "./schema.js";
 
 export interface SvmRef {
   uuid?: string;
@@ -9,12 +11,10 @@ export interface SvmRef {
 }
 
 /** Finds an SVM by uuid or name (either suffices; both must agree when given). */
-export async function resolveSvm(ctx: AppContext, ref: SvmRef | undefined, target = "svm") {
-  if (!ref?.uuid && !ref?.name) {
-    throw new InvalidInputError(`Missing required field "${target}.name" or "${target}.uuid".`, { code: CODES.missingField, target: `${target}.name` });
-  }
+export async function resolveSvm(ctx: AppContext, ref: SvmRef | undefined) {
+  if (!ref?.uuid && !ref?.name) throw new FieldError(["svm", "name"], { kind: "missing", or: ["svm", "uuid"] });
   const svm = await ctx.db.svm.findFirst({ where: { ...(ref.uuid ? { uuid: ref.uuid } : {}), ...(ref.name ? { name: ref.name } : {}) } });
-  if (!svm) throw new NotFoundError(`SVM "${ref.name ?? ref.uuid}" does not exist.`, { code: CODES.svmNotFound, target: target });
+  if (!svm) throw new NotFoundError(`SVM "${ref.name ?? ref.uuid}" does not exist.`, { code: CODES.svmNotFound, target: "svm" });
   return svm;
 }
 
@@ -24,10 +24,8 @@ export async function getSvm(ctx: AppContext, uuid: string) {
   return svm;
 }
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,46}$/;
-
-export async function createSvm(ctx: AppContext, name: string) {
-  if (!NAME.test(name)) throw new InvalidInputError(`Invalid SVM name "${name}".`, { code: CODES.invalidValue, target: "name" });
+export async function createSvm(ctx: AppContext, given: CreateSvmInput) {
+  const { name } = parseInput(createSvmSchema, given);
   if (await ctx.db.svm.findUnique({ where: { name } })) {
     throw new ConflictError(`SVM "${name}" already exists.`, { code: CODES.duplicateName, target: "name" });
   }

@@ -1,10 +1,12 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { expandDottedKeys, rejectUnknown, toStr } from "../ontap/body.js";
 import { handle, respondSync } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { WireForm } from "../ontap/wire.js";
 import { createSvm, deleteSvm, getSvm } from "./operations.js";
+
+const POST_BODY = new WireForm({ name: ["name", "text"] });
 
 type SvmRow = Awaited<ReturnType<typeof getSvm>>;
 const href = (uuid: string) => `/api/svm/svms/${uuid}`;
@@ -30,10 +32,8 @@ export function mountSvms(router: Router, ctx: AppContext): void {
     "/svm/svms",
     handle(async (req, res) => {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
-      const body = expandDottedKeys(req.body) as Record<string, any>;
-      rejectUnknown(body, { name: true });
-      const svm = await createSvm(ctx, toStr("name", body.name ?? ""));
-      await respondSync(ctx, req, res, { description: "POST /api/svm/svms", svmUuid: svm.uuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(svm.uuid), records: wq.returnRecords ? [svmRecord(svm)] : undefined });
+      const svm = await POST_BODY.run(() => createSvm(ctx, POST_BODY.toDomain(req.body)));
+      await respondSync(ctx, req, res, { subject: { action: "create", resource: "svm", key: svm.uuid }, svmUuid: svm.uuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(svm.uuid), records: wq.returnRecords ? [svmRecord(svm)] : undefined });
     }),
   );
   router.delete(
@@ -42,7 +42,7 @@ export function mountSvms(router: Router, ctx: AppContext): void {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, false);
       const uuid = String(req.params.uuid);
       await deleteSvm(ctx, uuid);
-      await respondSync(ctx, req, res, { description: `DELETE /api/svm/svms/${uuid}`, svmUuid: null, returnTimeout: wq.returnTimeout, okStatus: 200 });
+      await respondSync(ctx, req, res, { subject: { action: "delete", resource: "svm", key: uuid }, svmUuid: null, returnTimeout: wq.returnTimeout, okStatus: 200 });
     }),
   );
 }

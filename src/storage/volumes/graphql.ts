@@ -1,7 +1,7 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import { startJob } from "../jobs/operations.js";
-import { createQtree, deleteQtree, SECURITY_STYLES, updateQtree } from "../qtrees/operations.js";
-import { createVolume, getVolume, setQuotaEnabled } from "./operations.js";
+import { createQtree, deleteQtree, getQtree, updateQtree } from "../qtrees/operations.js";
+import type { SecurityStyle as SecurityStyleValue } from "../qtrees/schema.js";
+import { createVolume, updateVolume } from "./operations.js";
 
 export const QuotaState = builder.enumType("QuotaState", {
   description: "ONTAP's quota states of a volume",
@@ -69,11 +69,7 @@ builder.mutationFields((t) => ({
     description: "Turn quota on (enforce the current rules) or off (clear enforcement); returns the finished job",
     errors: { types: DOMAIN_ERRORS },
     args: { volumeUuid: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
-    resolve: async (_q, _r, args, ctx) => {
-      const volume = await getVolume(ctx, String(args.volumeUuid));
-      const job = await startJob(ctx, `PATCH /api/storage/volumes/${volume.uuid}`, volume.svmUuid, () => setQuotaEnabled(ctx, volume.uuid, args.enabled));
-      return job.done;
-    },
+    resolve: async (_q, _r, args, ctx) => (await updateVolume(ctx, String(args.volumeUuid), { quotaEnabled: args.enabled })).done,
   }),
   createQtree: t.prismaField({
     type: "Qtree",
@@ -90,7 +86,7 @@ builder.mutationFields((t) => ({
         svm: sel(args.svm),
         volume: sel(args.volume),
         name: args.name,
-        ...(args.securityStyle ? { securityStyle: args.securityStyle.toLowerCase() as (typeof SECURITY_STYLES)[number] } : {}),
+        ...(args.securityStyle ? { securityStyle: args.securityStyle.toLowerCase() as SecurityStyleValue } : {}),
         ...(args.unixPermissions != null ? { unixPermissions: args.unixPermissions } : {}),
       }),
   }),
@@ -99,14 +95,17 @@ builder.mutationFields((t) => ({
     description: "Rename a qtree; the quota rules scoped to it follow",
     errors: { types: DOMAIN_ERRORS },
     args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.int({ required: true }), name: t.arg.string({ required: true }) },
-    resolve: (_q, _r, args, ctx) => updateQtree(ctx, String(args.volumeUuid), args.id, { name: args.name }),
+    resolve: async (_q, _r, args, ctx) => {
+      await (await updateQtree(ctx, String(args.volumeUuid), args.id, { name: args.name })).succeeded();
+      return getQtree(ctx, String(args.volumeUuid), args.id);
+    },
   }),
   deleteQtree: t.boolean({
     description: "Delete a qtree and the quota rules scoped to it",
     errors: { types: DOMAIN_ERRORS },
     args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.int({ required: true }) },
     resolve: async (_r, args, ctx) => {
-      await deleteQtree(ctx, String(args.volumeUuid), args.id);
+      await (await deleteQtree(ctx, String(args.volumeUuid), args.id)).succeeded();
       return true;
     },
   }),

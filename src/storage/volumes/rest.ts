@@ -1,12 +1,12 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { expandDottedKeys, rejectUnknown, toBigInt, toBool, toStr } from "../ontap/body.js";
 import { handle, respondSync, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
-import { startJob } from "../jobs/operations.js";
+import { WireForm } from "../ontap/wire.js";
 import { svmRef } from "../svms/operations.js";
-import { createVolume, deleteVolume, getVolume, setQuotaEnabled } from "./operations.js";
+import { createVolume, deleteVolume, getVolume, updateVolume } from "./operations.js";
+import type { CreateVolumeInput, UpdateVolumeInput } from "./schema.js";
 
 type VolumeRow = Awaited<ReturnType<typeof getVolume>>;
 const href = (uuid: string) => `/api/storage/volumes/${uuid}`;
@@ -23,6 +23,9 @@ export const volumeRecord = (v: VolumeRow) => ({
   _links: { self: { href: href(v.uuid) } },
 });
 
+const POST_BODY = new WireForm({ name: ["name", "text"], "svm.name": ["svm.name", "text"], "svm.uuid": ["svm.uuid", "text"], size: ["size", "integer"] });
+const PATCH_BODY = new WireForm({ "quota.enabled": ["quotaEnabled", "boolean"], size: ["size", "integer"] });
+
 const COLUMNS: Record<string, string> = { uuid: "uuid", name: "name", "svm.uuid": "svmUuid", size: "sizeBytes", "quota.enabled": "quotaEnabled", "quota.state": "quotaState" };
 
 export function mountVolumes(router: Router, ctx: AppContext): void {
@@ -32,7 +35,7 @@ export function mountVolumes(router: Router, ctx: AppContext): void {
       name: { type: "string", column: "name" },
       "svm.uuid": { type: "string", column: "svmUuid" },
       "svm.name": { type: "string", column: "name", path: ["svm"] },
-      size: { type: "bigint", column: "sizeBytes" },
+      size: { type: "bigint", column: "sizeBytes", nullable: true },
       "quota.enabled": { type: "boolean", column: "quotaEnabled" },
       "quota.state": { type: "string", column: "quotaState" },
     },
@@ -54,14 +57,8 @@ export function mountVolumes(router: Router, ctx: AppContext): void {
     "/storage/volumes",
     handle(async (req, res) => {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
-      const body = expandDottedKeys(req.body) as Record<string, any>;
-      rejectUnknown(body, { name: true, svm: { name: true, uuid: true }, size: true });
-      const volume = await createVolume(ctx, {
-        name: toStr("name", body.name ?? ""),
-        svm: { ...(body.svm?.name !== undefined ? { name: toStr("svm.name", body.svm.name) } : {}), ...(body.svm?.uuid !== undefined ? { uuid: toStr("svm.uuid", body.svm.uuid) } : {}) },
-        ...(body.size !== undefined ? { size: toBigInt("size", body.size) } : {}),
-      });
-      await respondSync(ctx, req, res, { description: "POST /api/storage/volumes", svmUuid: volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(volume.uuid), records: wq.returnRecords ? [volumeRecord(volume)] : undefined });
+      const volume = await POST_BODY.run(() => createVolume(ctx, POST_BODY.toDomain(req.body) as CreateVolumeInput));
+      await respondSync(ctx, req, res, { subject: { action: "create", resource: "volume", key: volume.uuid }, svmUuid: volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(volume.uuid), records: wq.returnRecords ? [volumeRecord(volume)] : undefined });
     }),
   );
   router.patch(
@@ -69,14 +66,7 @@ export function mountVolumes(router: Router, ctx: AppContext): void {
     handle(async (req, res) => {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, false);
       const uuid = String(req.params.uuid);
-      const body = expandDottedKeys(req.body) as Record<string, any>;
-      rejectUnknown(body, { quota: { enabled: true }, size: true });
-      const volume = await getVolume(ctx, uuid);
-      if (body.size !== undefined) await ctx.db.volume.update({ where: { uuid }, data: { sizeBytes: toBigInt("size", body.size) } });
-      const enabled = body.quota?.enabled === undefined ? undefined : toBool("quota.enabled", body.quota.enabled);
-      const job = await startJob(ctx, `PATCH /api/storage/volumes/${uuid}`, volume.svmUuid, async () => {
-        if (enabled !== undefined) await setQuotaEnabled(ctx, uuid, enabled);
-      });
+      const job = await PATCH_BODY.run(() => updateVolume(ctx, uuid, PATCH_BODY.toDomain(req.body) as UpdateVolumeInput));
       await respondWrite(req, res, job, { returnTimeout: wq.returnTimeout, okStatus: 200 });
     }),
   );
@@ -86,7 +76,7 @@ export function mountVolumes(router: Router, ctx: AppContext): void {
       const wq = parseWriteQuery(req.query as Record<string, unknown>, false);
       const volume = await getVolume(ctx, String(req.params.uuid));
       await deleteVolume(ctx, volume.uuid);
-      await respondSync(ctx, req, res, { description: `DELETE /api/storage/volumes/${volume.uuid}`, svmUuid: volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 200 });
+      await respondSync(ctx, req, res, { subject: { action: "delete", resource: "volume", key: volume.uuid }, svmUuid: volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 200 });
     }),
   );
 }

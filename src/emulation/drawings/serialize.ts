@@ -1,0 +1,11 @@
+import type { Drawing } from "../../generated/prisma-sqlite/client.js";
+import { drawingToEntry } from "../topology-file/document.js";
+
+/** The GNS3 v2 REST drawing object (responses, drawing.created/deleted). */
+export const drawingToRest = (d: Drawing) => ({ ...drawingToEntry(d), project_id: d.projectId });
+
+/** drawing.updated: GNS3 leaves the svg out unless the update changed it. */
+export function drawingUpdatedEvent(d: Drawing, svgChanged: boolean) {
+  const { svg, ...rest } = drawingToRest(d);
+  return svgChanged ? { ...rest, svg } : rest;
+}

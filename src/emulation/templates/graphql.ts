@@ -1,0 +1,163 @@
+import "../nodes/graphql.js"; // the EmulatedNode type and the NodeType enum
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { CONTROLLER_CHANNEL } from "../events.js";
+import { NodeTypeEnum } from "../nodes/graphql.js";
+import { cursor, tail } from "../notifications/graphql.js";
+import { CATEGORIES, type TemplateObject } from "./builtin.js";
+import {
+  createNodeFromTemplate,
+  createTemplate,
+  deleteTemplate,
+  duplicateTemplate,
+  getTemplate,
+  listTemplates,
+  updateTemplate,
+} from "./operations.js";
+
+const TemplateCategoryEnum = builder.enumType("TemplateCategory", {
+  values: Object.fromEntries(CATEGORIES.map((c) => [c.toUpperCase(), { value: c }])) as Record<string, { value: (typeof CATEGORIES)[number] }>,
+});
+
+/** The keys with a field of their own; the rest of the template object is `settings`. */
+const COMMON_KEYS = new Set(["template_id", "template_type", "name", "category", "builtin", "compute_id", "symbol", "default_name_format"]);
+const settingsOf = (t: TemplateObject) => Object.fromEntries(Object.entries(t).filter(([k]) => !COMMON_KEYS.has(k)));
+
+const Template = builder.objectRef<TemplateObject>("Template").implement({
+  description: "A device kind nodes are made from: a GNS3 built-in (fixed id) or a user template",
+  fields: (t) => ({
+    id: t.id({ resolve: (x) => x.template_id }),
+    name: t.string({ resolve: (x) => x.name }),
+    templateType: t.field({ type: NodeTypeEnum, resolve: (x) => x.template_type }),
+    category: t.field({ type: TemplateCategoryEnum, resolve: (x) => x.category }),
+    builtin: t.boolean({ resolve: (x) => x.builtin }),
+    computeId: t.string({ nullable: true, description: "Where its nodes run; null: the client picks (all built-ins)", resolve: (x) => x.compute_id }),
+    symbol: t.string({ resolve: (x) => x.symbol }),
+    defaultNameFormat: t.string({ description: "Node names: {0} → the first free number, {name} → the template name", resolve: (x) => x.default_name_format }),
+    settings: t.field({ type: "JSON", description: "The node type's settings, named as in GNS3 (console_type, ports_mapping, …)", resolve: settingsOf }),
+  }),
+});
+
+const templateFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
+  category: t.field({ type: TemplateCategoryEnum }),
+  symbol: t.string(),
+  defaultNameFormat: t.string(),
+  settings: t.field({ type: "JSON", description: "The node type's settings, named as in GNS3; unknown ones are refused" }),
+});
+
+const CreateTemplateInput = builder.inputType("CreateTemplateInput", {
+  fields: (t) => ({
+    id: t.id({ description: "Chosen template id (UUID)" }),
+    name: t.string({ required: true }),
+    templateType: t.field({ type: NodeTypeEnum, required: true }),
+    computeId: t.string({ description: "null: the client picks a compute for each node" }),
+    ...templateFields(t),
+  }),
+});
+const UpdateTemplateInput = builder.inputType("UpdateTemplateInput", {
+  fields: (t) => ({ name: t.string(), ...templateFields(t) }),
+});
+
+/** GraphQL input → the GNS3 template keys the operations take (absent and null fields are left out). */
+function toGns3(input: { name?: string | null; category?: string | null; symbol?: string | null; defaultNameFormat?: string | null; settings?: unknown }) {
+  const settings = input.settings && typeof input.settings === "object" ? (input.settings as Record<string, unknown>) : {};
+  const common = { name: input.name, category: input.category, symbol: input.symbol, default_name_format: input.defaultNameFormat };
+  return { ...settings, ...Object.fromEntries(Object.entries(common).filter(([, v]) => v != null)) };
+}
+
+builder.queryFields((t) => ({
+  templates: t.field({ type: [Template], description: "Built-in templates first, then user templates", resolve: (_r, _a, ctx) => listTemplates(ctx) }),
+  template: t.field({
+    type: Template,
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, { id }, ctx) => getTemplate(ctx, String(id)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createTemplate: t.field({
+    type: Template,
+    errors: { types: DOMAIN_ERRORS },
+    args: { input: t.arg({ type: CreateTemplateInput, required: true }) },
+    resolve: (_r, { input }, ctx) =>
+      createTemplate(ctx, {
+        ...toGns3(input),
+        template_type: input.templateType,
+        compute_id: input.computeId ?? null,
+        ...(input.id != null && { template_id: String(input.id) }),
+      }),
+  }),
+  updateTemplate: t.field({
+    type: Template,
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateTemplateInput, required: true }) },
+    resolve: (_r, { id, input }, ctx) => updateTemplate(ctx, String(id), toGns3(input)),
+  }),
+  deleteTemplate: t.field({
+    type: "ID",
+    description: "Deletes a user template (nodes made from it stay); returns its id",
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, { id }, ctx) => (await deleteTemplate(ctx, String(id))).template_id,
+  }),
+  duplicateTemplate: t.field({
+    type: Template,
+    description: "A copy of a user template with a new id and the same name",
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, { id }, ctx) => duplicateTemplate(ctx, String(id)),
+  }),
+  createNodeFromTemplate: t.prismaField({
+    type: "Node",
+    description: "A node with the template's settings, named by its defaultNameFormat (PC{0} → PC1, PC2 …)",
+    errors: { types: DOMAIN_ERRORS },
+    args: {
+      projectId: t.arg.id({ required: true }),
+      templateId: t.arg.id({ required: true }),
+      x: t.arg.int({ required: true }),
+      y: t.arg.int({ required: true }),
+      name: t.arg.string(),
+      computeId: t.arg.string({ description: "Required for built-ins; a user template's own compute wins" }),
+    },
+    resolve: (_q, _r, { projectId, templateId, x, y, name, computeId }, ctx) =>
+      createNodeFromTemplate(ctx, String(projectId), String(templateId), { x, y, name, computeId }),
+  }),
+}));
+
+const TemplateEventActionEnum = builder.enumType("TemplateEventAction", {
+  values: { CREATED: { value: "created" }, UPDATED: { value: "updated" }, DELETED: { value: "deleted" } } as const,
+});
+
+interface TemplateEventShape {
+  cursor: string;
+  action: "created" | "updated" | "deleted";
+  template: TemplateObject;
+}
+
+const TemplateEvent = builder.objectRef<TemplateEventShape>("TemplateEvent").implement({
+  description: "A template created, updated or deleted (the template as it is after the change, or as it was)",
+  fields: (t) => ({
+    cursor: t.exposeString("cursor", { description: "Pass as `after` when resubscribing" }),
+    action: t.field({ type: TemplateEventActionEnum, resolve: (e) => e.action }),
+    template: t.field({ type: Template, resolve: (e) => e.template }),
+  }),
+});
+
+/** The template.* events of the controller stream, typed. */
+async function* templateEvents(events: ReturnType<typeof tail>): AsyncGenerator<TemplateEventShape> {
+  for await (const e of events) {
+    const [kind, action] = e.action.split(".");
+    if (kind === "template") yield { cursor: e.cursor, action: action as TemplateEventShape["action"], template: e.payload as TemplateObject };
+  }
+}
+
+builder.subscriptionField("templateEvents", (t) =>
+  t.field({
+    type: TemplateEvent,
+    errors: { types: DOMAIN_ERRORS },
+    description: "Templates created, updated and deleted (the GNS3 GUI's device list follows the same events)",
+    args: { after: t.arg.string({ description: "Resume after this cursor" }) },
+    subscribe: (_r, { after }, ctx) => templateEvents(tail(ctx, CONTROLLER_CHANNEL, cursor(after))),
+    resolve: (e) => e,
+  }),
+);

@@ -1,0 +1,100 @@
+import { createClient, type Client } from "graphql-ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { busSubscribed, call, gql, startTestServer, type TestServer } from "../support/server.js";
+
+const VPCS_ID = "19021f99-e36f-394d-b4a1-8aaa902ab9cc";
+const CLOUD_ID = "39e257dc-8412-3174-b6b3-0ee3ed6a43e9";
+const TEMPLATE = "id name templateType category builtin computeId symbol defaultNameFormat settings";
+const ERR = "... on Error { __typename message }";
+
+describe("emulation: templates (GraphQL)", () => {
+  let s: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    s = await startTestServer();
+    client = createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });
+  });
+  afterAll(async () => {
+    await client.dispose();
+    await s.close();
+  });
+
+  it("lists the built-ins as the REST face does, and reads one", async () => {
+    const r = await gql(s.url, `{ templates { ${TEMPLATE} } template(id: "${VPCS_ID}") { __typename ... on QueryTemplateSuccess { data { name settings } } } }`);
+    expect(r.errors).toBeUndefined();
+    const rest = (await call(s.url, "GET", "/v2/templates")).body;
+    expect(r.data.templates.map((t: any) => t.id)).toEqual(rest.map((t: any) => t.template_id));
+    expect(r.data.templates.find((t: any) => t.id === VPCS_ID)).toEqual({
+      id: VPCS_ID,
+      name: "VPCS",
+      templateType: "VPCS",
+      category: "GUEST",
+      builtin: true,
+      computeId: null,
+      symbol: ":/symbols/vpcs_guest.svg",
+      defaultNameFormat: "PC{0}",
+      settings: { properties: { base_script_file: "vpcs_base_config.txt" } },
+    });
+    expect(r.data.template.data).toEqual({ name: "VPCS", settings: { properties: { base_script_file: "vpcs_base_config.txt" } } });
+  });
+
+  it("create, update, duplicate and delete through mutations, each seen on templateEvents; typed errors", async () => {
+    const events: any[] = [];
+    const before = s.ctx.bus.subscriberCount();
+    const stop = client.subscribe(
+      { query: `subscription { templateEvents { __typename ... on SubscriptionTemplateEventsSuccess { data { cursor action template { id name settings } } } } }` },
+      { next: (m: any) => events.push(m.data.templateEvents.data), error: () => {}, complete: () => {} },
+    );
+    await busSubscribed(s, before);
+
+    const id = "8f0a8d67-1f5e-4d8a-a7a2-0e7c5f3a9b10";
+    const created = await gql(
+      s.url,
+      `mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { __typename ... on MutationCreateTemplateSuccess { data { ${TEMPLATE} } } ${ERR} } }`,
+      { i: { id, name: "Access SW", templateType: "ETHERNET_SWITCH", computeId: "local", settings: { console_type: "telnet" } } },
+    );
+    expect(created.data.createTemplate.data).toMatchObject({ id, name: "Access SW", templateType: "ETHERNET_SWITCH", category: "SWITCH", builtin: false, computeId: "local", defaultNameFormat: "Switch{0}" });
+    expect(created.data.createTemplate.data.settings).toMatchObject({ console_type: "telnet", ports_mapping: expect.any(Array) });
+    // The same template through REST.
+    expect((await call(s.url, "GET", `/v2/templates/${id}`)).body).toMatchObject({ template_id: id, name: "Access SW", console_type: "telnet" });
+
+    const updated = await gql(
+      s.url,
+      `mutation { updateTemplate(id: "${id}", input: { name: "Edge SW", category: ROUTER }) { __typename ... on MutationUpdateTemplateSuccess { data { name category } } ${ERR} } }`,
+    );
+    expect(updated.data.updateTemplate.data).toEqual({ name: "Edge SW", category: "ROUTER" });
+    const dup = await gql(s.url, `mutation { duplicateTemplate(id: "${id}") { __typename ... on MutationDuplicateTemplateSuccess { data { id name } } ${ERR} } }`);
+    expect(dup.data.duplicateTemplate.data.name).toBe("Edge SW");
+    const del = await gql(s.url, `mutation { deleteTemplate(id: "${id}") { __typename ... on MutationDeleteTemplateSuccess { data } ${ERR} } }`);
+    expect(del.data.deleteTemplate.data).toBe(id);
+
+    const builtin = await gql(s.url, `mutation { deleteTemplate(id: "${VPCS_ID}") { __typename ${ERR} } }`);
+    expect(builtin.data.deleteTemplate).toMatchObject({ __typename: "ConflictError", message: expect.stringContaining("builtin") });
+    const bad = await gql(s.url, `mutation { createTemplate(input: { name: "x", templateType: VPCS, settings: { ram: 1 } }) { __typename ${ERR} } }`);
+    expect(bad.data.createTemplate.__typename).toBe("InvalidInputError");
+    const missing = await gql(s.url, `{ template(id: "${id}") { __typename ${ERR} } }`);
+    expect(missing.data.template.__typename).toBe("NotFoundError");
+
+    const deadline = Date.now() + 3000;
+    while (events.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    stop();
+    expect(events.map((e) => [e.action, e.template.name])).toEqual([
+      ["CREATED", "Access SW"],
+      ["UPDATED", "Edge SW"],
+      ["CREATED", "Edge SW"],
+      ["DELETED", "Edge SW"],
+    ]);
+    expect(events[0].cursor).toEqual(expect.any(String));
+  });
+
+  it("createNodeFromTemplate names the nodes PC1, PC2 and refuses a type this server cannot run", async () => {
+    const projectId = (await call(s.url, "POST", "/v2/projects", { name: "gql-templates" })).body.project_id;
+    const q = `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(projectId: $p, templateId: $t, x: 10, y: 20, computeId: "local") { __typename ... on MutationCreateNodeFromTemplateSuccess { data { name nodeType templateId x y consoleType } } ${ERR} } }`;
+    const first = await gql(s.url, q, { p: projectId, t: VPCS_ID });
+    expect(first.data.createNodeFromTemplate.data).toEqual({ name: "PC1", nodeType: "VPCS", templateId: VPCS_ID, x: 10, y: 20, consoleType: "TELNET" });
+    expect((await gql(s.url, q, { p: projectId, t: VPCS_ID })).data.createNodeFromTemplate.data.name).toBe("PC2");
+    const cloud = await gql(s.url, q, { p: projectId, t: CLOUD_ID });
+    expect(cloud.data.createNodeFromTemplate).toMatchObject({ __typename: "ConflictError", message: expect.stringMatching(/cannot run cloud nodes/) });
+  });
+});

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { storageFixture } from "./fixture.js";
+
+/** GraphQL meets each storage operation's own input contract: GraphQL field names in errors, jobs in domain terms. */
+let s: TestServer;
+let volumeUuid: string;
+beforeAll(async () => {
+  s = await startTestServer();
+  ({ volumeUuid } = await storageFixture(s.url));
+});
+afterAll(() => s.close());
+
+const create = (input: object) =>
+  gql(
+    s.url,
+    `mutation($input: CreateQuotaRuleInput!) { createQuotaRule(input: $input) { __typename ... on Error { message code target } } }`,
+    { input: { svm: { name: "svm1" }, volume: { name: "vol1" }, ...input } },
+  );
+
+describe("storage GraphQL: one contract per operation", () => {
+  const ERR = "... on Error { message code target }";
+
+  it("names GraphQL fields in input errors, never the ONTAP body's (space.hard_limit)", async () => {
+    const negative = await create({ type: "TREE", qtreeName: "qt1", limits: { spaceHardLimit: -5 } });
+    expect(negative.data!.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "262185", target: "limits.spaceHardLimit" });
+    expect(negative.data!.createQuotaRule.message).toMatch(/"limits\.spaceHardLimit"/);
+    const mapping = await create({ type: "GROUP", group: { name: "g" }, limits: { userMapping: true } });
+    expect(mapping.data!.createQuotaRule).toMatchObject({ target: "limits.userMapping", message: '"limits.userMapping" is only valid for user rules.' });
+    const tree = await create({ type: "TREE" });
+    expect(tree.data!.createQuotaRule).toMatchObject({ code: "262186", target: "qtreeName", message: 'Missing required field "qtreeName".' });
+    const qtree = await create({ type: "TREE", qtreeName: "nope" });
+    expect(qtree.data!.createQuotaRule).toMatchObject({ __typename: "NotFoundError", target: "qtreeName" });
+    const tooBig = await gql(s.url, `mutation { updateQuotaRule(uuid: "x", limits: { filesHardLimit: "99999999999999999999" }) { __typename ${ERR} } }`);
+    expect(tooBig.data!.updateQuotaRule).toMatchObject({ __typename: "InvalidInputError", target: "limits.filesHardLimit" });
+  });
+
+  it("renames and deletes qtrees through their job: typed errors from the job, same rules as REST", async () => {
+    const RENAME = `mutation($v: ID!, $name: String!) { renameQtree(volumeUuid: $v, id: 2, name: $name) { __typename ... on MutationRenameQtreeSuccess { data { name } } ${ERR} } }`;
+    const taken = await gql(s.url, RENAME, { v: volumeUuid, name: "qt1" });
+    expect(taken.data!.renameQtree).toMatchObject({ __typename: "ConflictError", code: "5308547", target: "name" });
+    const bad = await gql(s.url, RENAME, { v: volumeUuid, name: "a/b" });
+    expect(bad.data!.renameQtree).toMatchObject({ __typename: "InvalidInputError", message: 'Invalid qtree name "a/b".', target: "name" });
+    const ok = await gql(s.url, RENAME, { v: volumeUuid, name: "qt2b" });
+    expect(ok.data!.renameQtree.data).toEqual({ name: "qt2b" });
+    const back = await gql(s.url, RENAME, { v: volumeUuid, name: "qt2" });
+    expect(back.data!.renameQtree.data).toEqual({ name: "qt2" });
+    const gone = await gql(s.url, `mutation($v: ID!) { deleteQtree(volumeUuid: $v, id: 99) { __typename ${ERR} } }`, { v: volumeUuid });
+    expect(gone.data!.deleteQtree).toMatchObject({ __typename: "NotFoundError", code: "4" });
+  });
+
+  it("describes jobs in domain terms; the ONTAP face shows the same job as its request line", async () => {
+    expect((await create({ type: "TREE", qtreeName: "qt1" })).data!.createQuotaRule.__typename).toBe("MutationCreateQuotaRuleSuccess");
+    const r = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true) { ... on MutationSetVolumeQuotaSuccess { data { uuid description state } } } }`, { v: volumeUuid });
+    const job = r.data!.setVolumeQuota.data;
+    expect(job).toMatchObject({ description: `update volume ${volumeUuid}`, state: "SUCCESS" });
+    const rest = await call(s.url, "GET", `/api/cluster/jobs/${job.uuid}`);
+    expect(rest.body.description).toBe(`PATCH /api/storage/volumes/${volumeUuid}`);
+  });
+});
