@@ -33,10 +33,12 @@ export async function createCompute(ctx: AppContext, raw: NewCompute): Promise<C
   if (existing) return reconnect(ctx, existing);
   const name = input.name ?? `${input.protocol}://${input.user ? `${input.user}@` : ""}${input.host}:${input.port}`;
   assertName("Compute", name);
-  const sameName = await ctx.db.compute.findUnique({ where: { name } });
-  // The holder of the name may be this very compute_id, created by a concurrent request meanwhile.
-  if (sameName?.id === id) return reconnect(ctx, sameName);
-  await assertNameFree(ctx, name);
+  // One read decides: the holder of the name may be this very compute_id, created by a concurrent request
+  // meanwhile (a second read could see it appear after the first missed it, and answer 409 to a re-post).
+  if (name === localName()) throw nameTaken(name);
+  const holder = await ctx.db.compute.findUnique({ where: { name } });
+  if (holder?.id === id) return reconnect(ctx, holder);
+  if (holder) throw nameTaken(name);
   let row: ComputeRow;
   try {
     row = await ctx.db.compute.create({
