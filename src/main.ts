@@ -1,25 +1,45 @@
 #!/usr/bin/env -S node --import tsx
 import { ConfigError, helpText, loadConfig } from "./platform/config.js";
+import { describeStartupError } from "./platform/ops/startup-errors.js";
+import { VERSION } from "./platform/ops/version.js";
 
 let config;
 try {
   config = loadConfig(process.argv.slice(2));
 } catch (e) {
-  console.error(e instanceof ConfigError || e instanceof TypeError ? e.message : e);
-  console.error(helpText());
+  // A usage error: one line, with where to look (parseArgs throws TypeErrors for unknown or malformed flags).
+  if (!(e instanceof ConfigError || e instanceof TypeError)) throw e;
+  console.error(`patchbay: ${e.message} (patchbay --help lists the settings)`);
   process.exit(2);
 }
 if (config.help) {
   console.log(helpText());
   process.exit(0);
 }
+if (config.version) {
+  console.log(VERSION);
+  process.exit(0);
+}
 
 // Loaded after the arguments are checked, so --help and usage errors answer at once.
 const { startServer } = await import("./server.js");
 const { loadDemoFixture } = await import("./storage/demo.js");
-const server = await startServer(config);
-if (config.demo) await loadDemoFixture(server.ctx);
-console.error(`Patchbay on ${server.url}  (GraphiQL: ${server.url}/graphql)`);
+let server;
+try {
+  server = await startServer(config);
+  if (config.demo) await loadDemoFixture(server.ctx);
+} catch (e) {
+  // A known cause (database down or missing, port taken, data directory unusable) in one line; anything else is a bug.
+  const line = describeStartupError(e, config);
+  console.error(line ? `patchbay: ${line}` : e);
+  process.exit(1);
+}
+// A compute serves only the compute API: GraphiQL there answers 403, so it is not advertised.
+console.error(
+  config.mode === "compute"
+    ? `Patchbay ${VERSION} (compute mode) on ${server.url}  (compute API: ${server.url}/v2/compute)`
+    : `Patchbay ${VERSION} on ${server.url}  (start page: ${server.url}/  GraphiQL: ${server.url}/graphql)`,
+);
 
 // A bug that escapes every handler still ends the process (its state is unknown), but as a log line.
 for (const event of ["uncaughtException", "unhandledRejection"] as const) {

@@ -34,7 +34,7 @@ const OPTIONS = {
     default: "5000",
     help: "milliseconds an auto_close project stays open after its last notification listener left",
   },
-  "log-format": { env: "PATCHBAY_LOG", default: "json", help: "json (one line per request) or off" },
+  "log-format": { env: "PATCHBAY_LOG", default: "json", help: "json (one line per request), pretty (for people: one coloured line each) or off" },
   "body-limit": { env: "PATCHBAY_BODY_LIMIT", default: "1mb", help: "largest JSON body accepted" },
   "upload-limit": { env: "PATCHBAY_UPLOAD_LIMIT", default: "2gb", help: "largest upload (project import, project and node files)" },
 } as const;
@@ -62,6 +62,8 @@ export interface Config {
   /** GNS3 closes an auto_close project this long after its last notification listener left (GNS3: 5 s). */
   autoCloseDelayMs: number;
   logRequests: boolean;
+  /** Log lines as JSON (for machines) or formatted for a terminal. */
+  logFormat: "json" | "pretty";
   bodyLimit: string;
   uploadLimit: string;
   /** Load the storage demo fixture at start-up (idempotent). */
@@ -77,6 +79,7 @@ export function helpText(): string {
   }
   lines.push(`  --${"demo".padEnd(16)} ${"".padEnd(24)} load the storage demo fixture (SVM, volume, qtrees)`);
   lines.push(`  --${"help".padEnd(16)} ${"".padEnd(24)} show this text`);
+  lines.push(`  --${"version".padEnd(16)} ${"".padEnd(24)} print the version`);
   return lines.join("\n");
 }
 
@@ -94,13 +97,14 @@ function flag(name: string, value: string): boolean {
   throw new ConfigError(`${name} must be true or false`);
 }
 
-export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process.env): Config & { help: boolean } {
+export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process.env): Config & { help: boolean; version: boolean } {
   const { values } = parseArgs({
     args: argv,
     options: {
       ...Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: "string" as const }])),
       demo: { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
     },
     strict: true,
   });
@@ -116,16 +120,24 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
   const user = get("auth-user");
   const password = get("auth-password");
   if (Boolean(user) !== Boolean(password)) throw new ConfigError("set both PATCHBAY_AUTH_USER and PATCHBAY_AUTH_PASSWORD");
+  const databaseUrl = get("database-url") || `file:${path.join(dataDir, "patchbay.db")}`;
+  if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    const scheme = /^[a-z][\w+.-]*:/i.exec(databaseUrl)?.[0] ?? databaseUrl.slice(0, 20);
+    throw new ConfigError(`DATABASE_URL must be file:<path> (SQLite) or postgres://… (PostgreSQL); ${scheme} is not supported`);
+  }
+  const logFormat = get("log-format");
+  if (!["json", "pretty", "off"].includes(logFormat)) throw new ConfigError("PATCHBAY_LOG must be json, pretty or off");
   const certFile = get("tls-cert");
   const keyFile = get("tls-key");
   if (Boolean(certFile) !== Boolean(keyFile)) throw new ConfigError("set both PATCHBAY_TLS_CERT and PATCHBAY_TLS_KEY");
   return {
     help: Boolean(values.help),
+    version: Boolean(values.version),
     demo: Boolean(values.demo),
     mode,
     host: get("host"),
     port,
-    databaseUrl: get("database-url") || `file:${path.join(dataDir, "patchbay.db")}`,
+    databaseUrl,
     redisUrl: get("redis-url") || undefined,
     dataDir,
     auth: user ? { user, password } : undefined,
@@ -138,7 +150,8 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     consolePorts: range("PATCHBAY_CONSOLE_PORTS", get("console-ports")),
     udpPorts: range("PATCHBAY_UDP_PORTS", get("udp-ports")),
     autoCloseDelayMs,
-    logRequests: get("log-format") !== "off",
+    logRequests: logFormat !== "off",
+    logFormat: logFormat === "pretty" ? "pretty" : "json",
     bodyLimit: get("body-limit"),
     uploadLimit: get("upload-limit"),
   };

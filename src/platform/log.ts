@@ -1,10 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { pino } from "pino";
+import { prettyStream } from "./log-pretty.js";
 
 /**
  * Structured logs through pino: one JSON object per line ({"level","time","msg",...fields}). Info goes to
  * stdout (off with PATCHBAY_LOG=off); warnings and errors always reach stderr. A line logged while a request is
- * handled (its async context: handlers, resolvers, the jobs they start) carries that request's `id`.
+ * handled (its async context: handlers, resolvers, the jobs they start) carries that request's `id`. With the
+ * "pretty" format the same lines are formatted for people (log-pretty.ts).
  */
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -14,12 +16,16 @@ export interface Logger {
 
 const requestScope = new AsyncLocalStorage<string>();
 
+/** The id of the request being handled (undefined outside one). */
+export const currentRequestId = (): string | undefined => requestScope.getStore();
+
 /** Runs `fn` (and everything it starts) as part of request `id`: their log lines carry it. */
 export function withRequestId<T>(id: string, fn: () => T): T {
   return requestScope.run(id, fn);
 }
 
-export function createLogger(infoEnabled: boolean): Logger {
+export function createLogger(infoEnabled: boolean, format: "json" | "pretty" = "json"): Logger {
+  const out = (stream: NodeJS.WriteStream) => (format === "pretty" ? prettyStream(stream) : stream);
   const logger = pino(
     {
       level: infoEnabled ? "info" : "warn",
@@ -35,8 +41,8 @@ export function createLogger(infoEnabled: boolean): Logger {
     },
     pino.multistream(
       [
-        { level: "info", stream: process.stdout },
-        { level: "warn", stream: process.stderr },
+        { level: "info", stream: out(process.stdout) },
+        { level: "warn", stream: out(process.stderr) },
       ],
       { dedupe: true }, // each line to the stream of its level only
     ),
