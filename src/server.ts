@@ -10,6 +10,7 @@ import { scheduleOptimize } from "./platform/db/maintenance.js";
 import { migrate } from "./platform/db/migrate.js";
 import { createBus } from "./platform/events.js";
 import { createGraphQL } from "./platform/graphql/yoga.js";
+import { mountApiDocs } from "./platform/http/api-docs.js";
 import { basicAuthCheck, WWW_AUTHENTICATE } from "./platform/http/auth.js";
 import { fallbackErrorHandler } from "./platform/http/client-errors.js";
 import { requestIds } from "./platform/http/request-id.js";
@@ -18,6 +19,11 @@ import { routeTable, type RouteEntry } from "./platform/http/route-table.js";
 import { createUpgradeHandler } from "./platform/http/websockets.js";
 import type { Feature } from "./platform/feature.js";
 import { createLogger } from "./platform/log.js";
+import { prepareDataDir } from "./platform/ops/data-dir.js";
+import { mountHealth } from "./platform/ops/health.js";
+import { landingPage } from "./platform/ops/landing.js";
+import { countedBus, createMetrics, METRICS_CONTENT_TYPE, renderMetrics, requestMetrics } from "./platform/ops/metrics.js";
+import { VERSION } from "./platform/ops/version.js";
 import { computeModeGuard, computeModeWebSockets } from "./emulation/compute-api/mode.js";
 import { features } from "./features.js";
 import { schema } from "./schema.js";
@@ -41,18 +47,26 @@ export interface ServerHooks {
 }
 
 export async function startServer(config: Config, hooks: ServerHooks = {}): Promise<RunningServer> {
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const log = createLogger(config.logRequests);
+  prepareDataDir(config.dataDir);
+  const log = createLogger(config.logRequests, config.logFormat);
   const applied = await migrate(config.databaseUrl);
   if (applied.length) log.info("migrated", { applied });
 
   let close: () => Promise<void> = async () => {};
+  // Metrics read the services lazily (at scrape time): the emulation runtime exists once its feature started.
+  const metrics = createMetrics(
+    () => ctx.services.emulation?.runtime.runningByType() ?? {},
+    () => ctx.bus.subscriberCount(),
+  );
   const ctx: AppContext = {
     config,
-    db: createDb(config.databaseUrl, hooks.onSqlStatement),
-    bus: createBus(config.redisUrl),
+    db: createDb(config.databaseUrl, hooks.onSqlStatement, (model, operation, seconds) =>
+      metrics.db.observe({ model: model ?? "raw", operation }, seconds),
+    ),
+    bus: countedBus(createBus(config.redisUrl), metrics),
     log,
-    services: {} as FeatureServices, // each feature's start() below fills its slot
+    // ops is the composition root's; each feature's start() below fills its own slot
+    services: { ops: { metrics } } as FeatureServices,
     // A short grace lets the request that asked receive its answer before connections are cut.
     requestShutdown: () => void setTimeout(() => void close(), 200),
   };
@@ -80,8 +94,10 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
-  app.use(requestIds(log)); // first: every answer (401s too) carries the id, every line logged meanwhile has it
+  app.use(requestMetrics(metrics)); // first: every request is timed, 401s and 404s too
+  app.use(requestIds(log)); // every answer (401s too) carries the id, every line logged meanwhile has it
   if (config.logRequests) app.use(requestLog(log));
+  mountHealth(app, ctx); // before auth: probes carry no credentials (health.ts says what they reveal)
   app.use((req, res, next) => {
     if (isAuthorized(req)) return next();
     res.status(401).set("WWW-Authenticate", WWW_AUTHENTICATE);
@@ -90,7 +106,10 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
     } else res.end();
   });
 
-  app.use(computeModeGuard(config)); // a compute serves only the compute API
+  app.get("/", landingPage(config, VERSION));
+  app.get("/metrics", async (_req, res) => void res.type(METRICS_CONTENT_TYPE).send(await renderMetrics(metrics)));
+  app.use(computeModeGuard(config)); // a compute serves only the compute API (and the operator's pages above)
+  mountApiDocs(app, features.flatMap((f) => f.api?.(ctx) ?? []), () => routeTable(app), VERSION);
   const { yoga, wsRoute } = createGraphQL(schema, ctx);
   app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));
   for (const f of features) f.mount(app, ctx);

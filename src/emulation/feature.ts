@@ -3,6 +3,7 @@ import type { Feature } from "../platform/feature.js";
 import { computeNotificationWebSockets } from "./compute-api/notifications.js";
 import { notificationWebSockets } from "./notifications/websockets.js";
 import { Gns3Routes } from "./rest/kit.js";
+import { gns3Face } from "./rest/openapi.js";
 import { registerRoutes } from "./routes.js";
 import { startEmulationServices, stopEmulationServices } from "./services.js";
 
@@ -22,4 +23,5 @@ export const emulationFeature: Feature = {
     app.use(router);
   },
   websockets: (ctx) => [...notificationWebSockets(ctx), ...computeNotificationWebSockets(ctx)],
+  api: gns3Face,
 };

@@ -1,5 +1,6 @@
 import type { Express } from "express";
 import type { AppContext } from "./context.js";
+import type { ApiFace } from "./http/openapi.js";
 import type { WebSocketRoute } from "./http/websockets.js";
 
 /**
@@ -19,4 +20,6 @@ export interface Feature {
   /** Mount REST routes (each feature owns a path prefix and its legacy error shapes). */
   mount(app: Express, ctx: AppContext): void;
   websockets?(ctx: AppContext): WebSocketRoute[];
+  /** The REST face the feature mounts, for its OpenAPI document (/openapi/<id>.json). */
+  api?(ctx: AppContext): ApiFace;
 }

@@ -7,6 +7,7 @@ import { recoverJobs, scheduleJobSweep } from "./jobs/operations.js";
 import { CODES } from "./ontap/codes.js";
 import { checkBody } from "./ontap/body.js";
 import { ontapErrorHandler } from "./ontap/errors.js";
+import { ontapFace } from "./ontap/openapi.js";
 import { mountQtrees } from "./qtrees/rest.js";
 import { mountQuotaReports } from "./quota-reports/rest.js";
 import { mountQuotaRules } from "./quota-rules/rest.js";
@@ -41,4 +42,5 @@ export const storageFeature: Feature = {
     router.use(ontapErrorHandler);
     app.use("/api", router);
   },
+  api: () => ontapFace,
 };

@@ -3,6 +3,7 @@ import express from "express";
 import { z } from "zod";
 import { DomainError, InvalidInputError } from "../../platform/errors.js";
 import { httpClientError } from "../../platform/http/client-errors.js";
+import { jsonSchemaOf, type RouteDoc } from "../../platform/http/openapi.js";
 import { logUnexpected } from "../../platform/http/request-id.js";
 import { isForbiddenKey, parseJson, UnsafeJsonError } from "../../platform/http/safe-json.js";
 import { gns3Body, pythonRepr } from "./json.js";
@@ -133,6 +134,16 @@ export class Gns3Routes {
   add(method: string, pattern: string, handler: Handler, options: RouteOptions = {}): this {
     this.routes.push({ method, pattern, handler, options });
     return this;
+  }
+
+  /** The routes for the OpenAPI document: express path, the schema bodies are validated with, raw uploads. */
+  describe(): RouteDoc[] {
+    return this.routes.map(({ method, pattern, options }) => ({
+      method,
+      path: toExpressPath(pattern).path,
+      body: options.schema ? jsonSchemaOf(options.schema) : undefined,
+      upload: options.raw && method !== "GET" ? true : undefined,
+    }));
   }
 
   install(router: Router): void {

@@ -500,6 +500,15 @@ export class LocalCompute {
     for (const l of links) await this.syncLinkNow(l.id);
   }
 
+  /** Running nodes per node type (metrics): live vpcs processes, hubs and switches forwarding. Read-only. */
+  runningByType(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    const add = (type: string) => void (counts[type] = (counts[type] ?? 0) + 1);
+    for (const p of this.processes.values()) if (p.proc.running) add("vpcs");
+    for (const d of this.devices.values()) add(d.device instanceof EthernetSwitch ? "ethernet_switch" : "ethernet_hub");
+    return counts;
+  }
+
   /** What is running, for diagnostics and tests. */
   snapshot() {
     return {

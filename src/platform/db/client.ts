@@ -44,8 +44,14 @@ export function sqliteFile(url: string): string {
  */
 const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 
-/** `onStatement` (for benchmarks and diagnostics) is called once per SQL statement the client sends. */
-export function createDb(url: string, onStatement?: () => void): Db {
+/** Called once per Prisma operation with its duration (metrics); model is undefined for raw queries. */
+export type OperationObserver = (model: string | undefined, operation: string, seconds: number) => void;
+
+/**
+ * `onStatement` (for benchmarks and diagnostics) is called once per SQL statement the client sends;
+ * `onOperation` once per Prisma operation, with its duration.
+ */
+export function createDb(url: string, onStatement?: () => void, onOperation?: OperationObserver): Db {
   const log = onStatement ? [{ emit: "event" as const, level: "query" as const }] : [];
   let db: Db;
   if (isPostgresUrl(url)) {
@@ -55,7 +61,7 @@ export function createDb(url: string, onStatement?: () => void): Db {
     db = new SqliteClient({ adapter: new LibSqlAdapterFactory({ url }), log, transactionOptions: TRANSACTION_OPTIONS });
   }
   if (onStatement) db.$on("query" as never, onStatement);
-  return withClientErrors(db);
+  return withClientErrors(db, onOperation);
 }
 
 /** "QuotaRule" → "quota rule", "Svm" → "svm": the object a unique constraint protects, in words. */
@@ -68,11 +74,12 @@ const modelWords = (model: unknown) => (typeof model === "string" ? model.replac
  * - a write to a row a concurrent request deleted (P2025) is a RecordGoneError (404), not an internal error;
  * - NUL in any text is refused up front (PostgreSQL rejects it with an internal error, SQLite cuts the text).
  */
-function withClientErrors(db: Db): Db {
+function withClientErrors(db: Db, observe?: OperationObserver): Db {
   return db.$extends({
     query: {
-      async $allOperations({ args, query }) {
+      async $allOperations({ model, operation, args, query }) {
         if (containsNul(args)) throw new InvalidInputError("Text must not contain NUL characters.");
+        const started = observe ? performance.now() : 0;
         try {
           return await query(args);
         } catch (e) {
@@ -80,6 +87,8 @@ function withClientErrors(db: Db): Db {
           if (err?.code === "P2002") throw new UniqueViolationError(`Duplicate entry: the ${modelWords(err.meta?.modelName)} already exists.`);
           if (err?.code === "P2025") throw new RecordGoneError(`The ${modelWords(err.meta?.modelName)} no longer exists.`);
           throw e;
+        } finally {
+          observe?.(model, operation, (performance.now() - started) / 1000);
         }
       },
     },

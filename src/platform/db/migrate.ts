@@ -30,6 +30,12 @@ function migrationsFor(provider: "sqlite" | "postgresql"): Migration[] {
     });
 }
 
+/** The names of the migrations this build brings for the database of `url` (the readiness check compares). */
+export const expectedMigrations = (url: string): string[] => migrationsFor(isPostgresUrl(url) ? "postgresql" : "sqlite").map((m) => m.name);
+
+/** Migrations recorded as applied (and not rolled back). */
+export const APPLIED_MIGRATIONS_SQL = `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+
 const BOOKKEEPING = {
   sqlite: `CREATE TABLE IF NOT EXISTS "_prisma_migrations" ("id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL,
     "finished_at" DATETIME, "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
@@ -54,7 +60,7 @@ async function migrateSqlite(url: string): Promise<string[]> {
   try {
     await conn.executeScript(BOOKKEEPING.sqlite);
     const rows = await conn.queryRaw({
-      sql: `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+      sql: APPLIED_MIGRATIONS_SQL,
       args: [],
       argTypes: [],
     });
@@ -77,9 +83,7 @@ async function migratePostgres(url: string): Promise<string[]> {
     // Several instances may start against one database at once: one migrates, the others wait.
     await client.query("SELECT pg_advisory_lock(72616361)");
     await client.query(BOOKKEEPING.postgresql);
-    const { rows } = await client.query<{ migration_name: string }>(
-      `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
-    );
+    const { rows } = await client.query<{ migration_name: string }>(APPLIED_MIGRATIONS_SQL);
     const done = new Set(rows.map((r) => r.migration_name));
     const applied: string[] = [];
     for (const m of migrationsFor("postgresql").filter((m) => !done.has(m.name))) {

@@ -8,7 +8,10 @@ import type { WebSocket } from "ws";
 import type { AppContext } from "../context.js";
 import { DomainError } from "../errors.js";
 import type { WebSocketRoute } from "../http/websockets.js";
+import { currentRequestId } from "../log.js";
 import { useResourceLimits } from "./limits.js";
+import { useOperationChoice } from "./operation-choice.js";
+import { useSubscriptionMetrics } from "./subscription-metrics.js";
 import { useSubscriptionScope } from "./subscription-scope.js";
 
 /**
@@ -38,14 +41,16 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext) {
     renderGraphiQL,
     context: () => ctx,
     logging: false,
-    plugins: [useResourceLimits(), useSubscriptionScope()],
-    // Client mistakes keep their message; internal errors reach clients as "Unexpected error." and the log.
+    plugins: [useResourceLimits(), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx)],
+    // Client mistakes keep their message; internal errors reach clients as "Unexpected error." with the request id
+    // (extensions.requestId, also the X-Request-Id header), and the log under that id.
     maskedErrors: {
       maskError(error, message) {
         if (isClientError(error)) return error as Error;
         const original = (error as { originalError?: unknown }).originalError ?? error;
         ctx.log.error("graphql", { error: original }); // within the request's scope: the line carries its id
-        return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR" } });
+        const requestId = currentRequestId();
+        return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR", ...(requestId ? { requestId } : {}) } });
       },
     },
   });

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import { jsonSchemaOf, type JsonSchema } from "../../platform/http/openapi.js";
 import { fieldNames, inTermsOf, type FieldNames } from "../input.js";
 import { expandDottedKeys, parseInt64, rejectUnknown, type Shape } from "./body.js";
 
@@ -42,6 +44,8 @@ export class WireForm {
   constructor(
     private fields: WireFields,
     private arrays: string[] = [],
+    /** The operation's input schema (its field rules document the body; the operation parses with it). */
+    private contract?: z.ZodType,
   ) {
     const rename: Record<string, string> = {};
     for (const [wire, [domain]] of Object.entries(fields)) {
@@ -95,9 +99,61 @@ export class WireForm {
     return out;
   }
 
+  /**
+   * The JSON Schema of the body (OpenAPI): the nested form of the wire fields, each typed by how the wire reads
+   * it, text fields with the contract's rules (enums, patterns). Flat dotted keys are accepted as well.
+   */
+  jsonSchema(): JsonSchema {
+    const domain = this.contract ? jsonSchemaOf(this.contract) : {};
+    const root: JsonSchema = { type: "object", additionalProperties: false, properties: {}, description: 'Nested JSON, or flat dotted keys as Ansible sends them ("svm.name": "vs0").' };
+    for (const [wire, [domainPath, read = "text"]] of Object.entries(this.fields)) {
+      const [head, ...rest] = wire.split(".");
+      let node = root;
+      if (this.arrays.includes(head)) {
+        const list = ((node.properties as Record<string, JsonSchema>)[head] ??= { type: "array", items: { type: "object", additionalProperties: false, properties: {} } });
+        node = list.items as JsonSchema;
+      } else {
+        for (const p of [head, ...rest].slice(0, -1)) node = (node.properties as Record<string, JsonSchema>)[p] ??= { type: "object", additionalProperties: false, properties: {} };
+      }
+      (node.properties as Record<string, JsonSchema>)[wire.split(".").at(-1)!] = wireValueSchema(read, domainField(domain, domainPath.split(".")));
+    }
+    return root;
+  }
+
   /** Runs the operation; its errors name this face's fields. */
   run<T>(op: () => Promise<T>): Promise<T> {
     return inTermsOf(this.nameOf, op);
+  }
+}
+
+/** The JSON Schema of a domain field (through arrays and optional wrappers), or {} when the contract has none. */
+function domainField(schema: JsonSchema, path: string[]): JsonSchema {
+  let node: JsonSchema | undefined = schema;
+  for (const part of path) {
+    const candidates: JsonSchema[] = [node, ...(((node?.anyOf ?? node?.oneOf ?? []) as JsonSchema[]))];
+    const holder = candidates.find((c) => (c?.properties as Obj | undefined)?.[part] || (c?.items as JsonSchema | undefined)?.properties);
+    const owner = (holder?.items as JsonSchema | undefined)?.properties ? (holder!.items as JsonSchema) : holder;
+    node = (owner?.properties as Record<string, JsonSchema> | undefined)?.[part];
+    if (!node) return {};
+  }
+  return node;
+}
+
+const INTEGER_TEXT = { type: "string", pattern: "^-?\\d{1,19}$" };
+
+/** What the wire accepts for a field read as `read`; text keeps the contract's rules. */
+function wireValueSchema(read: Read, domain: JsonSchema): JsonSchema {
+  const described = typeof domain.description === "string" ? { description: domain.description } : {};
+  switch (read) {
+    case "integer":
+    case "int":
+      return { ...described, anyOf: [{ type: "integer" }, INTEGER_TEXT] };
+    case "limit":
+      return { description: 'A limit: an integer, or -1 / "-" for unlimited.', anyOf: [{ type: "integer" }, INTEGER_TEXT, { const: "-" }, { type: "null" }] };
+    case "boolean":
+      return { ...described, anyOf: [{ type: "boolean" }, { enum: ["true", "false", "on", "off"] }] };
+    default:
+      return domain.type || domain.enum || domain.anyOf ? domain : { ...described, type: "string" };
   }
 }
 

@@ -8,7 +8,7 @@ import { WireForm, type WireFields } from "../ontap/wire.js";
 import { svmRef } from "../svms/operations.js";
 import { volumeRef } from "../quota-rules/serialize.js";
 import { createQtree, deleteQtree, getQtree, updateQtree } from "./operations.js";
-import type { CreateQtreeInput, UpdateQtreeInput } from "./schema.js";
+import { createQtreeSchema, updateQtreeSchema, type CreateQtreeInput, type UpdateQtreeInput } from "./schema.js";
 
 type QtreeRow = Awaited<ReturnType<typeof getQtree>>;
 const href = (q: { volumeUuid: string; qtreeId: number }) => `/api/storage/qtrees/${q.volumeUuid}/${q.qtreeId}`;
@@ -25,8 +25,12 @@ const qtreeRecord = (q: QtreeRow) => ({
 });
 
 const SETTINGS: WireFields = { name: ["name", "text"], security_style: ["securityStyle", "text"], unix_permissions: ["unixPermissions", "int"] };
-const POST_BODY = new WireForm({ ...SETTINGS, "svm.name": ["svm.name", "text"], "svm.uuid": ["svm.uuid", "text"], "volume.name": ["volume.name", "text"], "volume.uuid": ["volume.uuid", "text"] });
-const PATCH_BODY = new WireForm(SETTINGS);
+export const POST_BODY = new WireForm(
+  { ...SETTINGS, "svm.name": ["svm.name", "text"], "svm.uuid": ["svm.uuid", "text"], "volume.name": ["volume.name", "text"], "volume.uuid": ["volume.uuid", "text"] },
+  [],
+  createQtreeSchema,
+);
+export const PATCH_BODY = new WireForm(SETTINGS, [], updateQtreeSchema);
 const qtreeId = (v: unknown) => {
   const s = String(v);
   if (!/^\d{1,9}$/.test(s)) throw invalid("id", "an integer");

@@ -5,7 +5,7 @@ import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm, type WireFields } from "../ontap/wire.js";
 import { createRule, deleteRule, getRule, RULE_INCLUDE, updateRule } from "./operations.js";
-import type { CreateRuleInput, RuleLimitsInput } from "./schema.js";
+import { createRuleSchema, ruleLimitsSchema, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
 import { ruleFilterFields, ruleOrder, RULE_SORTABLE } from "./filters.js";
 import { ruleHref, ruleRecords } from "./serialize.js";
 
@@ -19,8 +19,8 @@ const LIMIT_FIELDS: WireFields = {
   user_mapping: ["userMapping", "boolean"],
 };
 /** PATCH takes space, files and user_mapping only (anything else is refused, as the reference says). */
-const PATCH_BODY = new WireForm(LIMIT_FIELDS);
-const POST_BODY = new WireForm(
+export const PATCH_BODY = new WireForm(LIMIT_FIELDS, [], ruleLimitsSchema);
+export const POST_BODY = new WireForm(
   {
     type: ["type", "text"],
     "qtree.name": ["qtreeName", "text"],
@@ -35,6 +35,7 @@ const POST_BODY = new WireForm(
     ...LIMIT_FIELDS,
   },
   ["users"],
+  createRuleSchema,
 );
 
 export function mountQuotaRules(router: Router, ctx: AppContext): void {

@@ -5,8 +5,9 @@ import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm } from "../ontap/wire.js";
 import { createSvm, deleteSvm, getSvm } from "./operations.js";
+import { createSvmSchema } from "./schema.js";
 
-const POST_BODY = new WireForm({ name: ["name", "text"] });
+export const POST_BODY = new WireForm({ name: ["name", "text"] }, [], createSvmSchema);
 
 type SvmRow = Awaited<ReturnType<typeof getSvm>>;
 const href = (uuid: string) => `/api/svm/svms/${uuid}`;

@@ -6,7 +6,7 @@ import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm } from "../ontap/wire.js";
 import { svmRef } from "../svms/operations.js";
 import { createVolume, deleteVolume, getVolume, updateVolume } from "./operations.js";
-import type { CreateVolumeInput, UpdateVolumeInput } from "./schema.js";
+import { createVolumeSchema, updateVolumeSchema, type CreateVolumeInput, type UpdateVolumeInput } from "./schema.js";
 
 type VolumeRow = Awaited<ReturnType<typeof getVolume>>;
 const href = (uuid: string) => `/api/storage/volumes/${uuid}`;
@@ -23,8 +23,8 @@ export const volumeRecord = (v: VolumeRow) => ({
   _links: { self: { href: href(v.uuid) } },
 });
 
-const POST_BODY = new WireForm({ name: ["name", "text"], "svm.name": ["svm.name", "text"], "svm.uuid": ["svm.uuid", "text"], size: ["size", "integer"] });
-const PATCH_BODY = new WireForm({ "quota.enabled": ["quotaEnabled", "boolean"], size: ["size", "integer"] });
+export const POST_BODY = new WireForm({ name: ["name", "text"], "svm.name": ["svm.name", "text"], "svm.uuid": ["svm.uuid", "text"], size: ["size", "integer"] }, [], createVolumeSchema);
+export const PATCH_BODY = new WireForm({ "quota.enabled": ["quotaEnabled", "boolean"], size: ["size", "integer"] }, [], updateVolumeSchema);
 
 const COLUMNS: Record<string, string> = { uuid: "uuid", name: "name", "svm.uuid": "svmUuid", size: "sizeBytes", "quota.enabled": "quotaEnabled", "quota.state": "quotaState" };
 

@@ -1,0 +1,151 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "../../src/platform/db/client.js";
+import { openApiPath } from "../../src/platform/http/openapi.js";
+import { VERSION } from "../../src/platform/ops/version.js";
+import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+
+/**
+ * Issue 12, run like infrastructure: the landing page, health and readiness, Prometheus metrics, the OpenAPI
+ * documents (valid, and listing every route the server serves), the API reference page, GraphQL errors a person
+ * can act on.
+ */
+describe("operations endpoints", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ auth: { user: "admin", password: "secret" } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  const auth = { authorization: `Basic ${Buffer.from("admin:secret").toString("base64")}` };
+  const get = (url: string, headers: Record<string, string> = auth) => call(s.url, "GET", url, undefined, headers);
+
+  it("serves a plain landing page at / with the version and the links", async () => {
+    expect((await get("/", {})).status).toBe(401); // like every page, behind the credentials when they are set
+    const r = await get("/");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(r.text).toContain(`<strong id="version">${VERSION}</strong>`);
+    for (const href of ["/graphql", "/docs/api", "/openapi/gns3.json", "/openapi/ontap.json", "/health", "/health/ready", "/metrics"]) {
+      expect(r.text).toContain(`href="${href}"`);
+    }
+    expect(r.text).not.toMatch(/<script|https?:\/\//); // nothing to load: works offline
+  });
+
+  it("answers liveness and readiness without credentials, as JSON", async () => {
+    const live = await get("/health", {});
+    expect(live).toMatchObject({ status: 200, body: { status: "ok" } });
+    const ready = await get("/health/ready", {});
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: "ready", checks: { database: "ok", migrations: "ok", redis: "not configured", dataDir: "ok" } });
+  });
+
+  it("reports Prometheus metrics: requests per route template, database, bus, streams, nodes, process", async () => {
+    const project = await call(s.url, "POST", "/v2/projects", { name: "metrics" }, auth);
+    expect(project.status).toBe(201);
+    await get(`/v2/projects/${project.body.project_id}/nodes`);
+    await get("/api/storage/volumes");
+    await get("/nowhere");
+    const sub = await fetch(`${s.url}/graphql?query=${encodeURIComponent("subscription { controllerEvents { __typename } }")}`, {
+      headers: { ...auth, accept: "text/event-stream" },
+    });
+    const reader = sub.body!.getReader();
+    await reader.read(); // the stream is open
+    expect((await get("/metrics", {})).status).toBe(401);
+    const r = await get("/metrics");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const m = r.text;
+    expect(m).toMatch(/patchbay_http_request_duration_seconds_count\{method="GET",route="\/v2\/projects\/:project_id\/nodes",status="200"\} 1/);
+    expect(m).toMatch(/patchbay_http_request_duration_seconds_count\{method="POST",route="\/v2\/projects",status="201"\} 1/);
+    expect(m).toMatch(/patchbay_http_request_duration_seconds_count\{method="GET",route="\/api\/storage\/volumes",status="200"\} 1/);
+    expect(m).toMatch(/patchbay_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/);
+    expect(m).toMatch(/patchbay_http_request_duration_seconds_count\{method="GET",route="unmatched",status="401"\} [1-9]/); // refused before routing
+    expect(m).toMatch(/patchbay_db_query_duration_seconds_count\{model="Project",operation="create"\} [1-9]/);
+    expect(m).toMatch(/patchbay_event_bus_published_total\{channel="emulation:controller"\} [1-9]/);
+    expect(m).toMatch(/patchbay_event_bus_delivered_total\{channel="emulation:[a-z]+"\} [1-9]/);
+    expect(m).toMatch(/patchbay_open_streams\{kind="graphql:controllerEvents"\} 1/);
+    expect(m).toMatch(/patchbay_event_bus_subscribers [1-9]/);
+    expect(m).toContain("# TYPE patchbay_running_nodes gauge");
+    expect(m).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(m).toMatch(/^nodejs_eventloop_lag_seconds /m);
+    await reader.cancel();
+  });
+
+  it("publishes OpenAPI 3.1 documents that validate and list every route the server serves", async () => {
+    const served = s.routes();
+    for (const [face, prefix] of [["gns3", "/v2"], ["ontap", "/api"]] as const) {
+      const r = await get(`/openapi/${face}.json`);
+      expect(r.status).toBe(200);
+      const doc = r.body;
+      expect(doc.openapi).toBe("3.1.0");
+      expect(doc.info.version).toBe(VERSION);
+      await SwaggerParser.validate(structuredClone(doc)); // throws with the reason when the document is invalid
+      const routes = served.filter((e) => e.path.startsWith(`${prefix}/`));
+      expect(routes.length).toBeGreaterThan(face === "gns3" ? 100 : 15);
+      for (const route of routes) {
+        expect(doc.paths[openApiPath(route.path).path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+      }
+    }
+    const gns3 = (await get("/openapi/gns3.json")).body;
+    // Bodies are the schemas the routes validate with: node creation requires what the route requires.
+    const createNode = gns3.paths["/v2/projects/{project_id}/nodes"].post.requestBody.content["application/json"].schema;
+    expect(createNode.required).toEqual(expect.arrayContaining(["name", "node_type", "compute_id"]));
+    expect(createNode.additionalProperties).toBe(false);
+    const ontap = (await get("/openapi/ontap.json")).body;
+    for (const [path, methods] of Object.entries(ontap.paths) as [string, Record<string, { requestBody?: unknown }>][]) {
+      for (const method of ["post", "patch"]) if (methods[method]) expect(methods[method].requestBody, `${method} ${path}`).toBeDefined();
+    }
+    const rule = ontap.paths["/api/storage/quota/rules"].post.requestBody.content["application/json"].schema;
+    expect(Object.keys(rule.properties)).toEqual(expect.arrayContaining(["svm", "volume", "type", "users", "space", "files"]));
+  });
+
+  it("serves the API reference page and its assets from the package, no CDN", async () => {
+    const page = await get("/docs/api");
+    expect(page.status).toBe(200);
+    expect(page.text).not.toMatch(/https?:\/\//);
+    for (const asset of page.text.match(/\/docs\/api\/[\w./-]+\.(js|css|png)/g)!) {
+      const r = await fetch(s.url + asset, { headers: auth });
+      expect(r.status, asset).toBe(200);
+    }
+    expect((await get("/docs/api/init.js")).text).toContain("/openapi/ontap.json");
+  });
+
+  it("keeps GraphQL mistakes' messages and says what to send when a document holds several operations", async () => {
+    const several = await gql(s.url, "query A { projects { id } } query B { computes { id } }", undefined, auth);
+    expect(several.errors?.[0].message).toBe("The document has 2 operations (A, B): send one operation, or choose one with operationName.");
+    const anonymous = await gql(s.url, "{ projects { id } } { computes { id } }", undefined, auth);
+    expect(anonymous.errors?.[0].message).toMatch(/2 operations .*name each operation/);
+    const syntax = await gql(s.url, "query {", undefined, auth);
+    expect(syntax.errors?.[0].message).toMatch(/^Syntax Error: Expected Name, found <EOF>/);
+    const validation = await gql(s.url, "{ projects { noSuchField } }", undefined, auth);
+    expect(validation.errors?.[0].message).toMatch(/Cannot query field "noSuchField"/);
+  });
+});
+
+describe("operations endpoints when something is wrong", () => {
+  it("reports a failing readiness check with 503, and masks an internal GraphQL error with the request id", async () => {
+    const s = await startTestServer();
+    try {
+      const db = createDb(s.databaseUrl);
+      await db.$executeRawUnsafe(`DELETE FROM "_prisma_migrations" WHERE migration_name = (SELECT MAX(migration_name) FROM "_prisma_migrations")`);
+      await db.$executeRawUnsafe(`ALTER TABLE "Project" RENAME TO "ProjectGone"`);
+      await db.$disconnect();
+      const ready = await call(s.url, "GET", "/health/ready");
+      expect(ready.status).toBe(503);
+      expect(ready.body.status).toBe("not ready");
+      expect(ready.body.checks).toMatchObject({ database: "ok", migrations: "failing" });
+
+      const res = await fetch(`${s.url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-request-id": "masked-1" },
+        body: JSON.stringify({ query: "{ projects { id } }" }),
+      });
+      const body = (await res.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
+      expect(body.errors[0]).toMatchObject({ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR", requestId: "masked-1" } });
+    } finally {
+      await s.close();
+    }
+  });
+});
