@@ -21,6 +21,7 @@ import type { Feature } from "./platform/feature.js";
 import { createLogger } from "./platform/log.js";
 import { prepareDataDir } from "./platform/ops/data-dir.js";
 import { mountHealth } from "./platform/ops/health.js";
+import { assertPortFree } from "./platform/ops/port-free.js";
 import { landingPage } from "./platform/ops/landing.js";
 import { countedBus, createMetrics, METRICS_CONTENT_TYPE, renderMetrics, requestMetrics } from "./platform/ops/metrics.js";
 import { VERSION } from "./platform/ops/version.js";
@@ -48,6 +49,7 @@ export interface ServerHooks {
 
 export async function startServer(config: Config, hooks: ServerHooks = {}): Promise<RunningServer> {
   prepareDataDir(config.dataDir);
+  await assertPortFree(config.host, config.port);
   const log = createLogger(config.logRequests, config.logFormat);
   const applied = await migrate(config.databaseUrl);
   if (applied.length) log.info("migrated", { applied });

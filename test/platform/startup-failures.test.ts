@@ -1,0 +1,113 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { VERSION } from "../../src/platform/ops/version.js";
+import { toolAvailable } from "../support/tools.js";
+
+/**
+ * Issue 12: every start-up failure prints one line saying what is wrong and what to do, and exits non-zero
+ * within 5 s. The real CLI is spawned with each bad setting.
+ */
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-start-"));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function run(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PATCHBAY_DATA_DIR: tempDir(), DATABASE_URL: "", REDIS_URL: "", PATCHBAY_LOG: "off", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr, ms: Date.now() - started };
+}
+
+/** One line on stderr, starting with "patchbay: " and matching `what`; a non-zero exit within 5 s. */
+function expectOneLine(r: Awaited<ReturnType<typeof run>>, what: RegExp, code = 1) {
+  expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
+  expect(r.stderr).toMatch(/^patchbay: /);
+  expect(r.stderr).toMatch(what);
+  expect(r.code).toBe(code);
+  expect(r.ms).toBeLessThan(5000);
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+const hasPostgres = toolAvailable("PostgreSQL", await postgresReachable());
+
+describe("start-up failures", () => {
+  it("--version prints the version", async () => {
+    const r = await run({}, ["--version"]);
+    expect(r.stdout.trim()).toBe(VERSION);
+    expect(r.code).toBe(0);
+  });
+
+  it("PostgreSQL not running", async () => {
+    const r = await run({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/patchbay" });
+    expectOneLine(r, /cannot reach PostgreSQL at 127\.0\.0\.1:1 \(ECONNREFUSED\): start PostgreSQL, or set DATABASE_URL/);
+  });
+
+  it.skipIf(!hasPostgres)("database missing", async () => {
+    const url = new URL(ADMIN_URL);
+    url.pathname = "/patchbay_no_such_database";
+    const r = await run({ DATABASE_URL: url.toString() });
+    expectOneLine(r, /database patchbay_no_such_database does not exist on .*: createdb patchbay_no_such_database, or set DATABASE_URL/);
+  });
+
+  it("port in use", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const r = await run({ PORT: String(port) });
+      expectOneLine(r, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use: stop the other server or choose another port with PORT`));
+    } finally {
+      taken.close();
+    }
+  });
+
+  it("an unsupported database URL scheme (mysql://)", async () => {
+    const r = await run({ DATABASE_URL: "mysql://root@127.0.0.1/patchbay" });
+    expectOneLine(r, /DATABASE_URL must be file:<path> \(SQLite\) or postgres:\/\/… \(PostgreSQL\); mysql: is not supported/, 2);
+  });
+
+  it("a data directory that cannot be created (under /proc: Node's recursive mkdir used to loop forever)", async () => {
+    const r = await run({ PATCHBAY_DATA_DIR: "/proc/patchbay-data" });
+    expectOneLine(r, /data directory \/proc\/patchbay-data is not usable \(\w+\): choose a writable directory with PATCHBAY_DATA_DIR/);
+  });
+
+  it("a data directory that is a file", async () => {
+    const file = path.join(tempDir(), "not-a-dir");
+    fs.writeFileSync(file, "");
+    const r = await run({ PATCHBAY_DATA_DIR: path.join(file, "data") });
+    expectOneLine(r, /data directory .*not-a-dir\/data is not usable \(ENOTDIR\)/);
+  });
+});
