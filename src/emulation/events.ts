@@ -1,24 +1,81 @@
+import type { Drawing, Node, Project, Snapshot } from "../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../platform/context.js";
+import { channelTopic, type Topic } from "../platform/events.js";
+import type { Compute } from "./computes/model.js";
+import type { LinkData } from "./links/serialize.js";
+import type { TemplateObject } from "./templates/builtin.js";
 
 /**
- * Channels of the emulation events on the shared bus. Every message is the GNS3 notification shape
- * {action, event}; the legacy streams write it as is, GraphQL subscriptions map it to types.
+ * The emulation's domain events: what changed, as the operations know it (database rows, ids, the names of the
+ * changed fields). The GNS3 notification streams turn them into GNS3's wire form at their own edge
+ * (notifications/wire.ts); GraphQL subscriptions expose them as typed events; the runtime and the placement
+ * follow them to drive processes and remote computes.
+ *
+ * Row timestamps are left out of the types: events travel as JSON, where a Date does not survive.
  */
-export const CONTROLLER_CHANNEL = "emulation:controller";
-export const projectChannel = (projectId: string) => `emulation:project:${projectId}`;
-export const isProjectChannel = (channel: string) => channel.startsWith("emulation:project:");
+type Plain<T> = Omit<T, "createdAt">;
 
-export interface Gns3Notification {
-  action: string;
-  event: object;
+export type NodeEvent = {
+  type: "node.created" | "node.updated" | "node.deleted";
+  node: Plain<Node>;
+  /** Where the node's project lives on disk (the node directory is inside it). */
+  projectDir: string;
+  /** node.updated: the fields that changed. */
+  changed?: string[];
+};
+export type LinkEvent = { type: "link.created" | "link.updated" | "link.deleted"; link: LinkData };
+export type DrawingEvent = { type: "drawing.created" | "drawing.updated" | "drawing.deleted"; drawing: Plain<Drawing>; changed?: string[] };
+export type SnapshotEvent = { type: "snapshot.restored"; snapshot: Snapshot };
+/** The events of one project's channel. */
+export type TopologyEvent = NodeEvent | LinkEvent | DrawingEvent | SnapshotEvent;
+
+export type ProjectEvent = {
+  type: "project.created" | "project.updated" | "project.opened" | "project.closed" | "project.deleted";
+  project: Plain<Project>;
+  changed?: string[];
+};
+export type ComputeEvent = { type: "compute.created" | "compute.updated" | "compute.deleted"; compute: Compute };
+export type TemplateEvent = { type: "template.created" | "template.updated" | "template.deleted"; template: TemplateObject };
+export type SettingsEvent = { type: "settings.updated"; settings: Record<string, unknown> };
+/** The server-wide events. */
+export type ControllerEvent = ProjectEvent | ComputeEvent | TemplateEvent | SettingsEvent;
+
+export type EmulationEvent = TopologyEvent | ControllerEvent;
+
+const CONTROLLER_CHANNEL = "emulation:controller";
+const PROJECT_PREFIX = "emulation:project:";
+type ProjectChannel = `${typeof PROJECT_PREFIX}${string}`;
+
+declare module "../platform/events.js" {
+  interface EventChannels {
+    "emulation:controller": ControllerEvent;
+    [channel: ProjectChannel]: TopologyEvent;
+  }
 }
 
-/** node.*, link.*, drawing.*, snapshot.restored, log.* — the project stream of one project. */
-export function publishProjectEvent(ctx: AppContext, projectId: string, action: string, event: object) {
-  return ctx.bus.publish(projectChannel(projectId), { action, event } satisfies Gns3Notification);
+const projectChannel = (projectId: string): ProjectChannel => `${PROJECT_PREFIX}${projectId}`;
+
+/** The id of the project whose channel this is, if it is one. */
+export const channelProjectId = (channel: string): string | undefined =>
+  channel.startsWith(PROJECT_PREFIX) ? channel.slice(PROJECT_PREFIX.length) : undefined;
+
+export const controllerTopic = channelTopic(CONTROLLER_CHANNEL);
+export const projectTopic = (projectId: string) => channelTopic(projectChannel(projectId));
+/** Every project's channel (a compute's global stream, the runtime). */
+export const allProjectsTopic: Topic<TopologyEvent> = { match: (c) => c.startsWith(PROJECT_PREFIX) };
+
+/** node.*, link.*, drawing.*, snapshot.restored — on the channel of one project. */
+export function publishTopologyEvent(ctx: AppContext, projectId: string, event: TopologyEvent) {
+  return ctx.bus.publish(projectChannel(projectId), event);
 }
 
-/** project.*, compute.*, settings.updated — the controller stream. */
-export function publishControllerEvent(ctx: AppContext, action: string, event: object) {
-  return ctx.bus.publish(CONTROLLER_CHANNEL, { action, event } satisfies Gns3Notification);
+/** project.*, compute.*, template.*, settings.updated — on the controller channel. */
+export function publishControllerEvent(ctx: AppContext, event: ControllerEvent) {
+  return ctx.bus.publish(CONTROLLER_CHANNEL, event);
+}
+
+/** The names of the fields whose values differ, for `changed`: as the API names them (`properties`, not the column `propertiesJson`). */
+export function changedFields<T extends object>(before: T, after: T): string[] {
+  const keys = Object.keys(after) as (keyof T & string)[];
+  return keys.filter((k) => k !== "createdAt" && JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => k.replace(/Json$/, ""));
 }

@@ -4,6 +4,10 @@ import { Redis } from "ioredis";
  * The event bus every operation publishes to. Events carry a monotonically increasing id so that a subscriber
  * can resume after a reconnect: the bus keeps a bounded replay window (REPLAY_WINDOW events). In memory by
  * default; with Redis the window is a capped stream, so ids are shared and events cross instances.
+ *
+ * The bus is typed by its channels: each feature declares the channels it owns and the domain event each one
+ * carries by merging into EventChannels, and subscribers follow a Topic that names the channels and so the
+ * events they receive. Events travel as JSON (the Redis stream, the replay window): payloads are plain data.
  */
 export interface BusEvent<T = unknown> {
   id: string;
@@ -11,14 +15,34 @@ export interface BusEvent<T = unknown> {
   data: T;
 }
 
+/** channel name (or template-literal pattern) → the event it carries. Features add theirs by declaration merging. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface EventChannels {}
+export type Channel = keyof EventChannels & string;
+
+/** Channels a subscriber follows, typed by the events they carry. */
+export interface Topic<T> {
+  match(channel: string): boolean;
+  /** Type only: the event the channels carry. */
+  readonly event?: T;
+}
+
+/** Exactly one channel. */
+export const channelTopic = <C extends Channel>(name: C): Topic<EventChannels[C]> => ({ match: (c) => c === name });
+
+/** Follows several topics at once (their events are the union). */
+export const anyOf = <Ts extends Topic<unknown>[]>(...topics: Ts): Topic<Ts[number] extends Topic<infer T> ? T : never> => ({
+  match: (channel) => topics.some((t) => t.match(channel)),
+});
+
 export interface SubscribeOptions {
   /** Replay retained events published after this id before going live. */
   after?: string;
 }
 
 export interface EventBus {
-  publish(channel: string, data: unknown): Promise<BusEvent>;
-  subscribe(match: (channel: string) => boolean, opts?: SubscribeOptions): Subscription;
+  publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>>;
+  subscribe<T>(topic: Topic<T>, opts?: SubscribeOptions): Subscription<T>;
   /** Open subscriptions on this instance (the debug bundle reports it: a number that only grows is a leak). */
   subscriberCount(): number;
   close(): Promise<void>;
@@ -41,19 +65,19 @@ export function isEventId(s: string): boolean {
 }
 
 /** A pull-based queue of events: an AsyncIterableIterator that unsubscribes itself on return(). */
-export class Subscription implements AsyncIterableIterator<BusEvent> {
-  private queue: BusEvent[] = [];
-  private waiting: ((r: IteratorResult<BusEvent>) => void) | undefined;
+export class Subscription<T = unknown> implements AsyncIterableIterator<BusEvent<T>> {
+  private queue: BusEvent<T>[] = [];
+  private waiting: ((r: IteratorResult<BusEvent<T>>) => void) | undefined;
   private done = false;
   private lastId: string | undefined;
 
   constructor(
     readonly match: (channel: string) => boolean,
-    private readonly onClose: (s: Subscription) => void,
+    private readonly onClose: (s: Subscription<T>) => void,
   ) {}
 
   /** Delivers in id order and never twice, which makes replay + live overlap harmless. */
-  push(event: BusEvent): void {
+  push(event: BusEvent<T>): void {
     if (this.done) return;
     if (this.lastId && compareEventIds(event.id, this.lastId) <= 0) return;
     this.lastId = event.id;
@@ -67,14 +91,14 @@ export class Subscription implements AsyncIterableIterator<BusEvent> {
     if (this.queue.length > SUBSCRIBER_BACKLOG) this.queue.shift();
   }
 
-  next(): Promise<IteratorResult<BusEvent>> {
+  next(): Promise<IteratorResult<BusEvent<T>>> {
     const event = this.queue.shift();
     if (event) return Promise.resolve({ value: event, done: false });
     if (this.done) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => (this.waiting = resolve));
   }
 
-  return(): Promise<IteratorResult<BusEvent>> {
+  return(): Promise<IteratorResult<BusEvent<T>>> {
     if (!this.done) {
       this.done = true;
       this.queue = [];
@@ -91,13 +115,13 @@ export class Subscription implements AsyncIterableIterator<BusEvent> {
 }
 
 abstract class FanoutBus implements EventBus {
-  protected subscribers = new Set<Subscription>();
+  protected subscribers = new Set<Subscription<unknown>>();
 
   subscriberCount(): number {
     return this.subscribers.size;
   }
 
-  abstract publish(channel: string, data: unknown): Promise<BusEvent>;
+  abstract publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>>;
   protected abstract replay(after: string): Promise<BusEvent[]>;
   abstract close(): Promise<void>;
 
@@ -105,10 +129,11 @@ abstract class FanoutBus implements EventBus {
     for (const s of this.subscribers) if (s.match(event.channel)) s.push(event);
   }
 
-  subscribe(match: (channel: string) => boolean, opts: SubscribeOptions = {}): Subscription {
-    const sub = new Subscription(match, (s) => this.subscribers.delete(s));
+  subscribe<T>({ match }: Topic<T>, opts: SubscribeOptions = {}): Subscription<T> {
+    const sub = new Subscription<T>(match, (s) => this.subscribers.delete(s as Subscription<unknown>));
+    const subscriber = sub as Subscription<unknown>;
     if (opts.after === undefined) {
-      this.subscribers.add(sub);
+      this.subscribers.add(subscriber);
       return sub;
     }
     // Replay first, then go live; live events that arrive meanwhile are held back and de-duplicated by id.
@@ -118,14 +143,14 @@ abstract class FanoutBus implements EventBus {
     this.subscribers.add(holder);
     void this.replay(opts.after).then(
       (events) => {
-        for (const e of events) if (match(e.channel)) sub.push(e);
+        for (const e of events) if (match(e.channel)) subscriber.push(e);
         this.subscribers.delete(holder);
-        for (const e of held) sub.push(e);
-        this.subscribers.add(sub);
+        for (const e of held) subscriber.push(e);
+        this.subscribers.add(subscriber);
       },
       () => {
         this.subscribers.delete(holder);
-        this.subscribers.add(sub);
+        this.subscribers.add(subscriber);
       },
     );
     return sub;
@@ -140,9 +165,9 @@ export class MemoryBus extends FanoutBus {
    */
   private window: { id: string; channel: string; json: string }[] = [];
 
-  async publish(channel: string, data: unknown): Promise<BusEvent> {
+  async publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>> {
     const json = JSON.stringify(data ?? null);
-    const event: BusEvent = { id: `0-${++this.seq}`, channel, data: JSON.parse(json) };
+    const event: BusEvent<EventChannels[C]> = { id: `0-${++this.seq}`, channel, data: JSON.parse(json) };
     this.window.push({ id: event.id, channel, json });
     if (this.window.length > REPLAY_WINDOW) this.window.shift();
     this.deliver(event);
@@ -194,7 +219,7 @@ export class RedisBus extends FanoutBus {
     }
   }
 
-  async publish(channel: string, data: unknown): Promise<BusEvent> {
+  async publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>> {
     const json = JSON.stringify(data ?? null);
     const id = (await this.writer.xadd(this.key, "MAXLEN", "~", REPLAY_WINDOW, "*", "c", channel, "d", json)) as string;
     return { id, channel, data: JSON.parse(json) };

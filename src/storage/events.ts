@@ -1,7 +1,8 @@
 import type { AppContext } from "../platform/context.js";
+import { channelTopic } from "../platform/events.js";
 
 /** Rule and volume-quota changes, for the GraphQL subscription (scoped by SVM/volume by the subscriber). */
-export const QUOTA_CHANNEL = "storage:quota";
+const QUOTA_CHANNEL = "storage:quota";
 
 export type QuotaChangeKind = "RULE_CREATED" | "RULE_UPDATED" | "RULE_DELETED" | "VOLUME_QUOTA_CHANGED";
 
@@ -11,5 +12,13 @@ export interface QuotaChange {
   volumeUuid: string;
   ruleUuid?: string;
 }
+
+declare module "../platform/events.js" {
+  interface EventChannels {
+    "storage:quota": QuotaChange;
+  }
+}
+
+export const quotaTopic = channelTopic(QUOTA_CHANNEL);
 
 export const publishQuotaChange = (ctx: AppContext, change: QuotaChange) => ctx.bus.publish(QUOTA_CHANNEL, change);

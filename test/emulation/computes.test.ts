@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLER_CHANNEL } from "../../src/emulation/events.js";
+import { controllerTopic } from "../../src/emulation/events.js";
+import { asGns3 } from "../support/gns3-events.js";
 import { busSubscribed, call, gql, onPostgres, startTestServer, type TestServer } from "../support/server.js";
 
 async function waitFor<T>(probe: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
@@ -25,9 +26,9 @@ describe("computes: registry", () => {
   const events: { action: string; event: any }[] = [];
   beforeAll(async () => {
     s = await startTestServer();
-    const sub = s.ctx.bus.subscribe((ch) => ch === CONTROLLER_CHANNEL);
+    const sub = s.ctx.bus.subscribe(controllerTopic);
     void (async () => {
-      for await (const e of sub) events.push(e.data as { action: string; event: any });
+      for await (const e of sub) events.push(asGns3(s.ctx, e));
     })();
   });
   afterAll(() => s.close());
@@ -235,7 +236,7 @@ describe("computes: connection monitor against a second Patchbay instance", () =
     expect(wrong.status).toBe(201);
     expect((await waitFor(async () => ((await remote()).last_error ? remote() : undefined))).last_error).toMatch(/Authentication failed/);
 
-    const sub = a.ctx.bus.subscribe((ch) => ch === CONTROLLER_CHANNEL);
+    const sub = a.ctx.bus.subscribe(controllerTopic);
     expect((await call(a.url, "PUT", "/v2/computes/b", { password: "b-secret" })).status).toBe(200);
     const up = await waitFor(async () => ((await remote()).connected ? remote() : undefined));
     expect(up).toMatchObject({
@@ -247,7 +248,7 @@ describe("computes: connection monitor against a second Patchbay instance", () =
     expect(typeof up.memory_usage_percent).toBe("number");
     for (;;) {
       const { value } = await sub.next();
-      const n = value.data as { action: string; event: any };
+      const n = asGns3(a.ctx, value);
       if (n.action === "compute.updated" && n.event.connected) break; // the change was announced
     }
     await sub.return();

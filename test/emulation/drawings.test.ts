@@ -11,6 +11,13 @@ import { ndjsonStream } from "./nodes-support.js";
 
 const guiDrawing = (svg: string, extra: object = {}) => ({ drawing_id: randomUUID(), x: -50, y: 30, z: 1, locked: false, rotation: 0, svg, ...extra });
 
+declare module "../../src/platform/events.js" {
+  interface EventChannels {
+    /** A channel no one follows: publishing on it only takes a cursor. */
+    "test:mark": object;
+  }
+}
+
 describe("GNS3 drawings", () => {
   let s: TestServer;
   let pid: string;

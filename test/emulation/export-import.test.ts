@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLER_CHANNEL, projectChannel } from "../../src/emulation/events.js";
+import { controllerTopic, projectTopic } from "../../src/emulation/events.js";
+import { asGns3 } from "../support/gns3-events.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { getBytes, postBytes, unzip, zip } from "./archive-support.js";
 
@@ -198,9 +199,9 @@ describe("GNS3 export and import", () => {
   it("re-imports an export as a closed project with new ids, node files following their node", async () => {
     const id = "36d2734a-8665-4fa3-83c3-3480ea4cf3d1";
     const events: any[] = [];
-    const sub = s.ctx.bus.subscribe((c) => c === CONTROLLER_CHANNEL);
+    const sub = s.ctx.bus.subscribe(controllerTopic);
     void (async () => {
-      for await (const e of sub) events.push(e.data);
+      for await (const e of sub) events.push(asGns3(s.ctx, e));
     })();
     const r = await postBytes(s.url, `/v2/projects/${id}/import?name=imported-ref`, exported);
     expect(r.status).toBe(201);
@@ -301,9 +302,9 @@ describe("GNS3 export and import", () => {
     expect(r.body).toMatchObject({ name: "from-gns3", status: "closed", scene_width: 3000, show_grid: true });
 
     const events: any[] = [];
-    const sub = s.ctx.bus.subscribe((c) => c === projectChannel(id));
+    const sub = s.ctx.bus.subscribe(projectTopic(id));
     void (async () => {
-      for await (const e of sub) events.push(e.data);
+      for await (const e of sub) events.push(asGns3(s.ctx, e));
     })();
     await call(s.url, "POST", `/v2/projects/${id}/open`);
     for (let i = 0; i < 100 && events.length < 7; i++) await new Promise((res) => setTimeout(res, 10));

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { projectTopic } from "../../src/emulation/events.js";
+import { asGns3 } from "../support/gns3-events.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -55,9 +57,9 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     expect(p.status).toBe(201);
     projectId = p.body.project_id;
     P = `/v2/projects/${projectId}`;
-    const sub = ctl.ctx.bus.subscribe((c) => c.endsWith(projectId));
+    const sub = ctl.ctx.bus.subscribe(projectTopic(projectId));
     void (async () => {
-      for await (const e of sub) events.push(e.data as { action: string; event: any });
+      for await (const e of sub) events.push(asGns3(ctl.ctx, e));
     })();
     for (const [name, type, computeId] of [["PC1", "vpcs", "local"], ["SW1", "ethernet_switch", "local"], ["PC2", "vpcs", "hostb"]]) {
       const r = await call(ctl.url, "POST", `${P}/nodes`, { name, node_type: type, compute_id: computeId });

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLER_CHANNEL, projectChannel } from "../../src/emulation/events.js";
-import type { Subscription } from "../../src/platform/events.js";
+import { controllerTopic, projectTopic } from "../../src/emulation/events.js";
+import { asGns3 } from "../support/gns3-events.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
 const DEFAULTS = {
@@ -25,10 +25,10 @@ const DEFAULTS = {
 
 /** Collects controller events published on the bus until `take` is called. */
 function controllerEvents(s: TestServer) {
-  const sub: Subscription = s.ctx.bus.subscribe((c) => c === CONTROLLER_CHANNEL);
+  const sub = s.ctx.bus.subscribe(controllerTopic);
   const seen: { action: string; event: any }[] = [];
   void (async () => {
-    for await (const e of sub) seen.push(e.data as { action: string; event: any });
+    for await (const e of sub) seen.push(asGns3(s.ctx, e));
   })();
   return {
     async take(n: number) {
@@ -215,10 +215,10 @@ describe("GNS3 projects", () => {
     const full = (await call(s.url, "POST", `${P}/links`, { nodes: [end(pc, 0), end(sw, 0)] })).body.link_id;
     const half = (await call(s.url, "POST", `${P}/links`, { nodes: [end(sw, 1)] })).body.link_id;
     await call(s.url, "POST", `${P}/close`);
-    const sub = s.ctx.bus.subscribe((c) => c === projectChannel(p.project_id));
+    const sub = s.ctx.bus.subscribe(projectTopic(p.project_id));
     const seen: any[] = [];
     void (async () => {
-      for await (const e of sub) seen.push(e.data);
+      for await (const e of sub) seen.push(asGns3(s.ctx, e));
     })();
     await call(s.url, "POST", `${P}/open`);
     for (let i = 0; i < 100 && seen.length < 4; i++) await new Promise((r) => setTimeout(r, 10));

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { projectTopic } from "../../src/emulation/events.js";
+import { asGns3 } from "../support/gns3-events.js";
 import dgram from "node:dgram";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -121,9 +123,9 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
     projectId = randomUUID();
     await s.ctx.db.project.create({ data: { id: projectId, name: `lab-${projectId.slice(0, 8)}`, filename: "lab.gns3", autoClose: false } });
     P = `/v2/projects/${projectId}`;
-    const sub = s.ctx.bus.subscribe((c) => c.endsWith(projectId));
+    const sub = s.ctx.bus.subscribe(projectTopic(projectId));
     void (async () => {
-      for await (const e of sub) events.push(e.data as { action: string; event: any });
+      for await (const e of sub) events.push(asGns3(s.ctx, e));
     })();
     for (const [name, type] of [["PC1", "vpcs"], ["PC2", "vpcs"], ["SW1", "ethernet_switch"]]) {
       const r = await call(s.url, "POST", `${P}/nodes`, { name, node_type: type, compute_id: "local" });

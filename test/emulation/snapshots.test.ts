@@ -1,18 +1,20 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLER_CHANNEL, projectChannel } from "../../src/emulation/events.js";
+import { controllerTopic, projectTopic, type EmulationEvent } from "../../src/emulation/events.js";
+import type { Topic } from "../../src/platform/events.js";
+import { asGns3 } from "../support/gns3-events.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { unzip } from "./archive-support.js";
 
 const end = (node_id: string, port_number = 0) => ({ node_id, adapter_number: 0, port_number });
 
 /** Records bus events of one channel. */
-function record(s: TestServer, channel: string) {
-  const sub = s.ctx.bus.subscribe((c) => c === channel);
+function record(s: TestServer, topic: Topic<EmulationEvent>) {
+  const sub = s.ctx.bus.subscribe(topic);
   const seen: { action: string; event: any }[] = [];
   void (async () => {
-    for await (const e of sub) seen.push(e.data as { action: string; event: any });
+    for await (const e of sub) seen.push(asGns3(s.ctx, e));
   })();
   return {
     seen,
@@ -121,8 +123,8 @@ describe("GNS3 snapshots", () => {
     expect((await call(s.url, "DELETE", `${P}/links/${links[0].link_id}`)).status).toBe(204);
     await call(s.url, "POST", `${P}/files/hello.txt`, "v2");
 
-    const projectEvents = record(s, projectChannel(pid));
-    const controller = record(s, CONTROLLER_CHANNEL);
+    const projectEvents = record(s, projectTopic(pid));
+    const controller = record(s, controllerTopic);
     const r = await call(s.url, "POST", `${P}/snapshots/${snap1.snapshot_id}/restore`);
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ project_id: pid, name: "ref1", status: "opened", filename: "ref1.gns3" });

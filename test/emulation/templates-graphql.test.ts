@@ -43,7 +43,7 @@ describe("emulation: templates (GraphQL)", () => {
     const events: any[] = [];
     const before = s.ctx.bus.subscriberCount();
     const stop = client.subscribe(
-      { query: `subscription { templateEvents { __typename ... on SubscriptionTemplateEventsSuccess { data { cursor action template { id name settings } } } } }` },
+      { query: `subscription { templateEvents { __typename ... on SubscriptionTemplateEventsSuccess { data { cursor kind action template { id name settings } } } } }` },
       { next: (m: any) => events.push(m.data.templateEvents.data), error: () => {}, complete: () => {} },
     );
     await busSubscribed(s, before);
@@ -79,11 +79,11 @@ describe("emulation: templates (GraphQL)", () => {
     const deadline = Date.now() + 3000;
     while (events.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     stop();
-    expect(events.map((e) => [e.action, e.template.name])).toEqual([
-      ["CREATED", "Access SW"],
-      ["UPDATED", "Edge SW"],
-      ["CREATED", "Edge SW"],
-      ["DELETED", "Edge SW"],
+    expect(events.map((e) => [e.kind, e.action, e.template.name])).toEqual([
+      ["CREATED", "template.created", "Access SW"],
+      ["UPDATED", "template.updated", "Edge SW"],
+      ["CREATED", "template.created", "Edge SW"],
+      ["DELETED", "template.deleted", "Edge SW"],
     ]);
     expect(events[0].cursor).toEqual(expect.any(String));
   });

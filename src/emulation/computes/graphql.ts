@@ -1,6 +1,4 @@
-import type { AppContext } from "../../platform/context.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import { CONTROLLER_CHANNEL, type Gns3Notification } from "../events.js";
 import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
@@ -18,7 +16,7 @@ const ComputeCapabilities = builder.objectRef<Capabilities>("ComputeCapabilities
   }),
 });
 
-const ComputeRef = builder.objectRef<Compute>("Compute").implement({
+export const ComputeRef = builder.objectRef<Compute>("Compute").implement({
   description: "A server that runs nodes: this server (id local) or a remote one. The password is write-only.",
   fields: (t) => ({
     id: t.exposeString("compute_id"),
@@ -94,32 +92,3 @@ builder.mutationFields((t) => ({
     resolve: async (_r, args, ctx) => Boolean(await deleteCompute(ctx, args.id)),
   }),
 }));
-
-const KINDS = { "compute.created": "CREATED", "compute.updated": "UPDATED", "compute.deleted": "DELETED" } as const;
-type ComputeEventShape = { kind: (typeof KINDS)[keyof typeof KINDS]; compute: Compute };
-
-const ComputeEventKind = builder.enumType("ComputeEventKind", { values: Object.values(KINDS) });
-const ComputeEvent = builder.objectRef<ComputeEventShape>("ComputeEvent").implement({
-  description: "A change in the computes registry, including connection and usage changes seen by the monitor",
-  fields: (t) => ({
-    kind: t.field({ type: ComputeEventKind, resolve: (e) => e.kind }),
-    compute: t.field({ type: ComputeRef, resolve: (e) => e.compute }),
-  }),
-});
-
-/** The compute.* events of the controller stream, typed. */
-async function* computeEvents(ctx: AppContext): AsyncGenerator<ComputeEventShape> {
-  const sub = ctx.bus.subscribe((channel) => channel === CONTROLLER_CHANNEL);
-  try {
-    for await (const { data } of sub) {
-      const { action, event } = data as Gns3Notification;
-      if (action in KINDS) yield { kind: KINDS[action as keyof typeof KINDS], compute: event as Compute };
-    }
-  } finally {
-    await sub.return();
-  }
-}
-
-builder.subscriptionField("computeEvents", (t) =>
-  t.field({ type: ComputeEvent, subscribe: (_r, _a, ctx) => computeEvents(ctx), resolve: (e) => e }),
-);

@@ -113,7 +113,7 @@ export class ComputeMonitor {
     if (!this.current(w)) return;
     const changed = JSON.stringify(next) !== JSON.stringify(w.live);
     w.live = next;
-    if (changed) await publishControllerEvent(this.ctx, "compute.updated", remoteCompute(w.row, w.live));
+    if (changed) await publishControllerEvent(this.ctx, { type: "compute.updated", compute: remoteCompute(w.row, w.live) });
     if (!this.current(w)) return;
     const delay = w.failures ? Math.min(FIRST_RETRY_MS * 2 ** (w.failures - 1), MAX_RETRY_MS) : CONNECTED_POLL_MS;
     w.timer = setTimeout(() => void this.poll(w), delay);

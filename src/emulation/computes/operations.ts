@@ -61,7 +61,7 @@ export async function createCompute(ctx: AppContext, raw: NewCompute): Promise<C
   }
   const monitor = ctx.services.emulation.computes;
   const compute = remoteCompute(row, monitor.live(id));
-  await publishControllerEvent(ctx, "compute.created", compute);
+  await publishControllerEvent(ctx, { type: "compute.created", compute });
   monitor.watch(row, input.password ?? null);
   return compute;
 }
@@ -83,7 +83,7 @@ export async function updateCompute(ctx: AppContext, computeId: string, raw: Com
   const monitor = ctx.services.emulation.computes;
   monitor.watch(row, given !== undefined ? given : password(ctx, row));
   const compute = remoteCompute(row, monitor.live(computeId));
-  await publishControllerEvent(ctx, "compute.updated", compute);
+  await publishControllerEvent(ctx, { type: "compute.updated", compute });
   return compute;
 }
 
@@ -97,7 +97,7 @@ export async function deleteCompute(ctx: AppContext, computeId: string): Promise
   const monitor = ctx.services.emulation.computes;
   const compute = remoteCompute(row, monitor.live(computeId));
   monitor.unwatch(computeId);
-  await publishControllerEvent(ctx, "compute.deleted", compute);
+  await publishControllerEvent(ctx, { type: "compute.deleted", compute });
   return compute;
 }
 
@@ -110,7 +110,7 @@ async function reconnect(ctx: AppContext, row: ComputeRow): Promise<Compute> {
   const monitor = ctx.services.emulation.computes;
   monitor.watch(row, password(ctx, row));
   const compute = remoteCompute(row, monitor.live(row.id));
-  await publishControllerEvent(ctx, "compute.updated", compute);
+  await publishControllerEvent(ctx, { type: "compute.updated", compute });
   return compute;
 }
 

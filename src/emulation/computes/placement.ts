@@ -1,7 +1,8 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
-import { CONTROLLER_CHANNEL, isProjectChannel, type Gns3Notification } from "../events.js";
+import { anyOf } from "../../platform/events.js";
+import { allProjectsTopic, controllerTopic } from "../events.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
@@ -253,34 +254,31 @@ export class Placement {
    * A change made on the controller (rename, emulator properties such as a switch's ports_mapping) is passed on
    * to the compute that runs the node, in the compute API's flat form.
    */
-  private async settingsChanged(computeId: string, node: RemoteNodeEvent): Promise<void> {
-    const settings = { name: node.name, ...(node.properties ?? {}) };
-    const key = JSON.stringify(settings);
-    const last = this.sent.get(node.node_id);
-    this.sent.set(node.node_id, key);
-    if (last === undefined || last === key || !this.present.get(computeId)?.has(node.node_id)) return;
-    const t = await computeTarget(this.ctx, computeId);
-    await computeJson(t, "PUT", nodeRoute({ projectId: node.project_id, nodeType: node.node_type, id: node.node_id }), settings);
+  private async settingsChanged(node: NodeData): Promise<void> {
+    const key = remoteSettingsKey(node);
+    const last = this.sent.get(node.id);
+    this.sent.set(node.id, key);
+    if (last === undefined || last === key || !this.present.get(node.computeId)?.has(node.id)) return;
+    const t = await computeTarget(this.ctx, node.computeId);
+    await computeJson(t, "PUT", nodeRoute(node), remoteSettings(node));
   }
 
   private follow(): void {
-    const sub = this.ctx.bus.subscribe((c) => c === CONTROLLER_CHANNEL || isProjectChannel(c));
+    const sub = this.ctx.bus.subscribe(anyOf(controllerTopic, allProjectsTopic));
     this.subscription = sub;
     void (async () => {
-      for await (const ev of sub) {
+      for await (const { data: e } of sub) {
         if (this.stopped) break;
-        const { action, event } = ev.data as Gns3Notification;
-        const e = event as Record<string, any>;
         try {
-          if (action === "compute.updated" || action === "compute.created") await this.connectionChange(e.compute_id, Boolean(e.connected));
-          else if (action === "compute.deleted") this.forget(e.compute_id);
-          else if (action === "node.created" && e.compute_id && e.compute_id !== LOCAL_ID) this.sent.set(e.node_id, JSON.stringify({ name: e.name, ...(e.properties ?? {}) }));
-          else if (action === "node.updated" && e.compute_id && e.compute_id !== LOCAL_ID) await this.settingsChanged(e.compute_id, e as RemoteNodeEvent);
-          else if (action === "node.deleted" && e.compute_id && e.compute_id !== LOCAL_ID) await this.deleteOnCompute(e.compute_id, e as { node_id: string; node_type: string; project_id: string });
-          else if (action === "project.closed") await this.projectGone(e.project_id, "close");
-          else if (action === "project.deleted") await this.projectGone(e.project_id, "delete");
+          if (e.type === "compute.updated" || e.type === "compute.created") await this.connectionChange(e.compute.compute_id, e.compute.connected);
+          else if (e.type === "compute.deleted") this.forget(e.compute.compute_id);
+          else if (e.type === "node.created" && isRemote(e.node)) this.sent.set(e.node.id, remoteSettingsKey(e.node));
+          else if (e.type === "node.updated" && isRemote(e.node)) await this.settingsChanged(e.node);
+          else if (e.type === "node.deleted" && isRemote(e.node)) await this.deleteOnCompute(e.node);
+          else if (e.type === "project.closed") await this.projectGone(e.project.id, "close");
+          else if (e.type === "project.deleted") await this.projectGone(e.project.id, "delete");
         } catch (err) {
-          this.ctx.log.info("placement: event handling failed", { action, error: String(err) });
+          this.ctx.log.info("placement: event handling failed", { action: e.type, error: String(err) });
         }
       }
     })();
@@ -303,13 +301,12 @@ export class Placement {
     this.projects.delete(computeId);
   }
 
-  private async deleteOnCompute(computeId: string, node: { node_id: string; node_type: string; project_id: string }): Promise<void> {
-    this.present.get(computeId)?.delete(node.node_id);
-    this.sent.delete(node.node_id);
-    const t = await computeTarget(this.ctx, computeId).catch(() => undefined);
+  private async deleteOnCompute(node: NodeData): Promise<void> {
+    this.present.get(node.computeId)?.delete(node.id);
+    this.sent.delete(node.id);
+    const t = await computeTarget(this.ctx, node.computeId).catch(() => undefined);
     if (!t) return;
-    const route = nodeRoute({ projectId: node.project_id, nodeType: node.node_type, id: node.node_id });
-    await computeJson(t, "DELETE", route, undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
+    await computeJson(t, "DELETE", nodeRoute(node), undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
   }
 
   private async projectGone(projectId: string, how: "close" | "delete"): Promise<void> {
@@ -348,10 +345,10 @@ export class Placement {
   }
 }
 
-interface RemoteNodeEvent {
-  node_id: string;
-  node_type: string;
-  project_id: string;
-  name: string;
-  properties?: Record<string, unknown>;
-}
+type NodeData = Omit<Node, "createdAt">;
+
+const isRemote = (node: NodeData) => node.computeId !== LOCAL_ID;
+
+/** What a compute is told of a node's settings: its name and emulator properties, in the compute API's flat form. */
+const remoteSettings = (node: NodeData) => ({ name: node.name, ...nodeProperties(node) });
+const remoteSettingsKey = (node: NodeData) => JSON.stringify(remoteSettings(node));

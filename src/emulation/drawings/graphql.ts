@@ -11,7 +11,7 @@ const DrawingShapeEnum = builder.enumType("DrawingShape", {
 });
 
 // "Drawing" is GNS3's own word for the notes, shapes and pictures of a canvas; it clashes with nothing here.
-builder.prismaObject("Drawing", {
+export const DrawingRef = builder.prismaObject("Drawing", {
   description: "A note, shape or picture on a project's canvas, stored as SVG",
   fields: (t) => ({
     id: t.exposeID("id"),

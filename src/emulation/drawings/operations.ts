@@ -3,10 +3,9 @@ import type { Drawing } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
 import { parseInput } from "../../platform/input.js";
-import { publishProjectEvent } from "../events.js";
+import { changedFields, publishTopologyEvent } from "../events.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { drawingChangesSchema, newDrawingSchema, type DrawingChanges, type NewDrawing } from "./schema.js";
-import { drawingToRest, drawingUpdatedEvent } from "./serialize.js";
 import { checkSvg, SvgRejected } from "./svg.js";
 
 const byCreation = [{ createdAt: "asc" }, { id: "asc" }] as const;
@@ -49,7 +48,7 @@ export async function createDrawing(ctx: AppContext, projectId: string, raw: New
     if (raced) return raced;
     throw e;
   }
-  await publishProjectEvent(ctx, projectId, "drawing.created", drawingToRest(drawing));
+  await publishTopologyEvent(ctx, projectId, { type: "drawing.created", drawing });
   return drawing;
 }
 
@@ -81,7 +80,7 @@ export async function updateDrawing(ctx: AppContext, projectId: string, drawingI
     if ((e as { code?: string }).code === "P2025") throw new NotFoundError(`Drawing ID ${drawingId} doesn't exist`); // deleted meanwhile
     throw e;
   });
-  await publishProjectEvent(ctx, projectId, "drawing.updated", drawingUpdatedEvent(after, after.svg !== before.svg));
+  await publishTopologyEvent(ctx, projectId, { type: "drawing.updated", drawing: after, changed: changedFields(before, after) });
   return after;
 }
 
@@ -90,5 +89,5 @@ export async function deleteDrawing(ctx: AppContext, projectId: string, drawingI
   if (drawing.locked) throw new ConflictError(`Drawing ID ${drawingId} cannot be deleted because it is locked`);
   const { count } = await ctx.db.drawing.deleteMany({ where: { id: drawingId, projectId, locked: false } });
   if (!count) throw new NotFoundError(`Drawing ID ${drawingId} doesn't exist`); // deleted (or locked) meanwhile
-  await publishProjectEvent(ctx, projectId, "drawing.deleted", drawingToRest(drawing));
+  await publishTopologyEvent(ctx, projectId, { type: "drawing.deleted", drawing });
 }

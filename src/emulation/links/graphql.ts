@@ -4,7 +4,7 @@ import { LinkTypeEnum } from "../nodes/graphql.js";
 import { createLink, deleteLink, getLink, updateLink } from "./operations.js";
 import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 
-builder.prismaObject("Link", {
+export const LinkRef = builder.prismaObject("Link", {
   description: "A cable between two node ports (one end while it is being drawn)",
   fields: (t) => ({
     id: t.exposeID("id"),

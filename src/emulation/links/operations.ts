@@ -3,7 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { parseInput } from "../../platform/input.js";
-import { publishProjectEvent } from "../events.js";
+import { publishTopologyEvent } from "../events.js";
 import { nodePorts } from "../nodes/ports.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { getNode } from "../nodes/operations.js";
@@ -76,7 +76,7 @@ export async function createLink(ctx: AppContext, projectId: string, raw: NewLin
         include: withEndpoints,
       });
     });
-    if (link.endpoints.length === 2) await publishProjectEvent(ctx, projectId, "link.created", linkToRest(link));
+    if (link.endpoints.length === 2) await publishTopologyEvent(ctx, projectId, { type: "link.created", link });
     return link;
   } catch (e) {
     // A concurrent link took the port between our check and our insert.
@@ -136,7 +136,7 @@ export async function updateLink(ctx: AppContext, projectId: string, linkId: str
       include: withEndpoints,
     });
   });
-  for (const s of steps) await publishProjectEvent(ctx, projectId, "link.updated", linkToRest(s));
+  for (const s of steps) await publishTopologyEvent(ctx, projectId, { type: "link.updated", link: s });
   return after;
 }
 
@@ -147,7 +147,7 @@ export async function setLinkCaptureState(
   capture: { capturing: boolean; captureFileName?: string | null; captureFilePath?: string | null; captureComputeId: string | null },
 ): Promise<LinkWithEndpoints> {
   const link = await ctx.db.link.update({ where: { id: linkId }, data: capture, include: withEndpoints });
-  await publishProjectEvent(ctx, link.projectId, "link.updated", linkToRest(link));
+  await publishTopologyEvent(ctx, link.projectId, { type: "link.updated", link });
   return link;
 }
 
@@ -155,7 +155,7 @@ export async function deleteLink(ctx: AppContext, projectId: string, linkId: str
   const link = await getLink(ctx, projectId, linkId);
   const { count } = await ctx.db.link.deleteMany({ where: { id: linkId } });
   if (!count) throw new NotFoundError(`Link ID ${linkId} doesn't exist`); // deleted concurrently
-  await publishProjectEvent(ctx, projectId, "link.deleted", linkToRest(link));
+  await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link });
 }
 
 /** The filters the link supports: all of them when one end is a node type that can filter, else none. */

@@ -1,6 +1,8 @@
 import type { Link, LinkEndpoint } from "../../generated/prisma-sqlite/client.js";
 
 export type LinkWithEndpoints = Link & { endpoints: LinkEndpoint[] };
+/** A link as events carry it (no timestamp). */
+export type LinkData = Omit<LinkWithEndpoints, "createdAt">;
 
 const parse = (json: string): Record<string, unknown> => {
   try {
@@ -10,14 +12,14 @@ const parse = (json: string): Record<string, unknown> => {
   }
 };
 
-function endpoints(link: LinkWithEndpoints) {
+function endpoints(link: LinkData) {
   return [...link.endpoints]
     .sort((a, b) => a.position - b.position)
     .map((e) => ({ adapter_number: e.adapterNumber, label: parse(e.labelJson), node_id: e.nodeId, port_number: e.portNumber }));
 }
 
 /** The link as stored in the .gns3 topology file (also what GET P/links lists for a closed project). */
-export function linkToTopology(link: LinkWithEndpoints) {
+export function linkToTopology(link: LinkData) {
   return {
     filters: parse(link.filtersJson),
     link_id: link.id,
@@ -28,7 +30,7 @@ export function linkToTopology(link: LinkWithEndpoints) {
 }
 
 /** The GNS3 v2 REST link object (responses and link.* events). */
-export function linkToRest(link: LinkWithEndpoints) {
+export function linkToRest(link: LinkData) {
   return {
     ...linkToTopology(link),
     capture_compute_id: link.captureComputeId,

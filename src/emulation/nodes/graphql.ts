@@ -32,7 +32,7 @@ const NodeLabelInput = builder.inputType("NodeLabelInput", {
   fields: (t) => ({ style: t.string(), x: t.int(), y: t.int(), rotation: t.int() }),
 });
 
-builder.prismaObject("Node", {
+export const NodeRef = builder.prismaObject("Node", {
   name: "EmulatedNode",
   description: "A device in a project (named EmulatedNode because Node is the Relay interface)",
   fields: (t) => ({

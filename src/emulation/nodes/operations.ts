@@ -5,8 +5,7 @@ import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
 import { parseInput } from "../../platform/input.js";
-import { publishProjectEvent } from "../events.js";
-import { linkToRest } from "../links/serialize.js";
+import { changedFields, publishTopologyEvent } from "../events.js";
 import { assertName } from "../names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
@@ -22,7 +21,7 @@ const SYMBOL_SIZE = { width: 65, height: 59 };
 /** The project directory, under the name the runtime imports it by. */
 export { projectDir as projectDirectory };
 
-/** Serialises a node for responses and events (the REST node object is also the event payload). */
+/** Serialises a node for REST responses. */
 export async function restNode(ctx: AppContext, node: Node) {
   return nodeToRest(node, projectDir(ctx, await getProject(ctx, node.projectId)));
 }
@@ -155,7 +154,7 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
   const placed = input.computeId === "local" ? node : await ctx.services.emulation.placement.place(node);
   const dir = projectDir(ctx, project);
   if (!builtin) await fs.mkdir(nodeDirectory(dir, placed), { recursive: true });
-  await publishProjectEvent(ctx, projectId, "node.created", nodeToRest(placed, dir));
+  await publishTopologyEvent(ctx, projectId, { type: "node.created", node: placed, projectDir: dir });
   return placed;
 }
 
@@ -213,9 +212,10 @@ export async function setNodeRuntimeState(
 }
 
 async function publishIfChanged(ctx: AppContext, before: Node, after: Node): Promise<void> {
+  const changed = changedFields(before, after);
+  if (!changed.length) return;
   const dir = projectDir(ctx, await getProject(ctx, after.projectId));
-  const rest = nodeToRest(after, dir);
-  if (JSON.stringify(nodeToRest(before, dir)) !== JSON.stringify(rest)) await publishProjectEvent(ctx, after.projectId, "node.updated", rest);
+  await publishTopologyEvent(ctx, after.projectId, { type: "node.updated", node: after, projectDir: dir, changed });
 }
 
 /** Deletes the node and, first, every link attached to it (each announced with link.deleted). */
@@ -232,6 +232,7 @@ export async function deleteNode(ctx: AppContext, projectId: string, nodeId: str
     await tx.node.delete({ where: { id: nodeId } });
     return attached;
   });
-  for (const link of links) await publishProjectEvent(ctx, projectId, "link.deleted", linkToRest(link));
-  await publishProjectEvent(ctx, projectId, "node.deleted", await restNode(ctx, node));
+  for (const link of links) await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link });
+  const dir = projectDir(ctx, await getProject(ctx, projectId));
+  await publishTopologyEvent(ctx, projectId, { type: "node.deleted", node, projectDir: dir });
 }

@@ -21,12 +21,12 @@ export function nodeDirectory(projectDir: string, node: Pick<Node, "nodeType" | 
 }
 
 /** The label always shows the node name (GNS3 overwrites whatever text a client sends). */
-function label(node: Node) {
+function label(node: Omit<Node, "createdAt">) {
   return { ...parse<Record<string, unknown>>(node.labelJson, {}), text: node.name };
 }
 
 /** The node as stored in the .gns3 topology file (also what GET P/nodes lists for a closed project). */
-export function nodeToTopology(node: Node) {
+export function nodeToTopology(node: Omit<Node, "createdAt">) {
   return {
     compute_id: node.computeId,
     console: node.console,
@@ -53,7 +53,7 @@ export function nodeToTopology(node: Node) {
 }
 
 /** The GNS3 v2 REST node object (responses and node.* events). */
-export function nodeToRest(node: Node, projectDir: string) {
+export function nodeToRest(node: Omit<Node, "createdAt">, projectDir: string) {
   const properties = nodeProperties(node);
   return {
     ...nodeToTopology(node),

@@ -1,6 +1,8 @@
 import type { AppContext } from "../../platform/context.js";
+import type { Topic } from "../../platform/events.js";
 import { pythonJsonLine } from "../rest/json.js";
-import { CONTROLLER_CHANNEL, isProjectChannel, projectChannel, type Gns3Notification } from "../events.js";
+import { allProjectsTopic, channelProjectId, controllerTopic, projectTopic, type EmulationEvent } from "../events.js";
+import { toGns3Notification } from "./wire.js";
 import { systemUsage } from "./usage.js";
 
 /**
@@ -12,23 +14,23 @@ export type StreamScope = { kind: "controller" } | { kind: "project"; projectId:
 /** GNS3 sends a ping first, then again whenever the stream has been silent this long (1 s on a compute). */
 const PING_INTERVAL_MS: Record<StreamScope["kind"], number> = { controller: 5000, project: 5000, compute: 1000 };
 
-const channelProjectId = (channel: string) => channel.slice(projectChannel("").length);
-
-function scopeFilter(scope: StreamScope): (channel: string) => boolean {
-  if (scope.kind === "compute") return isProjectChannel;
-  const channel = scope.kind === "controller" ? CONTROLLER_CHANNEL : projectChannel(scope.projectId);
-  return (c) => c === channel;
+function scopeTopic(scope: StreamScope): Topic<EmulationEvent> {
+  if (scope.kind === "compute") return allProjectsTopic;
+  return scope.kind === "controller" ? controllerTopic : projectTopic(scope.projectId);
 }
 
-const scopeMessage = (scope: StreamScope, channel: string, data: Gns3Notification): object =>
-  scope.kind === "compute" ? { ...data, project_id: channelProjectId(channel) } : data;
+/** The GNS3 wire form, made here at the stream's edge; a compute's stream names each event's project. */
+function scopeMessage(ctx: AppContext, scope: StreamScope, channel: string, event: EmulationEvent): object {
+  const message = toGns3Notification(ctx, event);
+  return scope.kind === "compute" ? { ...message, project_id: channelProjectId(channel) } : message;
+}
 
 /**
  * One GNS3 notification stream, whatever the transport: `send` gets each message as GNS3 serialises it
  * (sorted keys, Python separators). Returns the function that ends the stream.
  */
 export function openNotificationStream(ctx: AppContext, scope: StreamScope, send: (message: string) => void): () => void {
-  const subscription = ctx.bus.subscribe(scopeFilter(scope));
+  const subscription = ctx.bus.subscribe(scopeTopic(scope));
   const pingInterval = PING_INTERVAL_MS[scope.kind];
   let timer: NodeJS.Timeout | undefined;
   let open = true;
@@ -40,7 +42,7 @@ export function openNotificationStream(ctx: AppContext, scope: StreamScope, send
   };
   emit({ action: "ping", event: systemUsage() });
   void (async () => {
-    for await (const e of subscription) emit(scopeMessage(scope, e.channel, e.data as Gns3Notification));
+    for await (const e of subscription) emit(scopeMessage(ctx, scope, e.channel, e.data));
   })();
   return () => {
     open = false;

@@ -1,9 +1,6 @@
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { publishProjectEvent } from "../events.js";
-import { linkToRest } from "../links/serialize.js";
-import { nodeToRest } from "../nodes/serialize.js";
-import { drawingToEntry } from "../topology-file/document.js";
+import { publishTopologyEvent } from "../events.js";
 import { projectDir } from "./serialize.js";
 
 /**
@@ -18,7 +15,7 @@ export async function announceTopology(ctx: AppContext, project: Project): Promi
     ctx.db.drawing.findMany({ where, orderBy: { createdAt: "asc" } }),
   ]);
   const dir = projectDir(ctx, project);
-  for (const n of nodes) await publishProjectEvent(ctx, project.id, "node.created", nodeToRest(n, dir));
-  for (const l of links) await publishProjectEvent(ctx, project.id, "link.created", linkToRest(l));
-  for (const d of drawings) await publishProjectEvent(ctx, project.id, "drawing.created", { ...drawingToEntry(d), project_id: project.id });
+  for (const node of nodes) await publishTopologyEvent(ctx, project.id, { type: "node.created", node, projectDir: dir });
+  for (const link of links) await publishTopologyEvent(ctx, project.id, { type: "link.created", link });
+  for (const drawing of drawings) await publishTopologyEvent(ctx, project.id, { type: "drawing.created", drawing });
 }

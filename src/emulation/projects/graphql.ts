@@ -33,7 +33,7 @@ const VariableType = builder.objectRef<Variable>("ProjectVariable").implement({
   fields: (t) => ({ name: t.exposeString("name"), value: t.string({ nullable: true, resolve: (v) => v.value ?? null }) }),
 });
 
-builder.prismaObject("Project", {
+export const ProjectRef = builder.prismaObject("Project", {
   fields: (t) => ({
     id: t.exposeID("id"),
     name: t.exposeString("name"),

@@ -6,9 +6,8 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError } from "../../platform/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { parseJson, UnsafeJsonError } from "../../platform/http/safe-json.js";
-import { publishControllerEvent, publishProjectEvent } from "../events.js";
+import { changedFields, publishControllerEvent, publishTopologyEvent } from "../events.js";
 import { isStrictlyInside, resolveInsideRoots } from "../files/safe-path.js";
-import { linkToRest } from "../links/serialize.js";
 import { assertFileName } from "../names.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
@@ -16,7 +15,7 @@ import { announceTopology } from "./announce.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
 import { createProjectSchema, updateProjectSchema, type CreateProjectInput, type ProjectSettings, type UpdateProjectInput } from "./schema.js";
-import { assertProjectId, projectDir, projectsRoot, projectToRest } from "./serialize.js";
+import { assertProjectId, projectDir, projectsRoot } from "./serialize.js";
 
 /** A refusal GNS3 answers with a bare 403 (no body): features reserved to a local server. */
 export class LocalOnlyError extends ForbiddenError {
@@ -116,7 +115,7 @@ export async function createProject(ctx: AppContext, raw: CreateProjectInput): P
     await ctx.db.project.delete({ where: { id } });
     throw new ConflictError(`Could not create project directory: ${(e as Error).message}`);
   }
-  await publishControllerEvent(ctx, "project.created", projectToRest(ctx, project));
+  await publishControllerEvent(ctx, { type: "project.created", project: project });
   return project;
 }
 
@@ -143,7 +142,7 @@ export async function updateProject(ctx: AppContext, projectId: string, raw: Upd
     throw e;
   }
   await writeTopologyFile(ctx, updated);
-  await publishControllerEvent(ctx, "project.updated", projectToRest(ctx, updated));
+  await publishControllerEvent(ctx, { type: "project.updated", project: updated, changed: changedFields(project, updated) });
   return updated;
 }
 
@@ -158,8 +157,8 @@ export async function deleteProject(ctx: AppContext, projectId: string): Promise
   await ctx.db.project.delete({ where: { id: projectId } });
   await fs.rm(dir, { recursive: true, force: true });
   const closed = { ...project, status: "closed" };
-  if (project.status === "opened") await publishControllerEvent(ctx, "project.closed", projectToRest(ctx, closed));
-  await publishControllerEvent(ctx, "project.deleted", projectToRest(ctx, closed));
+  if (project.status === "opened") await publishControllerEvent(ctx, { type: "project.closed", project: closed });
+  await publishControllerEvent(ctx, { type: "project.deleted", project: closed });
 }
 
 /**
@@ -172,11 +171,11 @@ export async function openProject(ctx: AppContext, projectId: string): Promise<P
   const links = await ctx.db.link.findMany({ where: { projectId }, include: { endpoints: true } });
   for (const dangling of links.filter((l) => l.endpoints.length !== 2)) {
     await ctx.db.link.delete({ where: { id: dangling.id } });
-    await publishProjectEvent(ctx, projectId, "link.deleted", linkToRest(dangling));
+    await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link: dangling });
   }
   const opened = await ctx.db.project.update({ where: { id: projectId }, data: { status: "opened" } });
   await announceTopology(ctx, opened);
-  await publishControllerEvent(ctx, "project.opened", projectToRest(ctx, opened));
+  await publishControllerEvent(ctx, { type: "project.opened", project: opened });
   return opened;
 }
 
@@ -186,7 +185,7 @@ export async function closeProject(ctx: AppContext, projectId: string): Promise<
   if (project.status === "closed") return project;
   const closed = await ctx.db.project.update({ where: { id: projectId }, data: { status: "closed" } });
   await writeTopologyFile(ctx, closed);
-  await publishControllerEvent(ctx, "project.closed", projectToRest(ctx, closed));
+  await publishControllerEvent(ctx, { type: "project.closed", project: closed });
   return closed;
 }
 
@@ -237,9 +236,9 @@ export async function loadProject(ctx: AppContext, userFile: string): Promise<Pr
     if (isUniqueViolation(e)) throw cannot("the topology reuses ids or names already known to this server");
     throw e;
   }
-  await publishControllerEvent(ctx, "project.created", projectToRest(ctx, project));
+  await publishControllerEvent(ctx, { type: "project.created", project: project });
   await announceTopology(ctx, project);
-  await publishControllerEvent(ctx, "project.opened", projectToRest(ctx, project));
+  await publishControllerEvent(ctx, { type: "project.opened", project: project });
   return project;
 }
 

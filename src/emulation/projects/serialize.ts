@@ -16,7 +16,7 @@ export function assertProjectId(id: string): void {
 export const projectDir = (ctx: AppContext, p: Pick<Project, "id" | "path">) => p.path ?? path.join(projectsRoot(ctx), p.id);
 
 /** The GNS3 v2 project object (compat §3.1): every key always present. */
-export function projectToRest(ctx: AppContext, p: Project) {
+export function projectToRest(ctx: AppContext, p: Omit<Project, "createdAt">) {
   return {
     project_id: p.id,
     name: p.name,

@@ -22,7 +22,7 @@ import { insertTopology, projectSettings, readTopology, idsForTarget, TOPOLOGY_T
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
 import { assertProjectName, checkedPath, freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
-import { assertProjectId, projectDir, projectToRest } from "./serialize.js";
+import { assertProjectId, projectDir } from "./serialize.js";
 
 /** Builtins (hub, switch, cloud, nat, …) always run; anything else must be stopped to be archived consistently. */
 export async function assertProjectStopped(ctx: AppContext, projectId: string, purpose = "export it"): Promise<void> {
@@ -118,7 +118,7 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
   }
   await writeTopologyFile(ctx, project);
   await adoptSnapshots(ctx, project);
-  await publishControllerEvent(ctx, "project.created", projectToRest(ctx, project));
+  await publishControllerEvent(ctx, { type: "project.created", project: project });
   return project;
 }
 

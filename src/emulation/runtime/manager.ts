@@ -4,7 +4,8 @@ import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/cli
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError } from "../../platform/errors.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
-import { CONTROLLER_CHANNEL, isProjectChannel, type Gns3Notification } from "../events.js";
+import { anyOf } from "../../platform/events.js";
+import { allProjectsTopic, controllerTopic } from "../events.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
@@ -156,38 +157,36 @@ export class LocalCompute {
   // ------------------------------------------------------------------ event stream
 
   private follow(): void {
-    const sub = this.ctx.bus.subscribe((c) => isProjectChannel(c) || c === CONTROLLER_CHANNEL);
+    const sub = this.ctx.bus.subscribe(anyOf(allProjectsTopic, controllerTopic));
     this.subscriptions.push(sub);
     void (async () => {
-      for await (const ev of sub) {
+      for await (const { data: e } of sub) {
         if (this.closed) break;
-        const msg = ev.data as Gns3Notification;
-        const e = msg?.event as Record<string, unknown> | undefined;
         try {
-          switch (msg?.action) {
+          switch (e.type) {
             case "link.created":
             case "link.updated":
-              await this.syncLink(String(e?.link_id));
+              await this.syncLink(e.link.id);
               break;
             case "link.deleted":
-              await this.unwireLink(String(e?.link_id));
+              await this.unwireLink(e.link.id);
               break;
             case "node.deleted":
-              if (typeof e?.node_id === "string") await this.releaseNode(e.node_id);
+              await this.releaseNode(e.node.id);
               break;
             case "node.updated":
-              if (typeof e?.node_id === "string") this.refreshDevice(e.node_id, e.properties);
+              this.refreshDevice(e.node.id, nodeProperties(e.node));
               break;
             case "project.closed":
             case "project.deleted":
-              if (typeof e?.project_id === "string") await this.releaseProject(e.project_id);
+              await this.releaseProject(e.project.id);
               break;
             case "project.opened":
-              if (typeof e?.project_id === "string") await this.reconcileProject(e.project_id);
+              await this.reconcileProject(e.project.id);
               break;
           }
         } catch (err) {
-          this.ctx.log.info("runtime: event handling failed", { action: msg?.action, error: String(err) });
+          this.ctx.log.info("runtime: event handling failed", { action: e.type, error: String(err) });
         }
       }
     })();
@@ -236,11 +235,9 @@ export class LocalCompute {
     return device;
   }
 
-  private refreshDevice(nodeId: string, properties: unknown): void {
+  private refreshDevice(nodeId: string, properties: Record<string, unknown>): void {
     const d = this.devices.get(nodeId)?.device;
-    if (d instanceof EthernetSwitch && properties && typeof properties === "object") {
-      d.setMapping(mappingOf((properties as Record<string, unknown>).ports_mapping));
-    }
+    if (d instanceof EthernetSwitch) d.setMapping(mappingOf(properties.ports_mapping));
   }
 
   // ------------------------------------------------------------------ links

@@ -21,6 +21,6 @@ export async function getSettings(ctx: AppContext): Promise<GuiSettings> {
 export async function updateSettings(ctx: AppContext, input: unknown): Promise<GuiSettings> {
   const settings = { ...parseInput(guiSettingsSchema, input), modification_uuid: randomUUID() };
   await writeSetting(ctx, KEY, settings);
-  await publishControllerEvent(ctx, "settings.updated", settings);
+  await publishControllerEvent(ctx, { type: "settings.updated", settings });
   return settings;
 }

@@ -1,7 +1,7 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { createSnapshot, deleteSnapshot, restoreSnapshot } from "./operations.js";
 
-builder.prismaObject("Snapshot", {
+export const SnapshotRef = builder.prismaObject("Snapshot", {
   description: "A saved copy of a project's topology and files that the project can be restored to",
   fields: (t) => ({
     id: t.exposeID("id"),

@@ -4,20 +4,20 @@ import path from "node:path";
 import type { Project, Snapshot } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
-import { publishControllerEvent, publishProjectEvent } from "../events.js";
+import { publishControllerEvent, publishTopologyEvent } from "../events.js";
 import { resolveInside } from "../files/safe-path.js";
 import { parseInput } from "../../platform/input.js";
 import { assertFileName } from "../names.js";
 import { announceTopology } from "../projects/announce.js";
 import { writeTopologyFile } from "../projects/disk.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
-import { projectDir, projectToRest } from "../projects/serialize.js";
+import { projectDir } from "../projects/serialize.js";
 import { assertProjectStopped, projectArchive } from "../projects/transfer.js";
 import { archiveToBuffer, archiveTopologyJson, extractArchive, followNodeIds, readArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, idsForTarget, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { newSnapshotSchema, type NewSnapshot } from "./schema.js";
-import { listSnapshotRows, snapshotsDir, snapshotToRest, writeSnapshotsConf } from "./store.js";
+import { listSnapshotRows, snapshotsDir, writeSnapshotsConf } from "./store.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 /** GNS3's fixed description; a client-supplied one is ignored upstream, and here it is kept (compat §16.3). */
@@ -144,7 +144,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
   const restored = await getProject(ctx, projectId);
   await writeTopologyFile(ctx, restored);
   await announceTopology(ctx, restored);
-  await publishProjectEvent(ctx, projectId, "snapshot.restored", snapshotToRest(snapshot));
-  await publishControllerEvent(ctx, "project.opened", projectToRest(ctx, restored));
+  await publishTopologyEvent(ctx, projectId, { type: "snapshot.restored", snapshot });
+  await publishControllerEvent(ctx, { type: "project.opened", project: restored });
   return restored;
 }

@@ -1,8 +1,6 @@
 import "../nodes/graphql.js"; // the EmulatedNode type and the NodeType enum
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import { CONTROLLER_CHANNEL } from "../events.js";
 import { NodeTypeEnum } from "../nodes/graphql.js";
-import { cursor, tail } from "../notifications/graphql.js";
 import { CATEGORIES, type TemplateObject } from "./builtin.js";
 import {
   createNodeFromTemplate,
@@ -22,7 +20,7 @@ const TemplateCategoryEnum = builder.enumType("TemplateCategory", {
 const COMMON_KEYS = new Set(["template_id", "template_type", "name", "category", "builtin", "compute_id", "symbol", "default_name_format"]);
 const settingsOf = (t: TemplateObject) => Object.fromEntries(Object.entries(t).filter(([k]) => !COMMON_KEYS.has(k)));
 
-const Template = builder.objectRef<TemplateObject>("Template").implement({
+export const Template = builder.objectRef<TemplateObject>("Template").implement({
   description: "A device kind nodes are made from: a GNS3 built-in (fixed id) or a user template",
   fields: (t) => ({
     id: t.id({ resolve: (x) => x.template_id }),
@@ -123,41 +121,3 @@ builder.mutationFields((t) => ({
       createNodeFromTemplate(ctx, String(projectId), String(templateId), { x, y, name, computeId }),
   }),
 }));
-
-const TemplateEventActionEnum = builder.enumType("TemplateEventAction", {
-  values: { CREATED: { value: "created" }, UPDATED: { value: "updated" }, DELETED: { value: "deleted" } } as const,
-});
-
-interface TemplateEventShape {
-  cursor: string;
-  action: "created" | "updated" | "deleted";
-  template: TemplateObject;
-}
-
-const TemplateEvent = builder.objectRef<TemplateEventShape>("TemplateEvent").implement({
-  description: "A template created, updated or deleted (the template as it is after the change, or as it was)",
-  fields: (t) => ({
-    cursor: t.exposeString("cursor", { description: "Pass as `after` when resubscribing" }),
-    action: t.field({ type: TemplateEventActionEnum, resolve: (e) => e.action }),
-    template: t.field({ type: Template, resolve: (e) => e.template }),
-  }),
-});
-
-/** The template.* events of the controller stream, typed. */
-async function* templateEvents(events: ReturnType<typeof tail>): AsyncGenerator<TemplateEventShape> {
-  for await (const e of events) {
-    const [kind, action] = e.action.split(".");
-    if (kind === "template") yield { cursor: e.cursor, action: action as TemplateEventShape["action"], template: e.payload as TemplateObject };
-  }
-}
-
-builder.subscriptionField("templateEvents", (t) =>
-  t.field({
-    type: TemplateEvent,
-    errors: { types: DOMAIN_ERRORS },
-    description: "Templates created, updated and deleted (the GNS3 GUI's device list follows the same events)",
-    args: { after: t.arg.string({ description: "Resume after this cursor" }) },
-    subscribe: (_r, { after }, ctx) => templateEvents(tail(ctx, CONTROLLER_CHANNEL, cursor(after))),
-    resolve: (e) => e,
-  }),
-);

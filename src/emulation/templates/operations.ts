@@ -54,7 +54,7 @@ async function store(ctx: AppContext, template: TemplateObject, action: "created
   const data = { name: template.name, templateType: template.template_type, bodyJson: JSON.stringify(template) };
   if (action === "created") await ctx.db.template.create({ data: { id: template.template_id, ...data } });
   else await ctx.db.template.update({ where: { id: template.template_id }, data });
-  await publishControllerEvent(ctx, `template.${action}`, template);
+  await publishControllerEvent(ctx, { type: `template.${action}`, template });
   return template;
 }
 
@@ -85,7 +85,7 @@ export async function updateTemplate(ctx: AppContext, id: string, changes: Recor
 export async function deleteTemplate(ctx: AppContext, id: string): Promise<TemplateObject> {
   const template = await userTemplate(ctx, id, "deleted");
   await ctx.db.template.delete({ where: { id } });
-  await publishControllerEvent(ctx, "template.deleted", template);
+  await publishControllerEvent(ctx, { type: "template.deleted", template });
   return template;
 }
 

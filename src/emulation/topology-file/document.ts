@@ -77,7 +77,7 @@ export function parseTopology(json: unknown): TopologyDocument {
 
 const json = (text: string | null, fallback: unknown) => (text === null ? fallback : JSON.parse(text));
 
-export function drawingToEntry(d: Drawing): DrawingEntry {
+export function drawingToEntry(d: Omit<Drawing, "createdAt">): DrawingEntry {
   return { drawing_id: d.id, x: d.x, y: d.y, z: d.z, locked: d.locked, rotation: d.rotation, svg: d.svg };
 }
 

@@ -3,7 +3,7 @@ import { InvalidInputError, NotFoundError } from "../../platform/errors.js";
 import { isEventId } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { termsCondition, type Term } from "../ontap/filter.js";
-import { QUOTA_CHANNEL, type QuotaChange } from "../events.js";
+import { quotaTopic, type QuotaChange } from "../events.js";
 import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js";
 import { userEntries } from "./serialize.js";
 import { ruleFilterFields } from "./filters.js";
@@ -293,10 +293,10 @@ builder.subscriptionField("quotaChanges", (t) =>
         svmUuid = svm.uuid;
       }
       if (args.after && !isEventId(args.after)) throw new InvalidInputError(`Invalid cursor "${args.after}"`);
-      const sub = ctx.bus.subscribe((c) => c === QUOTA_CHANNEL, args.after ? { after: args.after } : {});
+      const sub = ctx.bus.subscribe(quotaTopic, args.after ? { after: args.after } : {});
       try {
         for await (const e of sub) {
-          const change = e.data as QuotaChange;
+          const change = e.data;
           if (svmUuid && change.svmUuid !== svmUuid) continue;
           if (args.volumeUuid && change.volumeUuid !== String(args.volumeUuid)) continue;
           yield { ...change, cursor: e.id };
