@@ -37,8 +37,8 @@ try {
 // A compute serves only the compute API: GraphiQL there answers 403, so it is not advertised.
 console.error(
   config.mode === "compute"
-    ? `Patchbay ${VERSION} (compute mode) on ${server.url}  (compute API: ${server.url}/v2/compute)`
-    : `Patchbay ${VERSION} on ${server.url}  (start page: ${server.url}/  GraphiQL: ${server.url}/graphql)`,
+    ? `Patchbay on ${server.url}  (${VERSION}, compute mode: serves the compute API ${server.url}/v2/compute)`
+    : `Patchbay on ${server.url}  (${VERSION}; start page: ${server.url}/  GraphiQL: ${server.url}/graphql)`,
 );
 
 // A bug that escapes every handler still ends the process (its state is unknown), but as a log line.

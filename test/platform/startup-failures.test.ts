@@ -111,3 +111,33 @@ describe("start-up failures", () => {
     expectOneLine(r, /data directory .*not-a-dir\/data is not usable \(ENOTDIR\)/);
   });
 });
+
+describe("start-up banner", () => {
+  it("a compute does not advertise GraphiQL (it answers 403 there) and its start page links only what it serves", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PATCHBAY_DATA_DIR: tempDir(), DATABASE_URL: "", REDIS_URL: "", PATCHBAY_LOG: "off", PATCHBAY_MODE: "compute" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      const banner = await new Promise<string>((resolve, reject) => {
+        let err = "";
+        child.stderr.on("data", (d) => {
+          err += d;
+          if (err.includes("\n")) resolve(err.trim());
+        });
+        child.once("exit", () => reject(new Error(`exited: ${err}`)));
+      });
+      expect(banner).toMatch(/^Patchbay on http:\/\/127\.0\.0\.1:\d+ {2}\(.*compute mode/);
+      expect(banner).not.toMatch(/graphql/i);
+      const url = /^Patchbay on (\S+)/.exec(banner)![1];
+      expect((await fetch(`${url}/graphql`)).status).toBe(403);
+      const page = await (await fetch(`${url}/`)).text();
+      expect(page).toContain("compute mode");
+      expect(page).not.toContain('href="/graphql"');
+      expect(page).toContain('href="/health"');
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});
