@@ -1,11 +1,12 @@
 /**
  * Emulation control-plane benchmark (run: `npm run bench:emulation`).
  *
- * Measures, through real HTTP on a running Patchbay, next to a bare Node server returning the same body:
- *   - REST `GET /v2/projects/{id}/nodes` of a project with 100 nodes (GNS3 clients poll this);
- *   - the GraphQL project query (nodes with ports, links with endpoints) of a project with 1,000 nodes;
- * and the SQL statements each request costs. The topologies are built through the REST API (nodes are not started:
- * this measures the control plane, not the emulators).
+ * Measures, through real HTTP on a running Patchbay, next to a bare Node server returning the same body, for a
+ * project of 50 and one of 1,000 nodes:
+ *   - REST `GET /v2/projects/{id}/nodes` (GNS3 clients poll this);
+ *   - the GraphQL project query (nodes with ports, links with endpoints);
+ * the SQL statements each request costs, and the write rate while the topologies are built through the REST API
+ * (nodes and links created; nodes are not started: this measures the control plane, not the emulators).
  *
  * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_CONCURRENCY (16), BENCH_DURATION (10 s),
  * BENCH_WARMUP (2 s).
@@ -20,8 +21,7 @@ import {
 } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
-const SMALL = 100;
-const LARGE = 1000;
+const SIZES = [50, 1000];
 
 const PROJECT_QUERY = `query($id: ID!) { project(id: $id) { id name status
   nodes { id name nodeType status console consoleHost x y z ports { name shortName adapterNumber portNumber linkType } }
@@ -97,39 +97,44 @@ async function main() {
     children.push(pb.child);
     const port = pb.msg.port as number;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-    const t0 = performance.now();
-    const small = await buildProject(agent, port, "bench-100", SMALL);
-    const large = await buildProject(agent, port, "bench-1000", LARGE);
-    console.log(`topologies: ${SMALL} and ${LARGE} nodes built through the REST API in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const results: Result[] = [];
+    const bareOf = new Map<Result, Result>();
+    const sql: string[] = [];
+    const writes: string[] = [];
+    for (const size of SIZES) {
+      const t0 = performance.now();
+      const id = await buildProject(agent, port, `bench-${size}`, size);
+      const seconds = (performance.now() - t0) / 1000;
+      writes.push(`${size} nodes + ${size - 1} links in ${seconds.toFixed(2)} s (${(size / seconds).toFixed(0)} nodes/s)`);
 
-    const restReq: Req = { method: "GET", path: `/v2/projects/${small}/nodes` };
-    const gqlReq: Req = { method: "POST", path: "/graphql", body: JSON.stringify({ query: PROJECT_QUERY, variables: { id: large } }) };
+      const restReq: Req = { method: "GET", path: `/v2/projects/${id}/nodes` };
+      const gqlReq: Req = { method: "POST", path: "/graphql", body: JSON.stringify({ query: PROJECT_QUERY, variables: { id } }) };
+      // Sanity: the answers are complete before they are timed.
+      const restBody = (await request(agent, port, restReq)).body;
+      const nodes = JSON.parse(restBody);
+      check(Array.isArray(nodes) && nodes.length === size, `REST lists ${size} nodes`);
+      const gqlBody = (await request(agent, port, gqlReq)).body;
+      const gql = JSON.parse(gqlBody);
+      check(!gql.errors, `GraphQL errors ${JSON.stringify(gql.errors)}`);
+      check(gql.data.project.nodes.length === size, `GraphQL returns ${size} nodes`);
+      check(gql.data.project.links.every((l: any) => l.endpoints.length === 2), "every link has two endpoints");
+      sql.push(`${size} nodes: REST list ${await statementsPerRequest(pb.child, agent, port, restReq)}, GraphQL project ${await statementsPerRequest(pb.child, agent, port, gqlReq)}`);
 
-    // Sanity: the answers are complete before they are timed.
-    const restBody = (await request(agent, port, restReq)).body;
-    const nodes = JSON.parse(restBody);
-    check(Array.isArray(nodes) && nodes.length === SMALL, `REST lists ${SMALL} nodes`);
-    const gqlBody = (await request(agent, port, gqlReq)).body;
-    const gql = JSON.parse(gqlBody);
-    check(!gql.errors, `GraphQL errors ${JSON.stringify(gql.errors)}`);
-    check(gql.data.project.nodes.length === LARGE, `GraphQL returns ${LARGE} nodes`);
-    check(gql.data.project.links.every((l: any) => l.endpoints.length === 2), "every link has two endpoints");
-    const sql = {
-      rest: await statementsPerRequest(pb.child, agent, port, restReq),
-      gql: await statementsPerRequest(pb.child, agent, port, gqlReq),
-    };
+      const bareRest = await startBare(SELF, restBody);
+      const bareGql = await startBare(SELF, gqlBody);
+      children.push(bareRest.child, bareGql.child);
+      const kb = (body: string) => `${(Buffer.byteLength(body) / 1024).toFixed(1)} KB`;
+      const b1 = await measure(`bare node http (body of the ${size}-node list, ${kb(restBody)})`, bareRest.msg.port, { method: "GET", path: "/" });
+      const rest = await measure(`REST GET /v2/projects/{id}/nodes, ${size} nodes`, port, restReq);
+      const b2 = await measure(`bare node http (body of the ${size}-node query, ${kb(gqlBody)})`, bareGql.msg.port, { method: "GET", path: "/" });
+      const graph = await measure(`GraphQL project { nodes { ports } links { endpoints } }, ${size} nodes`, port, gqlReq);
+      results.push(b1, rest, b2, graph);
+      bareOf.set(rest, b1).set(graph, b2);
+    }
     agent.destroy();
-
-    const bareRest = await startBare(SELF, restBody);
-    const bareGql = await startBare(SELF, gqlBody);
-    children.push(bareRest.child, bareGql.child);
-    const bareOfRest = await measure(`bare node http (body of the ${SMALL}-node list)`, bareRest.msg.port, { method: "GET", path: "/" });
-    const rest = await measure(`REST GET /v2/projects/{id}/nodes, ${SMALL} nodes`, port, restReq);
-    const bareOfGql = await measure(`bare node http (body of the ${LARGE}-node query)`, bareGql.msg.port, { method: "GET", path: "/" });
-    const graph = await measure(`GraphQL project { nodes { ports } links { endpoints } }, ${LARGE} nodes`, port, gqlReq);
-    const results: Result[] = [bareOfRest, rest, bareOfGql, graph];
-    printTable(results, (r) => (r === rest ? bareOfRest : r === graph ? bareOfGql : r));
-    console.log(`\nSQL statements per request: REST ${SMALL}-node list ${sql.rest}, GraphQL ${LARGE}-node project ${sql.gql}`);
+    printTable(results, (r) => bareOf.get(r) ?? r);
+    console.log(`\nSQL statements per request (after the first, which fills the read views): ${sql.join("; ")}`);
+    console.log(`Writes through the REST API (8 keep-alive connections): ${writes.join("; ")}`);
   } finally {
     await stopChildren(children);
     await db.drop();

@@ -64,13 +64,17 @@ export const projectTopic = (projectId: string) => channelTopic(projectChannel(p
 /** Every project's channel (a compute's global stream, the runtime). */
 export const allProjectsTopic: Topic<TopologyEvent> = { match: (c) => c.startsWith(PROJECT_PREFIX) };
 
+// Publishing drops the project's read views first: a read after this write's answer must not see them.
+
 /** node.*, link.*, drawing.*, snapshot.restored — on the channel of one project. */
 export function publishTopologyEvent(ctx: AppContext, projectId: string, event: TopologyEvent) {
+  ctx.services.emulation?.reads.invalidate(projectId);
   return ctx.bus.publish(projectChannel(projectId), event);
 }
 
 /** project.*, compute.*, template.*, settings.updated — on the controller channel. */
 export function publishControllerEvent(ctx: AppContext, event: ControllerEvent) {
+  if ("project" in event) ctx.services.emulation?.reads.invalidate(event.project.id);
   return ctx.bus.publish(CONTROLLER_CHANNEL, event);
 }
 

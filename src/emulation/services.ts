@@ -3,6 +3,7 @@ import { KeyedQueue } from "../platform/keyed-queue.js";
 import { ComputeMonitor } from "./computes/monitor.js";
 import { Placement } from "./computes/placement.js";
 import { ProjectListeners } from "./notifications/listeners.js";
+import { ProjectReadModel } from "./read-model.js";
 import { LocalCompute } from "./runtime/manager.js";
 
 /** What the emulation feature runs for one server, reached by operations as `ctx.services.emulation`. */
@@ -17,6 +18,8 @@ export interface EmulationServices {
   listeners: ProjectListeners;
   /** Read-modify-writes of one stored settings document run one at a time (server/store.ts). */
   settingWrites: KeyedQueue;
+  /** The project read views (nodes and links lists), dropped by every change. */
+  reads: ProjectReadModel;
 }
 
 declare module "../platform/context.js" {
@@ -44,12 +47,15 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
     throw e;
   }
   computes.start();
-  return { runtime, placement, computes, listeners: new ProjectListeners(ctx), settingWrites: new KeyedQueue() };
+  const reads = new ProjectReadModel(ctx);
+  reads.start();
+  return { runtime, placement, computes, listeners: new ProjectListeners(ctx), settingWrites: new KeyedQueue(), reads };
 }
 
 /** Stops them in reverse order: no auto_close after this, no polling, then every process, relay and device. */
-export async function stopEmulationServices({ runtime, placement, computes, listeners }: EmulationServices): Promise<void> {
+export async function stopEmulationServices({ runtime, placement, computes, listeners, reads }: EmulationServices): Promise<void> {
   listeners.stop();
+  await reads.stop();
   await computes.stop();
   await placement.stop();
   await runtime.stop();

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { uuidSchema } from "../../platform/input.js";
 import { wireLabelSchema } from "../nodes/rest.js";
-import { sendJson, type Gns3Routes } from "../rest/kit.js";
+import { gns3Bytes, sendJson, sendJsonBytes, type Gns3Routes } from "../rest/kit.js";
 import { availableFilters, createLink, deleteLink, getLink, listLinks, updateLink } from "./operations.js";
 import { linkEndFields, linkFields, type NewLink } from "./schema.js";
 import { linkToRest, linkToTopology } from "./serialize.js";
@@ -49,8 +49,11 @@ export function linkRoutes(routes: Gns3Routes, ctx: AppContext): void {
     schema: linkSchema,
   });
   routes.add("GET", P, async ({ res, params }) => {
-    const { project, links } = await listLinks(ctx, params.project_id);
-    sendJson(res, 200, links.map(project.status === "opened" ? linkToRest : linkToTopology));
+    const body = await ctx.services.emulation.reads.view(params.project_id, "links", async () => {
+      const { project, links } = await listLinks(ctx, params.project_id);
+      return gns3Bytes(links.map(project.status === "opened" ? linkToRest : linkToTopology));
+    });
+    sendJsonBytes(res, 200, body);
   });
   routes.add("GET", L, async ({ res, params }) => sendJson(res, 200, linkToRest(await getLink(ctx, params.project_id, params.link_id))));
   // GNS3 answers a link update with 201.

@@ -5,7 +5,7 @@ import { uuidSchema } from "../../platform/input.js";
 import { linkToRest } from "../links/serialize.js";
 import { listNodeLinks } from "../links/operations.js";
 import { projectDir } from "../projects/serialize.js";
-import { readRawBody, sendJson, type Gns3Routes } from "../rest/kit.js";
+import { gns3Bytes, readRawBody, sendJson, sendJsonBytes, type Gns3Routes } from "../rest/kit.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { duplicateNode } from "./duplicate.js";
 import { openNodeFile, writeNodeFile } from "./files.js";
@@ -88,9 +88,12 @@ export function nodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
     { schema: createSchema },
   );
   routes.add("GET", P, async ({ res, params }) => {
-    const { project, nodes } = await listNodes(ctx, params.project_id);
-    const dir = projectDir(ctx, project);
-    sendJson(res, 200, nodes.map((n) => (project.status === "opened" ? nodeToRest(n, dir) : nodeToTopology(n))));
+    const body = await ctx.services.emulation.reads.view(params.project_id, "nodes", async () => {
+      const { project, nodes } = await listNodes(ctx, params.project_id);
+      const dir = projectDir(ctx, project);
+      return gns3Bytes(nodes.map((n) => (project.status === "opened" ? nodeToRest(n, dir) : nodeToTopology(n))));
+    });
+    sendJsonBytes(res, 200, body);
   });
   routes.add("GET", N, async ({ res, params }) => sendJson(res, 200, await restNode(ctx, await getNode(ctx, params.project_id, params.node_id))));
   routes.add(

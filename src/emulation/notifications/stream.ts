@@ -1,5 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import type { Topic } from "../../platform/events.js";
+import { trackStream } from "../../platform/ops/metrics.js";
 import { pythonJsonLine } from "../rest/json.js";
 import { allProjectsTopic, channelProjectId, controllerTopic, projectTopic, type EmulationEvent } from "../events.js";
 import { toGns3Notification } from "./wire.js";
@@ -31,6 +32,7 @@ function scopeMessage(ctx: AppContext, scope: StreamScope, channel: string, even
  */
 export function openNotificationStream(ctx: AppContext, scope: StreamScope, send: (message: string) => void): () => void {
   const subscription = ctx.bus.subscribe(scopeTopic(scope));
+  const untrack = trackStream(ctx, `gns3:${scope.kind}`);
   const pingInterval = PING_INTERVAL_MS[scope.kind];
   let timer: NodeJS.Timeout | undefined;
   let open = true;
@@ -45,6 +47,7 @@ export function openNotificationStream(ctx: AppContext, scope: StreamScope, send
     for await (const e of subscription) emit(scopeMessage(ctx, scope, e.channel, e.data));
   })();
   return () => {
+    untrack();
     open = false;
     clearTimeout(timer);
     void subscription.return();

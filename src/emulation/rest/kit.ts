@@ -60,8 +60,15 @@ function toExpressPath(pattern: string): { path: string; tail?: string } {
 export const JSON_CONTENT_TYPE = "application/json";
 
 export function sendJson(res: Response, status: number, body: unknown): void {
+  sendJsonBytes(res, status, gns3Bytes(body));
+}
+
+/** The body as GNS3 sends it (sorted keys, 4-space indentation), encoded once: the read views keep these bytes. */
+export const gns3Bytes = (body: unknown) => Buffer.from(gns3Body(body));
+
+export function sendJsonBytes(res: Response, status: number, bytes: Buffer): void {
   res.status(status).setHeader("Content-Type", JSON_CONTENT_TYPE);
-  res.send(Buffer.from(gns3Body(body)));
+  res.send(bytes);
 }
 
 export function sendError(res: Response, err: unknown, req: Request, route?: string): void {

@@ -1,0 +1,97 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, startTestServer, type TestServer } from "../support/server.js";
+import { waitFor } from "../support/wait.js";
+
+/**
+ * Issue 11: the nodes and links lists are served from read views kept in memory and dropped by the events every
+ * write publishes. They must never show a write's answer before its effect: a read after an acknowledged write on
+ * the same instance sees it; another instance (same database, events over Redis) sees it once the event arrives.
+ */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const redisUp = await new Promise<boolean>((resolve) => {
+  const u = new URL(REDIS_URL);
+  const sock = net.connect(Number(u.port || 6379), u.hostname, () => (sock.end(), resolve(true)));
+  sock.on("error", () => resolve(false));
+});
+if (!redisUp && process.env.PATCHBAY_TEST_REQUIRE_REDIS) throw new Error(`Redis is required but not reachable at ${REDIS_URL}`);
+
+const nodes = async (s: TestServer, pid: string) => (await call(s.url, "GET", `/v2/projects/${pid}/nodes`)).body as any[];
+const links = async (s: TestServer, pid: string) => (await call(s.url, "GET", `/v2/projects/${pid}/links`)).body as any[];
+
+describe("read views: one instance", () => {
+  let s: TestServer;
+  let pid: string;
+  beforeAll(async () => {
+    s = await startTestServer();
+    pid = (await call(s.url, "POST", "/v2/projects", { name: "views", auto_close: false })).body.project_id;
+  });
+  afterAll(() => s.close());
+
+  it("every acknowledged write is in the next list, while reads run concurrently with the writes", async () => {
+    const P = `/v2/projects/${pid}`;
+    let reading = true;
+    // Readers keep the views warm (and racing) the whole time.
+    const readers = Array.from({ length: 4 }, async () => {
+      while (reading) await nodes(s, pid);
+    });
+    const made: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const r = await call(s.url, "POST", `${P}/nodes`, { name: `PC${i + 1}`, node_type: "vpcs", compute_id: "local" });
+      expect(r.status).toBe(201);
+      made.push(r.body.node_id);
+      expect((await nodes(s, pid)).map((n) => n.node_id)).toEqual(made);
+      const moved = await call(s.url, "PUT", `${P}/nodes/${r.body.node_id}`, { x: i * 10 });
+      expect(moved.status).toBe(200);
+      expect((await nodes(s, pid)).at(-1).x).toBe(i * 10);
+    }
+    const link = await call(s.url, "POST", `${P}/links`, { nodes: [{ node_id: made[0], adapter_number: 0, port_number: 0 }, { node_id: made[1], adapter_number: 0, port_number: 0 }] });
+    expect((await links(s, pid)).map((l) => l.link_id)).toEqual([link.body.link_id]);
+    await call(s.url, "DELETE", `${P}/nodes/${made[0]}`);
+    expect((await links(s, pid))).toEqual([]);
+    expect((await nodes(s, pid)).map((n) => n.node_id)).toEqual(made.slice(1));
+    reading = false;
+    await Promise.all(readers);
+  });
+
+  it("the list follows the project: closed (topology form), reopened, deleted (404)", async () => {
+    const p = (await call(s.url, "POST", "/v2/projects", { name: "views-life" })).body.project_id;
+    await call(s.url, "POST", `/v2/projects/${p}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
+    expect((await nodes(s, p))[0]).toHaveProperty("status", "stopped");
+    await call(s.url, "POST", `/v2/projects/${p}/close`);
+    expect((await nodes(s, p))[0]).not.toHaveProperty("status"); // a closed project lists its topology file's form
+    await call(s.url, "POST", `/v2/projects/${p}/open`);
+    expect((await nodes(s, p))[0]).toHaveProperty("status", "stopped");
+    expect((await call(s.url, "DELETE", `/v2/projects/${p}`)).status).toBe(204);
+    expect((await call(s.url, "GET", `/v2/projects/${p}/nodes`)).status).toBe(404);
+  });
+});
+
+describe.skipIf(!redisUp)("read views: two instances sharing the database and Redis", () => {
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    a = await startTestServer({ redisUrl: REDIS_URL });
+    b = await startTestServer({ redisUrl: REDIS_URL }, { databaseUrl: a.databaseUrl, dataDir: a.dataDir });
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  it("a write on B reaches A's list as soon as its event arrives; A's own writes at once", async () => {
+    const pid = (await call(a.url, "POST", "/v2/projects", { name: "views-shared", auto_close: false })).body.project_id;
+    const P = `/v2/projects/${pid}`;
+    expect(await nodes(a, pid)).toEqual([]); // A keeps an empty view
+    const made = (await call(b.url, "POST", `${P}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).body;
+    expect(await nodes(b, pid)).toHaveLength(1); // the writer's instance: at once
+    await waitFor(async () => (await nodes(a, pid)).length === 1, 5000, "B's node in A's list");
+    await call(b.url, "PUT", `${P}/nodes/${made.node_id}`, { name: "Renamed" });
+    await waitFor(async () => (await nodes(a, pid))[0].name === "Renamed", 5000, "B's rename in A's list");
+    // The writer's own instance never waits for Redis to bring its event back.
+    for (let x = 1; x <= 20; x++) {
+      await call(a.url, "PUT", `${P}/nodes/${made.node_id}`, { x });
+      expect((await nodes(a, pid))[0].x).toBe(x);
+    }
+  });
+});
