@@ -7,7 +7,8 @@
  *
  * Knobs (env): BENCH_RULES (100000), BENCH_CONCURRENCY (16), BENCH_DURATION (10 s), BENCH_WARMUP (2 s),
  * BENCH_SQLITE_ANALYZE=0 (skip the server's hourly ANALYZE after loading on SQLite; PostgreSQL is always analyzed, as autovacuum would),
- * BENCH_PROFILE=1 (CPU-profile the Patchbay process during the REST scenario and print self time by package).
+ * BENCH_PROFILE=1 (CPU-profile the Patchbay process during the REST scenario and print self time by package),
+ * BENCH_WRITE_RULES (10000; 0 skips it): rules created through POST /api/storage/quota/rules after the read scenarios.
  *
  * The servers run in child processes (one for Patchbay, one for the bare server), so the load generator in this
  * process does not share an event loop with the server it measures. The fixture is bulk-inserted with Prisma
@@ -16,6 +17,7 @@
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { optimizeDatabase } from "../src/platform/db/maintenance.js";
@@ -24,6 +26,9 @@ import { BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, 
 const SELF = fileURLToPath(import.meta.url);
 const env = process.env;
 const RULES = Number(env.BENCH_RULES ?? 100_000);
+const WRITE_RULES = Number(env.BENCH_WRITE_RULES ?? 10_000);
+/** The volume the write scenario fills (svm1, no rules in the fixture). */
+const WRITE_VOLUME = "writes";
 
 const SVMS = 4;
 const VOLUMES_PER_SVM = 5;
@@ -74,6 +79,7 @@ export async function loadFixture(db: import("../src/platform/db/client.js").Db)
     Array.from({ length: VOLUMES_PER_SVM }, (_, j) => ({ uuid: randomUUID(), name: `vol${j + 1}`, svmUuid: svm.uuid, sizeBytes: 1024n ** 4n, svmName: svm.name })),
   );
   await db.volume.createMany({ data: volumes.map(({ svmName: _s, ...v }) => v) });
+  await db.volume.create({ data: { uuid: randomUUID(), name: WRITE_VOLUME, svmUuid: svms[0].uuid, sizeBytes: 1024n ** 4n } });
   const qtrees = volumes.flatMap((v) =>
     Array.from({ length: QTREES_PER_VOLUME }, (_, k) => ({ key: `${v.uuid}/${k + 1}`, volumeUuid: v.uuid, qtreeId: k + 1, name: `qt${k + 1}` })),
   );
@@ -184,6 +190,42 @@ async function servePatchbay(databaseUrl: string, dataDir: string) {
 
 // ------------------------------------------------------------------------------------------------ load generator
 
+/**
+ * Writes: WRITE_RULES user rules created through the REST API by CONCURRENCY connections, each POST waiting for
+ * its job as Ansible does (return_timeout=30). The first rule also creates the volume's default user rule.
+ */
+async function measureWrites(port: number): Promise<Result & { total: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < WRITE_RULES; i = next++) {
+      const body = JSON.stringify({
+        svm: { name: "svm1" },
+        volume: { name: WRITE_VOLUME },
+        type: "user",
+        users: [{ name: `writer${i}` }],
+        space: { hard_limit: 1024 * 1024 * (1 + (i % 100)) },
+        files: { hard_limit: 1000 + i },
+      });
+      const s = performance.now();
+      const res = await request(agent, port, { method: "POST", path: "/api/storage/quota/rules?return_timeout=30", body });
+      latencies.push(performance.now() - s);
+      if (res.status !== 201) {
+        if (errors++ === 0) console.log(`write failed: ${res.status} ${res.body.slice(0, 300)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const elapsed = (performance.now() - t0) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return { name: `REST POST quota rule (${WRITE_RULES} rules, ${elapsed.toFixed(1)} s)`, rps: WRITE_RULES / elapsed, p50: q(0.5), p99: q(0.99), bytes: 0, errors, load: os.loadavg()[0], total: elapsed };
+}
+
 // ------------------------------------------------------------------------------------------------ main
 
 async function main() {
@@ -238,6 +280,13 @@ async function main() {
     results.push(await measure("GraphQL quotaRules first:50 (no totalCount)", port, { method: "POST", path: "/graphql", body: gqlBody(false) }));
 
     printTable(results);
+
+    if (WRITE_RULES > 0) {
+      const writes = await measureWrites(port);
+      const check = await request(new http.Agent(), port, { method: "GET", path: `/api/storage/quota/rules?volume.name=${WRITE_VOLUME}&return_records=false` });
+      console.log(`\nwrites: ${WRITE_RULES} rules created through POST in ${writes.total.toFixed(1)} s; the volume now holds ${JSON.parse(check.body).num_records} rules (with its default rule)`);
+      printTable([writes], () => writes);
+    }
   } finally {
     await stopChildren(children);
     await db.drop();
