@@ -112,7 +112,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   app.get("/metrics", async (_req, res) => void res.type(METRICS_CONTENT_TYPE).send(await renderMetrics(metrics)));
   app.use(computeModeGuard(config)); // a compute serves only the compute API (and the operator's pages above)
   mountApiDocs(app, features.flatMap((f) => f.api?.(ctx) ?? []), () => routeTable(app), VERSION);
-  const { yoga, wsRoute } = createGraphQL(schema, ctx);
+  const { yoga, wsRoute } = createGraphQL(schema, ctx, features.flatMap((f) => f.graphqlPlugins?.(ctx) ?? []));
   app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));
   for (const f of features) f.mount(app, ctx);
   app.use((_req, res) => void res.status(404).type("text/plain").send("404: Not Found"));

@@ -3,7 +3,7 @@ import { KeyedQueue } from "../platform/keyed-queue.js";
 import { ComputeMonitor } from "./computes/monitor.js";
 import { Placement } from "./computes/placement.js";
 import { ProjectListeners } from "./notifications/listeners.js";
-import { ProjectReadModel } from "./read-model.js";
+import { ProjectReadModel } from "./read-model/views.js";
 import { LocalCompute } from "./runtime/manager.js";
 
 /** What the emulation feature runs for one server, reached by operations as `ctx.services.emulation`. */

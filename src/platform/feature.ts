@@ -1,4 +1,5 @@
 import type { Express } from "express";
+import type { Plugin } from "graphql-yoga";
 import type { AppContext } from "./context.js";
 import type { ApiFace } from "./http/openapi.js";
 import type { WebSocketRoute } from "./http/websockets.js";
@@ -20,6 +21,8 @@ export interface Feature {
   /** Mount REST routes (each feature owns a path prefix and its legacy error shapes). */
   mount(app: Express, ctx: AppContext): void;
   websockets?(ctx: AppContext): WebSocketRoute[];
+  /** Yoga plugins the feature adds to the GraphQL endpoint (after start()). */
+  graphqlPlugins?(ctx: AppContext): Plugin[];
   /** The REST face the feature mounts, for its OpenAPI document (/openapi/<id>.json). */
   api?(ctx: AppContext): ApiFace;
 }

@@ -141,6 +141,7 @@ export class Placement {
       return await this.createOnCompute(t, node);
     } catch (e) {
       await this.ctx.db.node.deleteMany({ where: { id: node.id } });
+      this.ctx.services.emulation.reads.invalidate(node.projectId); // never announced: a read may have seen the row
       throw e;
     }
   }

@@ -484,6 +484,8 @@ export class LocalCompute {
     }
     await this.ctx.db.node.updateMany({ where: { projectId, nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } }, data: { status: "stopped" } });
     await this.ctx.db.link.updateMany({ where: { projectId, capturing: true }, data: { capturing: false, captureComputeId: null } });
+    // GNS3 announces nothing after project.closed: these writes only drop this instance's read views.
+    this.ctx.services.emulation?.reads.invalidate(projectId);
   }
 
   /** After open or snapshot restore: drop what no longer exists, wire what does. */

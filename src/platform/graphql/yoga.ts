@@ -3,7 +3,7 @@ import type { Request, Response } from "express";
 import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from "graphql";
 import { makeServer } from "graphql-ws";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
-import { createYoga } from "graphql-yoga";
+import { createYoga, type Plugin } from "graphql-yoga";
 import type { WebSocket } from "ws";
 import type { AppContext } from "../context.js";
 import { DomainError } from "../errors.js";
@@ -32,7 +32,7 @@ function isClientError(error: unknown): boolean {
 /** By name: the executor may create its errors with another copy of graphql-js than ours. */
 const isGraphQLError = (e: unknown): e is GraphQLError => e instanceof Error && e.name === "GraphQLError";
 
-export function createGraphQL(schema: GraphQLSchema, ctx: AppContext) {
+export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlugins: Plugin[] = []) {
   const yoga = createYoga<{ req: Request; res: Response }, AppContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -41,7 +41,7 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext) {
     renderGraphiQL,
     context: () => ctx,
     logging: false,
-    plugins: [useResourceLimits(), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx)],
+    plugins: [useResourceLimits(), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx), ...featurePlugins],
     // Client mistakes keep their message; internal errors reach clients as "Unexpected error." with the request id
     // (extensions.requestId, also the X-Request-Id header), and the log under that id.
     maskedErrors: {

@@ -1,6 +1,6 @@
-import type { AppContext } from "../platform/context.js";
-import { anyOf, type Subscription } from "../platform/events.js";
-import { allProjectsTopic, channelProjectId, controllerTopic, type EmulationEvent } from "./events.js";
+import type { AppContext } from "../../platform/context.js";
+import { anyOf, type Subscription } from "../../platform/events.js";
+import { allProjectsTopic, channelProjectId, controllerTopic, type EmulationEvent } from "../events.js";
 
 /** Bodies kept at most (bytes, all projects together): a 1,000-node list is ~1.4 MB. */
 const BUDGET_BYTES = 32 * 1024 * 1024;
@@ -55,6 +55,11 @@ export class ProjectReadModel {
     const body = await build();
     if (this.generations.get(projectId) === generation && body.length <= BUDGET_BYTES / 4) this.keep(projectId, name, body);
     return body;
+  }
+
+  /** Moves on every invalidation of any project: what was read at one version is current while it stays. */
+  version(): number {
+    return this.clock;
   }
 
   invalidate(projectId: string): void {

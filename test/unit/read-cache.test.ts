@@ -1,0 +1,28 @@
+import { parse } from "graphql";
+import { describe, expect, it } from "vitest";
+import { CACHEABLE_FIELDS, isCacheableQuery } from "../../src/emulation/read-model/graphql.js";
+import { schema } from "../../src/schema.js";
+
+describe("GraphQL read cache: which queries may be answered from memory", () => {
+  it("names only fields that exist (a rename must not silently stop the cache, or keep a stale name)", () => {
+    for (const coordinate of CACHEABLE_FIELDS) {
+      const [type, field] = coordinate.split(".");
+      const t = schema.getType(type) as { getFields?: () => Record<string, unknown> } | undefined;
+      expect(t?.getFields?.()[field], coordinate).toBeDefined();
+    }
+  });
+
+  it("accepts a topology query, fragments and __typename included", () => {
+    const q = parse(`query($id: ID!) { project(id: $id) { __typename id name ...N links { id endpoints { node { id } } } } }
+      fragment N on Project { nodes { id status ports { name } } }`);
+    expect(isCacheableQuery(schema, q)).toBe(true);
+  });
+
+  it("refuses mutations, several operations, and any field a write can change without an event", () => {
+    expect(isCacheableQuery(schema, parse(`mutation { deleteProject(id: "x") { __typename } }`))).toBe(false);
+    expect(isCacheableQuery(schema, parse(`query A { projects { id } } query B { projects { name } }`))).toBe(false);
+    expect(isCacheableQuery(schema, parse(`{ project(id: "x") { id snapshots { name } } }`))).toBe(false);
+    expect(isCacheableQuery(schema, parse(`{ computes { id connected } }`))).toBe(false);
+    expect(isCacheableQuery(schema, parse(`{ projects { id } svms { name } }`))).toBe(false);
+  });
+});
