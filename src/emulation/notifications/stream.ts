@@ -20,10 +20,21 @@ function scopeTopic(scope: StreamScope): Topic<EmulationEvent> {
   return scope.kind === "controller" ? controllerTopic : projectTopic(scope.projectId);
 }
 
-/** The GNS3 wire form, made here at the stream's edge; a compute's stream names each event's project. */
-function scopeMessage(ctx: AppContext, scope: StreamScope, channel: string, event: EmulationEvent): object {
-  const message = toGns3Notification(ctx, event);
-  return scope.kind === "compute" ? { ...message, project_id: channelProjectId(channel) } : message;
+/**
+ * The GNS3 wire form, made here at the stream's edge; a compute's stream names each event's project. Every stream
+ * of one kind sends the same line for one event, and the bus hands all its subscribers the same event object: the
+ * line is made once per event and kind, not once per listener (held only as long as the event is).
+ */
+const lines: Record<StreamScope["kind"], WeakMap<object, string>> = { controller: new WeakMap(), project: new WeakMap(), compute: new WeakMap() };
+
+function scopeLine(ctx: AppContext, scope: StreamScope, channel: string, event: EmulationEvent): string {
+  let line = lines[scope.kind].get(event);
+  if (line === undefined) {
+    const message = toGns3Notification(ctx, event);
+    line = pythonJsonLine(scope.kind === "compute" ? { ...message, project_id: channelProjectId(channel) } : message);
+    lines[scope.kind].set(event, line);
+  }
+  return line;
 }
 
 /**
@@ -36,15 +47,16 @@ export function openNotificationStream(ctx: AppContext, scope: StreamScope, send
   const pingInterval = PING_INTERVAL_MS[scope.kind];
   let timer: NodeJS.Timeout | undefined;
   let open = true;
-  const emit = (message: object) => {
+  const ping = () => emit(pythonJsonLine({ action: "ping", event: systemUsage() }));
+  const emit = (line: string) => {
     if (!open) return;
-    send(pythonJsonLine(message));
+    send(line);
     clearTimeout(timer);
-    timer = setTimeout(() => emit({ action: "ping", event: systemUsage() }), pingInterval);
+    timer = setTimeout(ping, pingInterval);
   };
-  emit({ action: "ping", event: systemUsage() });
+  ping();
   void (async () => {
-    for await (const e of subscription) emit(scopeMessage(ctx, scope, e.channel, e.data));
+    for await (const e of subscription) emit(scopeLine(ctx, scope, e.channel, e.data));
   })();
   return () => {
     untrack();
