@@ -7,6 +7,7 @@ import { quotaTopic, type QuotaChange } from "../events.js";
 import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js";
 import { userEntries } from "./serialize.js";
 import { ruleFilterFields } from "./filters.js";
+import { findRulePage } from "./page.js";
 import { fieldNames, inTermsOf } from "../input.js";
 import { LIMIT_NAMES, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
 import { createRule, deleteRule, updateRule } from "./operations.js";
@@ -126,6 +127,16 @@ export async function ruleWhere(ctx: AppContext, filter: RuleFilter | null | und
   return { AND: and };
 }
 
+/**
+ * The page loader (one statement for the page) returns every scalar of a rule and its users; a selection that
+ * reaches the volume (whose fields the loader does not all read) keeps Prisma's nested query.
+ */
+function pageCovers(query: { include?: Record<string, unknown>; select?: Record<string, unknown> }): boolean {
+  return !query.select && Object.keys(query.include ?? {}).every((k) => k === "users");
+}
+
+const pageArgs = ({ take, skip, cursor }: { take?: number; skip?: number; cursor?: object }) => ({ take, skip, cursor });
+
 builder.queryFields((t) => ({
   quotaRule: t.prismaField({
     type: "QuotaRule",
@@ -138,8 +149,11 @@ builder.queryFields((t) => ({
       type: "QuotaRule",
       cursor: "uuid",
       args: { filter: t.arg({ type: QuotaRuleFilter }) },
-      resolve: async (query, _r, args, ctx) =>
-        ctx.db.quotaRule.findMany({ ...query, where: await ruleWhere(ctx, args.filter), orderBy: { uuid: "asc" } }),
+      resolve: async (query, _r, args, ctx) => {
+        const where = await ruleWhere(ctx, args.filter);
+        if (pageCovers(query)) return findRulePage(ctx, { ...pageArgs(query), where, orderBy: { uuid: "asc" } }) as never;
+        return ctx.db.quotaRule.findMany({ ...query, where, orderBy: { uuid: "asc" } });
+      },
       totalCount: async (_r, args, ctx) => ctx.db.quotaRule.count({ where: await ruleWhere(ctx, args.filter) }),
     },
     {},

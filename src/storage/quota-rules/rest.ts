@@ -4,12 +4,13 @@ import { handle, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm, type WireFields } from "../ontap/wire.js";
-import { createRule, deleteRule, getRule, RULE_INCLUDE, updateRule } from "./operations.js";
+import { createRule, deleteRule, getRule, updateRule } from "./operations.js";
+import { findRulePage, type RulePageRow } from "./page.js";
 import { createRuleSchema, ruleLimitsSchema, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
 import { ruleFilterFields, ruleOrder, RULE_SORTABLE } from "./filters.js";
 import { ruleHref, ruleRecords } from "./serialize.js";
 
-type RuleRow = Awaited<ReturnType<typeof getRule>>;
+type RuleRow = Awaited<ReturnType<typeof getRule>> | RulePageRow;
 
 const LIMIT_FIELDS: WireFields = {
   "space.hard_limit": ["spaceHardLimit", "limit"],
@@ -47,7 +48,7 @@ export function mountQuotaRules(router: Router, ctx: AppContext): void {
     source: {
       keyColumn: "uuid",
       orderFor: ruleOrder,
-      findMany: (args) => ctx.db.quotaRule.findMany({ ...(args as object), include: RULE_INCLUDE }),
+      findMany: (args) => findRulePage(ctx, args),
       count: (args) => ctx.db.quotaRule.count(args as never),
       keyOf: (r) => r.uuid,
     },

@@ -16,6 +16,8 @@ interface RuleRow {
   volumeUuid: string;
   users: { name: string | null; userId: string | null }[];
   volume: { uuid: string; name: string; svm: { uuid: string; name: string } };
+  /** Already resolved by the page loader (null: no such qtree); absent: looked up here. */
+  qtreeId?: number | null;
 }
 
 export const ruleHref = (uuid: string) => `/api/storage/quota/rules/${uuid}`;
@@ -44,6 +46,13 @@ export async function qtreeIds(ctx: AppContext, rows: { volumeUuid: string; qtre
   return ids;
 }
 
+function loadedIds(rows: RuleRow[]) {
+  const ids = new Map<string, number>();
+  // As qtreeIds: the default tree rule ("") names no qtree.
+  for (const r of rows) if (r.qtreeName && r.qtreeId != null) ids.set(`${r.volumeUuid}/${r.qtreeName}`, r.qtreeId);
+  return ids;
+}
+
 export function qtreeObject(volumeUuid: string, name: string, id: number | undefined) {
   return id === undefined
     ? { name }
@@ -51,7 +60,7 @@ export function qtreeObject(volumeUuid: string, name: string, id: number | undef
 }
 
 export async function ruleRecords(ctx: AppContext, rows: RuleRow[]): Promise<Record<string, unknown>[]> {
-  const ids = await qtreeIds(ctx, rows);
+  const ids = rows.every((r) => r.qtreeId !== undefined) ? loadedIds(rows) : await qtreeIds(ctx, rows);
   return rows.map((r) => {
     const space = limitsObject(r.spaceHardLimit, r.spaceSoftLimit);
     const files = limitsObject(r.filesHardLimit, r.filesSoftLimit);
