@@ -16,8 +16,8 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, printTable, request, serveBare,
-  startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
+  BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, PATCHBAY_ROLE, printTable, request, serveBare,
+  servePatchbay, startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
 } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -26,25 +26,6 @@ const SIZES = [50, 1000];
 const PROJECT_QUERY = `query($id: ID!) { project(id: $id) { id name status
   nodes { id name nodeType status console consoleHost x y z ports { name shortName adapterNumber portNumber linkType } }
   links { id linkType capturing suspend endpoints { adapterNumber portNumber node { id name } } } } }`;
-
-/** The server child: Patchbay with a counter of the SQL statements its database client sends. */
-async function servePatchbay(databaseUrl: string, dataDir: string) {
-  const { loadConfig } = await import("../src/platform/config.js");
-  const { startServer } = await import("../src/server.js");
-  let statements = 0;
-  const server = await startServer(
-    { ...loadConfig([], {}), port: 0, dataDir, databaseUrl, logRequests: false, redisUrl: undefined, consolePorts: [20000, 29999] },
-    { onSqlStatement: () => void statements++ },
-  );
-  process.send!({ port: server.port });
-  process.on("message", async (m) => {
-    if (m === "statements") process.send!({ statements });
-    if (m === "stop") {
-      await server.close();
-      process.exit(0);
-    }
-  });
-}
 
 const json = (agent: http.Agent, port: number, method: "GET" | "POST", p: string, body?: unknown) =>
   request(agent, port, { method, path: p, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => {
@@ -93,7 +74,7 @@ async function main() {
   console.log(machineLine());
   const children: ChildProcess[] = [];
   try {
-    const pb = await startChild(SELF, ["--serve-patchbay", db.url, db.dataDir]);
+    const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
     children.push(pb.child);
     const port = pb.msg.port as number;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
@@ -143,7 +124,7 @@ async function main() {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
   const role = process.argv[2];
-  if (role === "--serve-patchbay") await servePatchbay(process.argv[3], process.argv[4]);
+  if (role === PATCHBAY_ROLE) await servePatchbay(process.argv[3], process.argv[4]);
   else if (role === BARE_ROLE) serveBare(process.argv[3]);
   else await main();
 }

@@ -28,6 +28,36 @@ export function serveBare(bodyFile: string): void {
 }
 
 
+/** Role of a bench child process that runs Patchbay (see servePatchbay). */
+export const PATCHBAY_ROLE = "--serve-patchbay";
+
+/**
+ * The server child: Patchbay on a free port (sent to the parent), with a counter of the SQL statements its database
+ * client sends (the parent asks with "statements"); "stop" closes it.
+ */
+export async function servePatchbay(
+  databaseUrl: string,
+  dataDir: string,
+  onMessage?: (message: any, server: import("../src/server.js").RunningServer) => void,
+): Promise<void> {
+  const { loadConfig } = await import("../src/platform/config.js");
+  const { startServer } = await import("../src/server.js");
+  let statements = 0;
+  const server = await startServer(
+    { ...loadConfig([], {}), port: 0, dataDir, databaseUrl, logRequests: false, redisUrl: undefined, consolePorts: [20000, 29999] },
+    { onSqlStatement: () => void statements++ },
+  );
+  process.send!({ port: server.port });
+  process.on("message", async (m) => {
+    if (m === "statements") process.send!({ statements });
+    onMessage?.(m, server);
+    if (m === "stop") {
+      await server.close();
+      process.exit(0);
+    }
+  });
+}
+
 /** Forks `script` with `args`; resolves with its first IPC message (e.g. the port it listens on). */
 export function startChild(script: string, args: string[]): Promise<{ child: ChildProcess; msg: any }> {
   const child = fork(script, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });

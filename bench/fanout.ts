@@ -1,0 +1,254 @@
+/**
+ * Event fan-out benchmark (run: `npm run bench:fanout`).
+ *
+ * 1,000 subscribers of one project's events, mixed evenly over the four ways clients listen: the GNS3 notification
+ * WebSocket, the GNS3 HTTP notification stream, GraphQL `projectEvents` over graphql-ws and over SSE (each on its
+ * own connection). The server publishes node.updated events of a real node on the bus at a fixed rate, the way
+ * the node operations do (publishTopologyEvent, the node's x carrying the sequence number), and each subscriber
+ * notes when every event arrives. Printed: latency from publish to the event being read by the client (p50/p99/max,
+ * all subscribers, per transport), and events lost (each subscriber must see every sequence number once). The
+ * write path is measured elsewhere (bench/emulation.ts): here the bus and the four transports are. Subscribers live in two child processes so that the
+ * load generator does not share one event loop; the server runs in a third.
+ *
+ * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_SUBSCRIBERS (1000), BENCH_RATE (events/s, 100),
+ * BENCH_DURATION (s, 10).
+ */
+import type { ChildProcess } from "node:child_process";
+import { fork } from "node:child_process";
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
+import { DURATION_S, freshDatabase, machineLine, PATCHBAY_ROLE, servePatchbay, startChild, stopChildren } from "./harness.js";
+import type { RunningServer } from "../src/server.js";
+
+const SELF = fileURLToPath(import.meta.url);
+const SUBSCRIBER_ROLE = "--subscribers";
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const KINDS = ["gns3-ws", "gns3-http", "graphql-ws", "sse"] as const;
+type Kind = (typeof KINDS)[number];
+
+const now = () => performance.timeOrigin + performance.now(); // one clock across processes
+const GQL = `subscription($p: ID!) { projectEvents(projectId: $p) { ... on SubscriptionProjectEventsSuccess { data { action ... on NodeEvent { node { id x } } } } } }`;
+
+/** In the server child: publishes `total` node.updated events at `rate`, then reports their publish times. */
+async function publishEvents(m: any, server: RunningServer): Promise<void> {
+  if (!m?.publish) return;
+  const { publishTopologyEvent } = await import("../src/emulation/events.js");
+  const { projectDir } = await import("../src/emulation/projects/serialize.js");
+  const { projectId, nodeId, rate, total } = m.publish;
+  const ctx = server.ctx;
+  const project = await ctx.db.project.findUniqueOrThrow({ where: { id: projectId } });
+  const node = await ctx.db.node.findUniqueOrThrow({ where: { id: nodeId } });
+  const dir = projectDir(ctx, project);
+  const sent: number[] = [0];
+  const start = now();
+  for (let seq = 1; seq <= total; seq++) {
+    const wait = start + (seq - 1) * (1000 / rate) - now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    sent[seq] = now();
+    await publishTopologyEvent(ctx, projectId, { type: "node.updated", node: { ...node, x: seq }, projectDir: dir, changed: ["x"] });
+  }
+  process.send!({ sent, seconds: (now() - start) / 1000 });
+}
+
+/** A subscriber child: opens its share of subscribers, records arrival times per sequence number. */
+async function runSubscribers(port: number, projectId: string, nodeId: string, first: number, count: number): Promise<void> {
+  const arrivals: { kind: Kind; at: Map<number, number>; duplicates: number }[] = [];
+  const closers: (() => void)[] = [];
+  const base = `127.0.0.1:${port}`;
+  const seen = (sub: (typeof arrivals)[number], x: unknown) => {
+    if (typeof x !== "number" || x < 1) return;
+    if (sub.at.has(x)) sub.duplicates++;
+    else sub.at.set(x, now());
+  };
+  const gns3Message = (sub: (typeof arrivals)[number], text: string) => {
+    const m = JSON.parse(text);
+    if (m.action === "node.updated" && m.event.node_id === nodeId) seen(sub, m.event.x);
+  };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const opened: Promise<void>[] = [];
+  for (let i = first; i < first + count; i++) {
+    const kind = KINDS[i % KINDS.length];
+    const sub = { kind, at: new Map<number, number>(), duplicates: 0 };
+    arrivals.push(sub);
+    if (kind === "gns3-ws") {
+      const ws = new WebSocket(`ws://${base}/v2/projects/${projectId}/notifications/ws`);
+      ws.on("message", (data) => gns3Message(sub, String(data)));
+      opened.push(new Promise((resolve, reject) => (ws.once("open", () => resolve()), ws.once("error", reject))));
+      closers.push(() => ws.terminate());
+    } else if (kind === "gns3-http") {
+      opened.push(
+        new Promise((resolve, reject) => {
+          const req = http.get({ host: "127.0.0.1", port, path: `/v2/projects/${projectId}/notifications`, agent }, (res) => {
+            let buffer = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => {
+              buffer += chunk;
+              let nl;
+              while ((nl = buffer.indexOf("\n")) >= 0) {
+                const line = buffer.slice(0, nl).trim();
+                buffer = buffer.slice(nl + 1);
+                if (line) gns3Message(sub, line);
+              }
+            });
+            resolve();
+          });
+          req.on("error", reject);
+          closers.push(() => req.destroy());
+        }),
+      );
+    } else if (kind === "graphql-ws") {
+      const client = createClient({ url: `ws://${base}/graphql`, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0 });
+      client.subscribe({ query: GQL, variables: { p: projectId } }, {
+        next: (m: any) => seen(sub, m.data?.projectEvents?.data?.node?.x),
+        error: (e) => console.error("graphql-ws", e),
+        complete: () => {},
+      });
+      opened.push(new Promise((resolve) => client.on("connected", () => resolve())));
+      closers.push(() => void client.dispose());
+    } else {
+      const url = `/graphql?query=${encodeURIComponent(GQL)}&variables=${encodeURIComponent(JSON.stringify({ p: projectId }))}`;
+      opened.push(
+        new Promise((resolve, reject) => {
+          const req = http.get({ host: "127.0.0.1", port, path: url, agent, headers: { accept: "text/event-stream" } }, (res) => {
+            let buffer = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => {
+              buffer += chunk;
+              let end;
+              while ((end = buffer.indexOf("\n\n")) >= 0) {
+                const block = buffer.slice(0, end);
+                buffer = buffer.slice(end + 2);
+                const data = block.split("\n").find((l) => l.startsWith("data:"));
+                if (data && data.length > 6) seen(sub, JSON.parse(data.slice(5)).data?.projectEvents?.data?.node?.x);
+              }
+            });
+            resolve();
+          });
+          req.on("error", reject);
+          closers.push(() => req.destroy());
+        }),
+      );
+    }
+  }
+  await Promise.all(opened);
+  process.send!({ opened: count });
+  process.on("message", (m: any) => {
+    if (m?.sent) {
+      // The parent's send times, indexed by sequence number: latencies and losses per subscriber.
+      const sent: number[] = m.sent;
+      const report = arrivals.map((a) => {
+        const latencies: number[] = [];
+        let lost = 0;
+        for (let seq = 1; seq < sent.length; seq++) {
+          const at = a.at.get(seq);
+          if (at === undefined) lost++;
+          else latencies.push(at - sent[seq]);
+        }
+        return { kind: a.kind, latencies, lost, duplicates: a.duplicates };
+      });
+      for (const close of closers) close();
+      process.send!({ report }, () => process.exit(0));
+    }
+  });
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+
+async function main() {
+  const db = await freshDatabase();
+  console.log(`patchbay event fan-out benchmark: ${db.kind}, ${SUBSCRIBERS} subscribers (${KINDS.join(", ")}), ${RATE} events/s for ${DURATION_S} s`);
+  console.log(machineLine());
+  const children: ChildProcess[] = [];
+  try {
+    const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
+    children.push(pb.child);
+    const port = pb.msg.port as number;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    const call = (method: string, p: string, body?: unknown) =>
+      new Promise<any>((resolve, reject) => {
+        const req = http.request({ host: "127.0.0.1", port, method, path: p, agent, headers: { "content-type": "application/json" } }, (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          res.on("end", () => (res.statusCode! < 300 ? resolve(text ? JSON.parse(text) : null) : reject(new Error(`${method} ${p}: ${res.statusCode} ${text}`))));
+        });
+        req.on("error", reject);
+        req.end(body === undefined ? undefined : JSON.stringify(body));
+      });
+    const project = await call("POST", "/v2/projects", { name: "fanout", auto_close: false });
+    const node = await call("POST", `/v2/projects/${project.project_id}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
+
+    const half = Math.ceil(SUBSCRIBERS / 2);
+    const workers = [0, 1].map((w) => {
+      const count = w === 0 ? half : SUBSCRIBERS - half;
+      return fork(SELF, [SUBSCRIBER_ROLE, String(port), project.project_id, node.node_id, String(w * half), String(count)], {
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+        serialization: "advanced",
+      });
+    });
+    await Promise.all(workers.map((w) => new Promise((resolve) => w.once("message", resolve))));
+    // Every subscriber is attached once the server's bus counts them (a socket open is not yet a subscription).
+    const t0 = Date.now();
+    for (;;) {
+      const metrics: string = await new Promise((resolve) =>
+        http.get({ host: "127.0.0.1", port, path: "/metrics", agent }, (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          res.on("end", () => resolve(text));
+        }),
+      );
+      const n = Number(/^patchbay_event_bus_subscribers (\d+)/m.exec(metrics)?.[1] ?? 0);
+      if (n >= SUBSCRIBERS) break;
+      if (Date.now() - t0 > 60_000) throw new Error(`only ${n} of ${SUBSCRIBERS} subscribers attached`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
+    const total = RATE * DURATION_S;
+    const published: { sent: number[]; seconds: number } = await new Promise((resolve) => {
+      pb.child.on("message", (m: any) => m.sent && resolve(m));
+      pb.child.send({ publish: { projectId: project.project_id, nodeId: node.node_id, rate: RATE, total } });
+    });
+    const { sent } = published;
+    const achieved = total / published.seconds;
+    await new Promise((r) => setTimeout(r, 2000)); // stragglers
+    const reports = await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<any[]>((resolve) => {
+            w.on("message", (m: any) => m.report && resolve(m.report));
+            w.send({ sent });
+          }),
+      ),
+    );
+    agent.destroy();
+
+    const subs = reports.flat();
+    const rows = [["subscribers", "events each", "delivered", "lost", "duplicates", "p50 ms", "p99 ms", "max ms"]];
+    for (const kind of [...KINDS, "all"] as const) {
+      const group = subs.filter((s) => kind === "all" || s.kind === kind);
+      const lat = group.flatMap((s) => s.latencies).sort((a: number, b: number) => a - b);
+      const lost = group.reduce((n, s) => n + s.lost, 0);
+      const dup = group.reduce((n, s) => n + s.duplicates, 0);
+      rows.push([`${kind} (${group.length})`, String(total), String(lat.length), String(lost), String(dup), percentile(lat, 50).toFixed(1), percentile(lat, 99).toFixed(1), (lat.at(-1) ?? NaN).toFixed(1)]);
+    }
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+    rows.forEach((r, i) => {
+      console.log(`| ${r.map((c, j) => (j === 0 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join(" | ")} |`);
+      if (i === 0) console.log(`|${widths.map((w, j) => (j === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
+    });
+    console.log(`\npublished ${total} node.updated events at ${achieved.toFixed(1)}/s on the bus (publishTopologyEvent); latency = publish → event read by the subscriber`);
+  } finally {
+    await stopChildren(children);
+    await db.drop();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
+  const role = process.argv[2];
+  if (role === PATCHBAY_ROLE) await servePatchbay(process.argv[3], process.argv[4], (m, server) => void publishEvents(m, server));
+  else if (role === SUBSCRIBER_ROLE) await runSubscribers(Number(process.argv[3]), process.argv[4], process.argv[5], Number(process.argv[6]), Number(process.argv[7]));
+  else await main();
+}
