@@ -8,6 +8,8 @@ import { GNS3_VERSION } from "../../src/emulation/version.js";
 import { call, freshDatabaseUrl, startTestServer, type TestServer } from "../support/server.js";
 import { pause, waitFor } from "../support/wait.js";
 
+const NOTIFICATIONS = "/v2/compute/notifications/ws";
+
 /** A remote compute that only answers the monitor's capability polls, and records every request it gets. */
 async function fakeCompute() {
   const requests: string[] = [];
@@ -39,12 +41,18 @@ describe("composition root: each feature's start() runs before serving, its stop
     const created = await call(first.url, "POST", "/v2/computes", { compute_id: "fake", protocol: "http", host: "127.0.0.1", port: compute.port });
     expect(created.status).toBe(201);
     await waitFor(async () => (await call(first.url, "GET", "/v2/computes/fake")).body.connected === true, 10_000, "the compute connected");
+    // A connected compute gets the placement's notification socket; once it has arrived, nothing the first
+    // server sent is still on its way to the fake compute when the second server's requests are counted.
+    await waitFor(() => compute.requests.includes(NOTIFICATIONS), 10_000, "the first server's notification socket");
     await first.close();
 
     compute.requests.length = 0;
     const second = await startTestServer({}, shared);
     // Nothing asked the second server anything: its emulation feature's start() built the monitor.
     await waitFor(() => compute.requests.includes("/v2/compute/capabilities"), 10_000, "a poll of the stored compute");
+    // Close after the whole first poll cycle (capabilities, statistics, then the socket a connected compute
+    // gets) has reached the fake compute: a request sent before close but still in flight is not a poll after it.
+    await waitFor(() => ["/v2/compute/statistics", NOTIFICATIONS].every((r) => compute.requests.includes(r)), 10_000, "the first poll cycle");
     await second.close();
 
     const polled = compute.requests.length;

@@ -1,5 +1,5 @@
 import net from "node:net";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listensOn } from "../../src/emulation/runtime/listening.js";
 
 /**
@@ -13,10 +13,10 @@ describe.skipIf(process.platform !== "linux")("unit: listening check without con
     accepted++;
     s.destroy();
   });
+  beforeAll(() => new Promise<void>((r) => server.listen(0, "0.0.0.0", r)));
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   it("sees a listening socket of the given processes, and never connects to it", async () => {
-    await new Promise<void>((r) => server.listen(0, "0.0.0.0", r));
     const port = (server.address() as net.AddressInfo).port;
     expect(listensOn([process.pid], port)).toBe(true);
     expect(listensOn([process.pid, 999_999_999], port)).toBe(true);
