@@ -5,30 +5,45 @@ import { makeNode, makeProject, ndjsonStream } from "./nodes-support.js";
 const STYLE = "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;";
 const end = (node_id: string, port_number = 0, extra: object = {}) => ({ node_id, adapter_number: 0, port_number, ...extra });
 
+/**
+ * Every test builds its own project: PC1, PC2, SW1, HUB1 and two clouds, and (unless it asks for none) the two
+ * links PC1 0/0 – SW1 0/0 (`linkId`) and PC2 0/0 – SW1 0/1 (`link2Id`), so no test depends on another's leftovers.
+ */
+async function topology(s: TestServer, { links = true } = {}) {
+  const pid = await makeProject(s);
+  const P = `/v2/projects/${pid}`;
+  const pc1 = (await makeNode(s, pid, { name: "PC1", node_type: "vpcs" })).node_id;
+  const pc2 = (await makeNode(s, pid, { name: "PC2", node_type: "vpcs" })).node_id;
+  const sw = (await makeNode(s, pid, { name: "SW1", node_type: "ethernet_switch" })).node_id;
+  const hub = (await makeNode(s, pid, { name: "HUB1", node_type: "ethernet_hub" })).node_id;
+  const mapping = { ports_mapping: [{ name: "eth0", port_number: 0, type: "ethernet", interface: "eth0" }] };
+  const cloud1 = (await makeNode(s, pid, { name: "Cloud1", node_type: "cloud", properties: mapping })).node_id;
+  const cloud2 = (await makeNode(s, pid, { name: "Cloud2", node_type: "cloud", properties: mapping })).node_id;
+  let linkId = "";
+  let link2Id = "";
+  if (links) {
+    const first = await call(s.url, "POST", `${P}/links`, { nodes: [end(pc1), end(sw)] });
+    expect(first.status).toBe(201);
+    linkId = first.body.link_id;
+    const second = await call(s.url, "POST", `${P}/links`, { nodes: [end(pc2, 0, { label: { text: "my-label", x: 10, y: 10 } }), end(sw, 1)] });
+    expect(second.status).toBe(201);
+    link2Id = second.body.link_id;
+  }
+  return { pid, P, pc1, pc2, sw, hub, cloud1, cloud2, linkId, link2Id };
+}
+
 describe("emulation: links (REST)", () => {
   let s: TestServer;
-  let pid: string;
-  let P: string;
-  let pc1: string, pc2: string, sw: string, hub: string, cloud1: string, cloud2: string;
-  let linkId: string;
   beforeAll(async () => {
     s = await startTestServer();
-    pid = await makeProject(s);
-    P = `/v2/projects/${pid}`;
-    pc1 = (await makeNode(s, pid, { name: "PC1", node_type: "vpcs" })).node_id;
-    pc2 = (await makeNode(s, pid, { name: "PC2", node_type: "vpcs" })).node_id;
-    sw = (await makeNode(s, pid, { name: "SW1", node_type: "ethernet_switch" })).node_id;
-    hub = (await makeNode(s, pid, { name: "HUB1", node_type: "ethernet_hub" })).node_id;
-    const mapping = { ports_mapping: [{ name: "eth0", port_number: 0, type: "ethernet", interface: "eth0" }] };
-    cloud1 = (await makeNode(s, pid, { name: "Cloud1", node_type: "cloud", properties: mapping })).node_id;
-    cloud2 = (await makeNode(s, pid, { name: "Cloud2", node_type: "cloud", properties: mapping })).node_id;
   });
   afterAll(() => s.close());
 
   it("creates a link between two ports with default labels", async () => {
+    const { pid, P, pc1, sw } = await topology(s, { links: false });
     const r = await call(s.url, "POST", `${P}/links`, { nodes: [end(pc1), end(sw)] });
     expect(r.status).toBe(201);
-    linkId = r.body.link_id;
+    const linkId = r.body.link_id;
     expect(r.body).toEqual({
       capture_compute_id: null,
       capture_file_name: null,
@@ -48,12 +63,14 @@ describe("emulation: links (REST)", () => {
   });
 
   it("keeps a client label as sent", async () => {
+    const { P, pc2, sw } = await topology(s, { links: false });
     const r = await call(s.url, "POST", `${P}/links`, { nodes: [end(pc2, 0, { label: { text: "my-label", x: 10, y: 10 } }), end(sw, 1)] });
     expect(r.body.nodes[0].label).toEqual({ text: "my-label", x: 10, y: 10 });
     expect(r.body.nodes[1].label).toEqual({ style: STYLE, text: "0/1" });
   });
 
   it("refuses a used port, a self link, a missing port, an unknown node, cloud to cloud", async () => {
+    const { P, pc1, sw, hub, cloud1, cloud2 } = await topology(s);
     const used = await call(s.url, "POST", `${P}/links`, { nodes: [end(pc1), end(hub)] });
     expect(used).toMatchObject({ status: 409, body: { message: "Port is already used", status: 409 } });
     const self = await call(s.url, "POST", `${P}/links`, { nodes: [end(sw, 5), end(sw, 6)] });
@@ -70,6 +87,7 @@ describe("emulation: links (REST)", () => {
   });
 
   it("makes 'Port is already used' race-free under concurrent requests", async () => {
+    const { P, sw, hub, cloud1 } = await topology(s);
     const results = await Promise.all([hub, cloud1].map((other, i) => call(s.url, "POST", `${P}/links`, { nodes: [end(sw, 4), end(other, i === 0 ? 4 : 0)] })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
     const loser = results.find((r) => r.status === 409)!;
@@ -79,6 +97,7 @@ describe("emulation: links (REST)", () => {
   });
 
   it("rejects malformed bodies with the GNS3 400 shape", async () => {
+    const { P, sw, hub } = await topology(s);
     const missing = await call(s.url, "POST", `${P}/links`, { nodes: [{ node_id: sw, port_number: 7 }, end(hub)] });
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ method: "POST", path: "/v2/projects/{project_id}/links", status: 400 });
@@ -90,6 +109,7 @@ describe("emulation: links (REST)", () => {
   });
 
   it("a single-node body gives 201 and a half link", async () => {
+    const { P, sw } = await topology(s);
     const r = await call(s.url, "POST", `${P}/links`, { nodes: [end(sw, 7)] });
     expect(r.status).toBe(201);
     expect(r.body.nodes).toHaveLength(1);
@@ -97,6 +117,7 @@ describe("emulation: links (REST)", () => {
   });
 
   it("GET lists, GET one, GET N/links, 404 for an unknown link", async () => {
+    const { P, pc1, sw, linkId } = await topology(s);
     const list = await call(s.url, "GET", `${P}/links`);
     expect(list.status).toBe(200);
     expect(list.body.map((l: any) => l.link_id)[0]).toBe(linkId);
@@ -121,6 +142,7 @@ describe("emulation: links (REST)", () => {
   });
 
   it("available_filters lists the five filters when an end can filter, none between builtins", async () => {
+    const { P, sw, hub, linkId } = await topology(s);
     const r = await call(s.url, "GET", `${P}/links/${linkId}/available_filters`);
     expect(r.status).toBe(200);
     expect(r.body.map((f: any) => f.type)).toEqual(["frequency_drop", "packet_loss", "delay", "corrupt", "bpf"]);
@@ -131,6 +153,7 @@ describe("emulation: links (REST)", () => {
   });
 
   it("PUT applies filters (dropping disabled ones), style, suspend; 201; one link.updated per effective change", async () => {
+    const { P, pc1, linkId } = await topology(s);
     const stream = ndjsonStream(`${s.url}${P}/notifications`);
     await stream.take(1);
     const r1 = await call(s.url, "PUT", `${P}/links/${linkId}`, {
@@ -163,6 +186,7 @@ describe("emulation: links (REST)", () => {
   });
 
   it("announces link.created only for complete links and nothing for a rejected one", async () => {
+    const { P, pc1, sw, hub } = await topology(s);
     const stream = ndjsonStream(`${s.url}${P}/notifications`);
     await stream.take(1);
     const half = await call(s.url, "POST", `${P}/links`, { nodes: [end(hub, 6)] });
@@ -178,6 +202,7 @@ describe("emulation: links (REST)", () => {
   });
 
   it("deleting a node deletes its links first (link.deleted each, then node.deleted)", async () => {
+    const { P, sw } = await topology(s);
     const stream = ndjsonStream(`${s.url}${P}/notifications`);
     await stream.take(1);
     const before = (await call(s.url, "GET", `${P}/nodes/${sw}/links`)).body;
@@ -191,6 +216,8 @@ describe("emulation: links (REST)", () => {
   });
 
   it("DELETE is 204 then 404; a closed project lists topology entries and refuses item routes", async () => {
+    const { pid, P, pc1, sw, hub, linkId } = await topology(s);
+    expect((await call(s.url, "DELETE", `${P}/nodes/${sw}`)).status).toBe(204);
     expect((await call(s.url, "DELETE", `${P}/links/${linkId}`)).status).toBe(404); // went with SW1
     const link = await call(s.url, "POST", `${P}/links`, { nodes: [end(pc1), end(hub, 0)] });
     await s.ctx.db.project.update({ where: { id: pid }, data: { status: "closed" } });
