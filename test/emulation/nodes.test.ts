@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import http from "node:http";
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { makeProject } from "./nodes-support.js";
 
@@ -28,10 +28,20 @@ describe("emulation: nodes (REST)", () => {
   let P: string;
   beforeAll(async () => {
     s = await startTestServer();
+  });
+  afterAll(() => s.close());
+  // Each test gets its own project, so node names and console ports it sees are only its own.
+  beforeEach(async () => {
     pid = await makeProject(s);
     P = `/v2/projects/${pid}`;
   });
-  afterAll(() => s.close());
+  /** Creates vpcs nodes with exactly these names in the test's project. */
+  const pcs = async (...names: string[]) => {
+    for (const name of names) {
+      const r = await call(s.url, "POST", `${P}/nodes`, vpcs(name));
+      expect([r.status, r.body.name]).toEqual([201, name]);
+    }
+  };
 
   it("creates a vpcs node with the reference defaults", async () => {
     const r = await call(s.url, "POST", `${P}/nodes`, vpcs("PC1", { x: -100, y: 0 }));
@@ -73,6 +83,7 @@ describe("emulation: nodes (REST)", () => {
   });
 
   it("renames clashing names, strips spaces and fills templates", async () => {
+    await pcs("PC1");
     expect((await call(s.url, "POST", `${P}/nodes`, vpcs("PC1"))).body.name).toBe("PC2");
     expect((await call(s.url, "POST", `${P}/nodes`, vpcs("PC y"))).body.name).toBe("PCy");
     expect((await call(s.url, "POST", `${P}/nodes`, vpcs("PCy"))).body.name).toBe("PCy1");
@@ -84,6 +95,7 @@ describe("emulation: nodes (REST)", () => {
   });
 
   it("allocates distinct console ports and refuses a taken one", async () => {
+    await pcs("PC1", "PC2", "PCy");
     const { body: list } = await call(s.url, "GET", `${P}/nodes`);
     const consoles = list.map((n: any) => n.console);
     expect(new Set(consoles).size).toBe(consoles.length);
@@ -165,6 +177,7 @@ describe("emulation: nodes (REST)", () => {
   });
 
   it("GET lists and GET one returns the node", async () => {
+    await pcs("PC1", "PC2");
     const { body: list, status } = await call(s.url, "GET", `${P}/nodes`);
     expect(status).toBe(200);
     expect(list[0].name).toBe("PC1");
@@ -173,6 +186,7 @@ describe("emulation: nodes (REST)", () => {
   });
 
   it("PUT updates controller fields, forces the label text, renames by the naming rule", async () => {
+    await pcs("PC1", "PC2");
     const { body: list } = await call(s.url, "GET", `${P}/nodes`);
     const pc1 = list.find((n: any) => n.name === "PC1");
     const r = await call(s.url, "PUT", `${P}/nodes/${pc1.node_id}`, {
