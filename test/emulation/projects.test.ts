@@ -92,9 +92,10 @@ describe("GNS3 projects", () => {
   });
 
   it("refuses a duplicate name (409) and bad input (400, GNS3 wording)", async () => {
-    expect(await call(s.url, "POST", "/v2/projects", { name: "ref1" })).toMatchObject({
+    expect((await call(s.url, "POST", "/v2/projects", { name: "taken-name" })).status).toBe(201);
+    expect(await call(s.url, "POST", "/v2/projects", { name: "taken-name" })).toMatchObject({
       status: 409,
-      body: { message: 'Project "ref1" already exists', status: 409 },
+      body: { message: 'Project "taken-name" already exists', status: 409 },
     });
     const missing = await call(s.url, "POST", "/v2/projects", {});
     expect(missing.status).toBe(400);
@@ -144,9 +145,12 @@ describe("GNS3 projects", () => {
   });
 
   it("lists in insertion order, gets one, 404s unknown and non-UUID ids", async () => {
+    // Names out of alphabetical order; other tests' projects come before them, none after.
+    const names = ["order-c", "order-a", "order-b"];
+    for (const name of names) expect((await call(s.url, "POST", "/v2/projects", { name })).status).toBe(201);
     const list = await call(s.url, "GET", "/v2/projects");
     expect(list.status).toBe(200);
-    expect(list.body.map((p: any) => p.name)).toEqual(["ref1", "ref-full", "here"]);
+    expect(list.body.map((p: any) => p.name).slice(-3)).toEqual(names);
     const one = await call(s.url, "GET", `/v2/projects/${list.body[0].project_id}`);
     expect(one.body).toEqual(list.body[0]);
     expect(one.headers.get("x-route")).toBe("/v2/projects/{project_id}");
@@ -163,11 +167,14 @@ describe("GNS3 projects", () => {
   });
 
   it("updates partially, keeps the filename on rename, emits project.updated only on change", async () => {
-    const id = "11111111-2222-4333-8444-555555555555";
+    const created = await call(s.url, "POST", "/v2/projects", { name: "upd-src", zoom: 80, scene_width: 700 });
+    expect(created.status).toBe(201);
+    const id = created.body.project_id;
+    expect((await call(s.url, "POST", "/v2/projects", { name: "upd-other" })).status).toBe(201);
     const events = controllerEvents(s);
-    const r = await call(s.url, "PUT", `/v2/projects/${id}`, { name: "ref-full-renamed", scene_width: 3000 });
+    const r = await call(s.url, "PUT", `/v2/projects/${id}`, { name: "upd-renamed", scene_width: 3000 });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ name: "ref-full-renamed", filename: "ref-full.gns3", scene_width: 3000, zoom: 80 });
+    expect(r.body).toMatchObject({ name: "upd-renamed", filename: "upd-src.gns3", scene_width: 3000, zoom: 80 });
     const noop = await call(s.url, "PUT", `/v2/projects/${id}`, { scene_width: 3000 });
     expect(noop.status).toBe(200);
     const seen = await events.take(1);
@@ -179,9 +186,9 @@ describe("GNS3 projects", () => {
     const withId = await call(s.url, "PUT", `/v2/projects/${id}`, { project_id: id });
     expect(withId.status).toBe(400);
     expect(withId.body.path).toBe("/v2/projects/{project_id}");
-    expect((await call(s.url, "PUT", `/v2/projects/${id}`, { name: "ref1" })).status).toBe(409);
-    const topo = JSON.parse(fs.readFileSync(path.join(s.dataDir, "projects", id, "ref-full.gns3"), "utf8"));
-    expect(topo).toMatchObject({ name: "ref-full-renamed", scene_width: 3000 });
+    expect((await call(s.url, "PUT", `/v2/projects/${id}`, { name: "upd-other" })).status).toBe(409);
+    const topo = JSON.parse(fs.readFileSync(path.join(s.dataDir, "projects", id, "upd-src.gns3"), "utf8"));
+    expect(topo).toMatchObject({ name: "upd-renamed", scene_width: 3000 });
   });
 
   it("closes (204, idempotent) and opens (201) with controller events; stats follow the status", async () => {
