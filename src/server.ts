@@ -62,7 +62,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   );
   const ctx: AppContext = {
     config,
-    db: createDb(config.databaseUrl, hooks.onSqlStatement, (model, operation, seconds) =>
+    db: await createDb(config.databaseUrl, hooks.onSqlStatement, (model, operation, seconds) =>
       metrics.db.observe({ model: model ?? "raw", operation }, seconds),
     ),
     bus: countedBus(createBus(config.redisUrl), metrics),

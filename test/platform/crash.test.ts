@@ -176,7 +176,7 @@ describe.skipIf(!hasVpcs)("kill -9 under write load, then restart (requires the 
 
     // No job left queued or running: those the clients saw, and every job in the database.
     for (const uuid of jobs) expect(["success", "failure"], uuid).toContain((await api("GET", `/api/cluster/jobs/${uuid}`)).body.state);
-    const direct = createDb(db.url);
+    const direct = await createDb(db.url);
     cleanups.push(() => direct.$disconnect());
     expect(await direct.job.count({ where: { state: { in: ["queued", "running"] } } })).toBe(0);
 

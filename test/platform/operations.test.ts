@@ -128,7 +128,7 @@ describe("operations endpoints when something is wrong", () => {
   it("reports a failing readiness check with 503, and masks an internal GraphQL error with the request id", async () => {
     const s = await startTestServer();
     try {
-      const db = createDb(s.databaseUrl);
+      const db = await createDb(s.databaseUrl);
       await db.$executeRawUnsafe(`DELETE FROM "_prisma_migrations" WHERE migration_name = (SELECT MAX(migration_name) FROM "_prisma_migrations")`);
       await db.$executeRawUnsafe(`ALTER TABLE "Project" RENAME TO "ProjectGone"`);
       await db.$disconnect();

@@ -96,7 +96,7 @@ describe("platform: request ids in headers and log lines", () => {
   });
 
   it("logs an internal error of each face on stderr with the request's id, and the server keeps serving", async () => {
-    const db = createDb(databaseUrl);
+    const db = await createDb(databaseUrl);
     try {
       await db.$executeRawUnsafe(`ALTER TABLE "Project" RENAME TO "ProjectGone"`);
       await db.$executeRawUnsafe(`ALTER TABLE "Qtree" RENAME TO "QtreeGone"`);

@@ -1,10 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { PrismaLibSql } from "@prisma/adapter-libsql";
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient as PostgresClient } from "../../generated/prisma-postgresql/client.js";
-import { PrismaClient as SqliteClient } from "../../generated/prisma-sqlite/client.js";
-import { singleConnection } from "./sqlite-connection.js";
+import type { PrismaLibSql as LibSqlFactory } from "@prisma/adapter-libsql";
+import type { PrismaClient as SqliteClient } from "../../generated/prisma-sqlite/client.js";
 import { InvalidInputError, RecordGoneError, UniqueViolationError } from "../errors.js";
 import { containsNul } from "../text.js";
 
@@ -21,17 +18,21 @@ export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
  */
 const SQLITE_MAX_VARIABLES = 32766;
 
-class LibSqlAdapterFactory extends PrismaLibSql {
-  override createClient(config: Parameters<PrismaLibSql["createClient"]>[0]) {
-    return singleConnection(super.createClient(config));
-  }
+async function sqliteAdapter(url: string) {
+  const [{ PrismaLibSql }, { singleConnection }] = await Promise.all([import("@prisma/adapter-libsql"), import("./sqlite-connection.js")]);
+  class LibSqlAdapterFactory extends PrismaLibSql {
+    override createClient(config: Parameters<LibSqlFactory["createClient"]>[0]) {
+      return singleConnection(super.createClient(config));
+    }
 
-  override async connect() {
-    const adapter = await super.connect();
-    const info = adapter.getConnectionInfo?.() ?? { supportsRelationJoins: false };
-    adapter.getConnectionInfo = () => ({ ...info, maxBindValues: SQLITE_MAX_VARIABLES });
-    return adapter;
+    override async connect() {
+      const adapter = await super.connect();
+      const info = adapter.getConnectionInfo?.() ?? { supportsRelationJoins: false };
+      adapter.getConnectionInfo = () => ({ ...info, maxBindValues: SQLITE_MAX_VARIABLES });
+      return adapter;
+    }
   }
+  return new LibSqlAdapterFactory({ url });
 }
 
 export function sqliteFile(url: string): string {
@@ -50,15 +51,23 @@ export type OperationObserver = (model: string | undefined, operation: string, s
 /**
  * `onStatement` (for benchmarks and diagnostics) is called once per SQL statement the client sends;
  * `onOperation` once per Prisma operation, with its duration.
+ *
+ * Only the client and driver of the database in use are loaded (imported here, by the URL's scheme): each
+ * generated client with its adapter and driver costs start-up time and memory the other database never needs.
  */
-export function createDb(url: string, onStatement?: () => void, onOperation?: OperationObserver): Db {
+export async function createDb(url: string, onStatement?: () => void, onOperation?: OperationObserver): Promise<Db> {
   const log = onStatement ? [{ emit: "event" as const, level: "query" as const }] : [];
   let db: Db;
   if (isPostgresUrl(url)) {
-    db = new PostgresClient({ adapter: new PrismaPg({ connectionString: url }), log, transactionOptions: TRANSACTION_OPTIONS }) as unknown as Db;
+    const [{ PrismaClient }, { PrismaPg }] = await Promise.all([
+      import("../../generated/prisma-postgresql/client.js"),
+      import("@prisma/adapter-pg"),
+    ]);
+    db = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }), log, transactionOptions: TRANSACTION_OPTIONS }) as unknown as Db;
   } else {
     fs.mkdirSync(path.dirname(sqliteFile(url)), { recursive: true });
-    db = new SqliteClient({ adapter: new LibSqlAdapterFactory({ url }), log, transactionOptions: TRANSACTION_OPTIONS });
+    const { PrismaClient } = await import("../../generated/prisma-sqlite/client.js");
+    db = new PrismaClient({ adapter: await sqliteAdapter(url), log, transactionOptions: TRANSACTION_OPTIONS });
   }
   if (onStatement) db.$on("query" as never, onStatement);
   return withClientErrors(db, onOperation);

@@ -1,8 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { PrismaLibSql } from "@prisma/adapter-libsql";
-import pg from "pg";
 import { isPostgresUrl } from "./client.js";
 
 /**
@@ -55,7 +53,9 @@ export async function migrate(url: string): Promise<string[]> {
   return isPostgresUrl(url) ? migratePostgres(url) : migrateSqlite(url);
 }
 
+// Each driver is imported only for the database in use (see createDb).
 async function migrateSqlite(url: string): Promise<string[]> {
+  const { PrismaLibSql } = await import("@prisma/adapter-libsql");
   const conn = await new PrismaLibSql({ url }).connect();
   try {
     await conn.executeScript(BOOKKEEPING.sqlite);
@@ -77,6 +77,7 @@ async function migrateSqlite(url: string): Promise<string[]> {
 }
 
 async function migratePostgres(url: string): Promise<string[]> {
+  const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
