@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import v8 from "node:v8";
 import type { PrismaLibSql as LibSqlFactory } from "@prisma/adapter-libsql";
 import type { PrismaClient as SqliteClient } from "../../generated/prisma-sqlite/client.js";
 import { InvalidInputError, RecordGoneError, UniqueViolationError } from "../errors.js";
@@ -49,6 +50,17 @@ const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 export type OperationObserver = (model: string | undefined, operation: string, seconds: number) => void;
 
 /**
+ * Prisma compiles queries to plans in WebAssembly (the query compiler, ~1.7 MB of code). V8 first compiles it with
+ * its baseline compiler (Liftoff), then recompiles hot functions with TurboFan on worker threads; those very large
+ * functions need tens of MB of compiler memory that glibc keeps in the worker threads' malloc arenas afterwards
+ * (~70 MB of idle RSS, and CPU taken from start-up on a 2-core machine). Plans are cached per query shape, so the
+ * compiler runs only for a shape's first query, where Liftoff code was measured as fast or faster (no competing
+ * background compilation): the query compiler stays on Liftoff. Process-wide, set before the module is compiled;
+ * Prisma's is the only WebAssembly the server runs. See docs/benchmarks.md, "Memory and start".
+ */
+const baselineWasmOnly = () => v8.setFlagsFromString("--liftoff-only");
+
+/**
  * `onStatement` (for benchmarks and diagnostics) is called once per SQL statement the client sends;
  * `onOperation` once per Prisma operation, with its duration.
  *
@@ -57,6 +69,7 @@ export type OperationObserver = (model: string | undefined, operation: string, s
  */
 export async function createDb(url: string, onStatement?: () => void, onOperation?: OperationObserver): Promise<Db> {
   const log = onStatement ? [{ emit: "event" as const, level: "query" as const }] : [];
+  baselineWasmOnly();
   let db: Db;
   if (isPostgresUrl(url)) {
     const [{ PrismaClient }, { PrismaPg }] = await Promise.all([
