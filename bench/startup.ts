@@ -1,0 +1,193 @@
+/**
+ * Start time and memory benchmark (run: `npm run bench:startup`).
+ *
+ * Starts the server the way a user does — the README's `npm start` (the real command, through npm), on an existing
+ * database — and measures:
+ *   - start: from spawning `npm start` to the first 200 of `GET /v2/version`;
+ *   - the resident set (RSS, /proc/<pid>/status VmRSS) of the server's node process (not npm's) after ~5 s idle,
+ *     then again after a short warm-up (a nodes list, a GraphQL query, a quota rules page) and 2 s idle;
+ *   - the peak RSS of that process (VmHWM).
+ * Several runs; the medians are printed. The database is made once before the runs (a first start migrates it, a
+ * project of 20 nodes and the demo storage objects with quota rules are created through the API), so each
+ * measured start is "an existing database".
+ *
+ * Env: BENCH_DATABASE_URL=postgres://… (a fresh database is created on that server; default: SQLite in a temp
+ * dir), BENCH_RUNS (5), BENCH_IDLE_S (5).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { freshDatabase, machineLine, request } from "./harness.js";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 5);
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The descendants of `pid` (from /proc), depth first. */
+function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return children.flatMap((c) => [c, ...descendants(c)]);
+}
+
+const comm = (pid: number) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+};
+
+/** The server: the node process under npm (npm is a node process too; it is the root, not a descendant). */
+function serverPid(npmPid: number): number | undefined {
+  return descendants(npmPid).find((p) => comm(p) === "node");
+}
+
+/** VmRSS and VmHWM of a process, in MB. */
+function memory(pid: number): { rss: number; hwm: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+}
+
+interface Started {
+  npm: ChildProcess;
+  port: number;
+  ms: number;
+  stderr: () => string;
+}
+
+/** `npm start -- --port P --data-dir D` with DATABASE_URL, as a user runs it; resolves at the first 200 of /v2/version. */
+async function start(databaseUrl: string, dataDir: string, extra: string[] = []): Promise<Started> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const npm = spawn(NPM, ["start", "--", "--port", String(port), "--data-dir", dataDir, ...extra], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  npm.stderr!.on("data", (c) => (err += c));
+  let exited = false;
+  npm.once("exit", () => (exited = true));
+  const agent = new http.Agent({ keepAlive: false });
+  for (;;) {
+    if (exited) throw new Error(`npm start exited before answering:\n${err}`);
+    const ok = await request(agent, port, { method: "GET", path: "/v2/version" }).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (performance.now() - t0 > 60_000) throw new Error(`no answer within 60 s:\n${err}`);
+    await sleep(5);
+  }
+  return { npm, port, ms: performance.now() - t0, stderr: () => err };
+}
+
+async function stop(s: Started): Promise<void> {
+  const pid = serverPid(s.npm.pid!);
+  const exited = new Promise((r) => (s.npm.exitCode !== null ? r(null) : s.npm.once("exit", r)));
+  if (pid) process.kill(pid, "SIGTERM");
+  else s.npm.kill("SIGTERM");
+  await exited;
+}
+
+const api = async (port: number, method: "GET" | "POST", p: string, body?: unknown) => {
+  const agent = new http.Agent({ keepAlive: false });
+  const r = await request(agent, port, { method, path: p, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${r.body.slice(0, 300)}`);
+  return r.body ? JSON.parse(r.body) : null;
+};
+
+/** The database every measured start finds: migrated, a project of 20 nodes, demo storage objects with rules. */
+async function prepare(databaseUrl: string, dataDir: string): Promise<{ projectId: string; firstStartMs: number }> {
+  const s = await start(databaseUrl, dataDir, ["--demo"]);
+  try {
+    const { project_id: projectId } = await api(s.port, "POST", "/v2/projects", { name: "startup-bench" });
+    for (let i = 0; i < 20; i++) {
+      await api(s.port, "POST", `/v2/projects/${projectId}/nodes`, { name: `pc${i}`, node_type: "vpcs", compute_id: "local" });
+    }
+    for (const qtree of ["qt1", "qt2"]) {
+      await api(s.port, "POST", "/api/storage/quota/rules?return_timeout=15", {
+        svm: { name: "vs0" }, volume: { name: "vol1" }, type: "tree", qtree: { name: qtree }, space: { hard_limit: 1024 ** 3 },
+      });
+    }
+    return { projectId, firstStartMs: s.ms };
+  } finally {
+    await stop(s);
+  }
+}
+
+const GRAPHQL = JSON.stringify({ query: "query($id: ID!) { project(id: $id) { id name nodes { id name status ports { name } } links { id } } }" });
+
+/** A short warm-up: the requests a GUI and an API client send first. */
+async function warmUp(port: number, projectId: string): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true });
+  const gql = JSON.stringify({ ...JSON.parse(GRAPHQL), variables: { id: projectId } });
+  for (let i = 0; i < 20; i++) {
+    const results = await Promise.all([
+      request(agent, port, { method: "GET", path: `/v2/projects/${projectId}/nodes` }),
+      request(agent, port, { method: "POST", path: "/graphql", body: gql }),
+      request(agent, port, { method: "GET", path: "/api/storage/quota/rules?max_records=50&fields=*" }),
+    ]);
+    for (const r of results) if (r.status !== 200) throw new Error(`warm-up: ${r.status} ${r.body.slice(0, 200)}`);
+  }
+  agent.destroy();
+}
+
+async function main() {
+  const db = await freshDatabase();
+  console.log(machineLine());
+  console.log(`database: ${db.kind}; command: npm start (${JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start}); ${RUNS} runs`);
+  try {
+    const { projectId, firstStartMs } = await prepare(db.url, db.dataDir);
+    console.log(`first start (creates and migrates the database): ${firstStartMs.toFixed(0)} ms`);
+    const rows: { ms: number; idle: number; warm: number; hwm: number }[] = [];
+    for (let run = 1; run <= RUNS; run++) {
+      const s = await start(db.url, db.dataDir);
+      try {
+        const pid = serverPid(s.npm.pid!);
+        if (!pid) throw new Error("server process not found under npm");
+        await sleep(IDLE_S * 1000);
+        const idle = memory(pid).rss;
+        await warmUp(s.port, projectId);
+        await sleep(2000);
+        const { rss: warm, hwm } = memory(pid);
+        rows.push({ ms: s.ms, idle, warm, hwm });
+        console.log(`run ${run}: start ${s.ms.toFixed(0)} ms, idle RSS ${idle.toFixed(0)} MB, after warm-up ${warm.toFixed(0)} MB, peak ${hwm.toFixed(0)} MB`);
+      } finally {
+        await stop(s);
+      }
+    }
+    const m = (k: keyof (typeof rows)[0]) => median(rows.map((r) => r[k]));
+    console.log();
+    console.log("| database | start → first answer (median) | idle RSS | RSS after warm-up | peak RSS |");
+    console.log("|---|---:|---:|---:|---:|");
+    console.log(`| ${db.kind} | ${m("ms").toFixed(0)} ms | ${m("idle").toFixed(0)} MB | ${m("warm").toFixed(0)} MB | ${m("hwm").toFixed(0)} MB |`);
+  } finally {
+    await db.drop();
+  }
+}
+
+await main();
