@@ -28,33 +28,42 @@ function record(s: TestServer, topic: Topic<EmulationEvent>) {
 
 describe("GNS3 snapshots", () => {
   let s: TestServer;
-  let pid: string;
-  let P: string;
-  let dir: string;
-  let pc1: string, sw: string, hub: string;
-  let snap1: any;
-
-  const node = async (body: object) => {
-    const r = await call(s.url, "POST", `${P}/nodes`, { compute_id: "local", ...body });
-    expect(r.status).toBe(201);
-    return r.body.node_id as string;
-  };
-
   beforeAll(async () => {
     s = await startTestServer();
-    const { body } = await call(s.url, "POST", "/v2/projects", { name: "ref1" });
-    pid = body.project_id;
-    P = `/v2/projects/${pid}`;
-    dir = body.path;
-    pc1 = await node({ name: "PC1", node_type: "vpcs" });
-    sw = await node({ name: "SW1", node_type: "ethernet_switch" });
-    hub = await node({ name: "HUB1", node_type: "ethernet_hub" });
-    expect((await call(s.url, "POST", `${P}/links`, { nodes: [end(pc1), end(sw)] })).status).toBe(201);
-    expect((await call(s.url, "POST", `${P}/files/hello.txt`, "v1")).status).toBe(201);
   });
   afterAll(() => s.close());
 
+  let labs = 0;
+  /**
+   * Each test's own project: PC1, SW1 and HUB1, the link PC1 – SW1, a file hello.txt ("v1") and, unless asked
+   * not to, the snapshot snap1 of that state.
+   */
+  const lab = async ({ snapshot = true } = {}) => {
+    const name = `ref${++labs}`;
+    const { body } = await call(s.url, "POST", "/v2/projects", { name });
+    const pid: string = body.project_id;
+    const P = `/v2/projects/${pid}`;
+    const node = async (fields: object) => {
+      const r = await call(s.url, "POST", `${P}/nodes`, { compute_id: "local", ...fields });
+      expect(r.status).toBe(201);
+      return r.body.node_id as string;
+    };
+    const pc1 = await node({ name: "PC1", node_type: "vpcs" });
+    const sw = await node({ name: "SW1", node_type: "ethernet_switch" });
+    const hub = await node({ name: "HUB1", node_type: "ethernet_hub" });
+    expect((await call(s.url, "POST", `${P}/links`, { nodes: [end(pc1), end(sw)] })).status).toBe(201);
+    expect((await call(s.url, "POST", `${P}/files/hello.txt`, "v1")).status).toBe(201);
+    let snap1: any;
+    if (snapshot) {
+      const r = await call(s.url, "POST", `${P}/snapshots`, { name: "snap1" });
+      expect(r.status).toBe(201);
+      snap1 = r.body;
+    }
+    return { name, pid, P, dir: body.path as string, pc1, sw, hub, snap1 };
+  };
+
   it("refuses a snapshot while a non-builtin node runs (409); running switches and hubs do not count", async () => {
+    const { P, pc1, sw } = await lab({ snapshot: false });
     await s.ctx.db.node.update({ where: { id: pc1 }, data: { status: "started" } });
     await s.ctx.db.node.update({ where: { id: sw }, data: { status: "started" } });
     const r = await call(s.url, "POST", `${P}/snapshots`, { name: "snap-running" });
@@ -63,10 +72,11 @@ describe("GNS3 snapshots", () => {
   });
 
   it("creates a snapshot: GNS3's object, an uncompressed archive and snapshots.conf", async () => {
+    const { name, pid, P, dir } = await lab({ snapshot: false });
     const before = Math.floor(Date.now() / 1000);
     const r = await call(s.url, "POST", `${P}/snapshots`, { name: "snap1" });
     expect(r.status).toBe(201);
-    snap1 = r.body;
+    const snap1 = r.body;
     expect(Object.keys(snap1).sort()).toEqual(["created_at", "description", "filename", "name", "project_id", "snapshot_id"]);
     expect(snap1).toMatchObject({ name: "snap1", filename: "snap1.gns3snapshot", project_id: pid });
     expect(snap1.created_at).toBeGreaterThanOrEqual(before);
@@ -77,7 +87,7 @@ describe("GNS3 snapshots", () => {
     expect(entries[0].name).toBe("project.gns3");
     expect(entries.every((e) => e.method === 0)).toBe(true);
     expect(entries.map((e) => e.name)).toContain("hello.txt");
-    expect(entries.map((e) => e.name)).not.toContain("ref1.gns3");
+    expect(entries.map((e) => e.name)).not.toContain(`${name}.gns3`);
     const doc = JSON.parse(entries[0].data.toString());
     expect(doc.topology.nodes.map((n: any) => n.name).sort()).toEqual(["HUB1", "PC1", "SW1"]);
     const conf = JSON.parse(fs.readFileSync(path.join(dir, "snapshots", "snapshots.conf"), "utf8"));
@@ -85,6 +95,7 @@ describe("GNS3 snapshots", () => {
   });
 
   it("rejects a duplicate name (409), a missing name and a non-string name (400)", async () => {
+    const { P, dir } = await lab();
     expect(await call(s.url, "POST", `${P}/snapshots`, { name: "snap1" })).toMatchObject({
       status: 409,
       body: { message: "The snapshot name snap1 already exists", status: 409 },
@@ -108,6 +119,7 @@ describe("GNS3 snapshots", () => {
   });
 
   it("keeps a given description, lists by creation time then name", async () => {
+    const { P } = await lab();
     const r = await call(s.url, "POST", `${P}/snapshots`, { name: "snap2", description: "second" });
     expect(r.status).toBe(201);
     expect(r.body.description).toBe("second");
@@ -118,6 +130,7 @@ describe("GNS3 snapshots", () => {
   });
 
   it("restores: topology and files come back with their ids, events on both streams", async () => {
+    const { name, pid, P, pc1, sw, hub, snap1 } = await lab();
     expect((await call(s.url, "DELETE", `${P}/nodes/${hub}`)).status).toBe(204);
     const links = (await call(s.url, "GET", `${P}/links`)).body;
     expect((await call(s.url, "DELETE", `${P}/links/${links[0].link_id}`)).status).toBe(204);
@@ -127,7 +140,7 @@ describe("GNS3 snapshots", () => {
     const controller = record(s, controllerTopic);
     const r = await call(s.url, "POST", `${P}/snapshots/${snap1.snapshot_id}/restore`);
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ project_id: pid, name: "ref1", status: "opened", filename: "ref1.gns3" });
+    expect(r.body).toMatchObject({ project_id: pid, name, status: "opened", filename: `${name}.gns3` });
 
     const nodes = (await call(s.url, "GET", `${P}/nodes`)).body;
     expect(nodes.map((n: any) => n.node_id).sort()).toEqual([pc1, sw, hub].sort());
@@ -167,6 +180,7 @@ describe("GNS3 snapshots", () => {
   });
 
   it("refuses to restore over running nodes (409)", async () => {
+    const { P, pc1, snap1 } = await lab();
     await s.ctx.db.node.update({ where: { id: pc1 }, data: { status: "started" } });
     const r = await call(s.url, "POST", `${P}/snapshots/${snap1.snapshot_id}/restore`);
     expect(r.body).toEqual({ message: "Project must be stopped in order to restore a snapshot", status: 409 });
@@ -174,6 +188,8 @@ describe("GNS3 snapshots", () => {
   });
 
   it("404s unknown snapshots, deletes (204) then 404s", async () => {
+    const { P, dir, snap1 } = await lab();
+    expect((await call(s.url, "POST", `${P}/snapshots`, { name: "snap2", description: "second" })).status).toBe(201);
     const unknown = "595d84b0-e118-44b8-95a3-d7d77b91deb4";
     expect(await call(s.url, "POST", `${P}/snapshots/${unknown}/restore`)).toMatchObject({
       status: 404,
@@ -192,6 +208,7 @@ describe("GNS3 snapshots", () => {
   });
 
   it("lists snapshots of a closed project but refuses to change them (403)", async () => {
+    const { P, snap1 } = await lab();
     await call(s.url, "POST", `${P}/close`);
     expect((await call(s.url, "GET", `${P}/snapshots`)).body).toEqual([snap1]);
     expect((await call(s.url, "GET", `${P}/stats`)).body).toEqual({ nodes: 0, links: 0, drawings: 0, snapshots: 1 });
@@ -203,6 +220,7 @@ describe("GNS3 snapshots", () => {
   });
 
   it("works through GraphQL with typed errors", async () => {
+    const { pid } = await lab();
     const c = await gql(
       s.url,
       `mutation($p: ID!) { createSnapshot(projectId: $p, name: "g1") { __typename ... on MutationCreateSnapshotSuccess { data { id name filename createdAt project { id } } } } }`,
