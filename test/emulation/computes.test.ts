@@ -33,6 +33,13 @@ describe("computes: registry", () => {
   });
   afterAll(() => s.close());
 
+  /** An unreachable compute (nothing listens on port 9) for the tests that change or re-post one. */
+  const unreachable = async (compute_id: string, name: string) => {
+    const r = await call(s.url, "POST", "/v2/computes", { compute_id, protocol: "http", host: "127.0.0.1", port: 9, user: "bob", password: "secret", name });
+    expect(r.status).toBe(201);
+    return r.body;
+  };
+
   it("lists the built-in local compute: this host and port, connected, with its capabilities", async () => {
     const local = {
       compute_id: "local",
@@ -45,9 +52,20 @@ describe("computes: registry", () => {
       last_error: null,
       capabilities: { version: "2.2.59", node_types: ["vpcs", "ethernet_hub", "ethernet_switch"], platform: process.platform },
     };
+    // A server of its own: the list must hold the local compute and nothing else, whatever other tests created.
+    const fresh = await startTestServer();
+    try {
+      local.port = fresh.port;
+      const list = await call(fresh.url, "GET", "/v2/computes");
+      expect(list.status).toBe(200);
+      expect(list.body).toHaveLength(1);
+      expect(list.body[0]).toMatchObject(local);
+    } finally {
+      await fresh.close();
+    }
+    local.port = s.port;
     const list = await call(s.url, "GET", "/v2/computes");
     expect(list.status).toBe(200);
-    expect(list.body).toHaveLength(1);
     expect(list.body[0]).toMatchObject(local);
     expect(typeof list.body[0].cpu_usage_percent).toBe("number");
     expect(typeof list.body[0].memory_usage_percent).toBe("number");
@@ -130,9 +148,10 @@ describe("computes: registry", () => {
   });
 
   it("refuses a duplicate name with 409, including the local compute's name", async () => {
-    expect(await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "127.0.0.1", port: 10, name: "Fake compute" })).toMatchObject({
+    await unreachable("fake-dup", "Dup compute");
+    expect(await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "127.0.0.1", port: 10, name: "Dup compute" })).toMatchObject({
       status: 409,
-      body: { message: 'Compute name "Fake compute" already exists', status: 409 },
+      body: { message: 'Compute name "Dup compute" already exists', status: 409 },
     });
     const localName = (await call(s.url, "GET", "/v2/computes/local")).body.name;
     expect((await call(s.url, "POST", "/v2/computes", { protocol: "http", host: "h", port: 10, name: localName })).status).toBe(409);
@@ -151,32 +170,34 @@ describe("computes: registry", () => {
   });
 
   it("re-posting a known compute_id reconnects it (201, compute.updated) without applying the other fields", async () => {
+    await unreachable("fake-repost", "Repost compute");
     const before = events.length;
-    const r = await call(s.url, "POST", "/v2/computes", { compute_id: "fake1", protocol: "http", host: "elsewhere", port: 1 });
+    const r = await call(s.url, "POST", "/v2/computes", { compute_id: "fake-repost", protocol: "http", host: "elsewhere", port: 1 });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ compute_id: "fake1", name: "Fake compute", host: "127.0.0.1", port: 9, connected: false });
+    expect(r.body).toMatchObject({ compute_id: "fake-repost", name: "Repost compute", host: "127.0.0.1", port: 9, connected: false });
     expect(events.slice(before)).toContainEqual({ action: "compute.updated", event: r.body });
   });
 
   it("updates (200, merged), then deletes idempotently, announcing each change", async () => {
-    const put = await call(s.url, "PUT", "/v2/computes/fake1", { name: "Fake compute renamed", port: 10 });
+    await unreachable("fake-upd", "Upd compute");
+    const put = await call(s.url, "PUT", "/v2/computes/fake-upd", { name: "Upd compute renamed", port: 10 });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ compute_id: "fake1", name: "Fake compute renamed", port: 10, host: "127.0.0.1", user: "bob", connected: false });
-    expect((await call(s.url, "GET", "/v2/computes/fake1")).body.name).toBe("Fake compute renamed");
+    expect(put.body).toMatchObject({ compute_id: "fake-upd", name: "Upd compute renamed", port: 10, host: "127.0.0.1", user: "bob", connected: false });
+    expect((await call(s.url, "GET", "/v2/computes/fake-upd")).body.name).toBe("Upd compute renamed");
     expect(events).toContainEqual({ action: "compute.updated", event: put.body });
     expect((await call(s.url, "PUT", "/v2/computes/nope", { port: 10 })).status).toBe(404);
-    expect((await call(s.url, "PUT", "/v2/computes/fake1", { port: "x" })).status).toBe(400);
-    expect((await call(s.url, "PUT", "/v2/computes/fake1", { protocol: "gopher" })).status).toBe(400);
+    expect((await call(s.url, "PUT", "/v2/computes/fake-upd", { port: "x" })).status).toBe(400);
+    expect((await call(s.url, "PUT", "/v2/computes/fake-upd", { protocol: "gopher" })).status).toBe(400);
     expect((await call(s.url, "PUT", "/v2/computes/local", { port: 10 })).status).toBe(403);
 
     const before = events.length;
-    expect((await call(s.url, "DELETE", "/v2/computes/fake1")).status).toBe(204);
-    expect((await call(s.url, "DELETE", "/v2/computes/fake1")).status).toBe(204);
+    expect((await call(s.url, "DELETE", "/v2/computes/fake-upd")).status).toBe(204);
+    expect((await call(s.url, "DELETE", "/v2/computes/fake-upd")).status).toBe(204);
     expect((await call(s.url, "DELETE", "/v2/computes/local")).status).toBe(403);
-    expect((await call(s.url, "GET", "/v2/computes/fake1")).status).toBe(404);
+    expect((await call(s.url, "GET", "/v2/computes/fake-upd")).status).toBe(404);
     const deleted = events.slice(before).filter((e) => e.action === "compute.deleted");
     expect(deleted).toHaveLength(1);
-    expect(deleted[0].event).toMatchObject({ compute_id: "fake1", name: "Fake compute renamed" });
+    expect(deleted[0].event).toMatchObject({ compute_id: "fake-upd", name: "Upd compute renamed" });
   });
 
   it("serves its own compute API so another instance can use it as a compute", async () => {
