@@ -3,7 +3,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import yazl from "yazl";
 import { findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
@@ -201,17 +201,31 @@ describe("emulation: compute-level projects — files, archives, streams", () =>
   let P: string;
   let dir: string;
   let outside: string;
+  let name: string;
+  let projects = 0;
   beforeAll(async () => {
     s = await startTestServer();
-    id = randomUUID();
-    P = `${C}/${id}`;
-    expect((await call(s.url, "POST", C, { name: "files", project_id: id })).status).toBe(201);
-    dir = path.join(s.dataDir, "projects", id);
     outside = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-outside-"));
     fs.writeFileSync(path.join(outside, "secret.txt"), "secret");
+  });
+  // Each test gets its own compute project, with two symlinks leading out of it (escape/ and leak.txt).
+  beforeEach(async () => {
+    id = randomUUID();
+    P = `${C}/${id}`;
+    name = `files${++projects}`;
+    expect((await call(s.url, "POST", C, { name, project_id: id })).status).toBe(201);
+    dir = path.join(s.dataDir, "projects", id);
     fs.symlinkSync(outside, path.join(dir, "escape"));
     fs.symlinkSync(path.join(outside, "secret.txt"), path.join(dir, "leak.txt"));
   });
+  /** The content the archive tests read: b.bin, dir/sub/a.txt, dir/c3725.ghost and the node hub1. */
+  const fill = async () => {
+    expect((await postBytes(s.url, `${P}/files/dir/sub/a.txt`, Buffer.from("content A"))).status).toBe(201);
+    expect((await postBytes(s.url, `${P}/files/b.bin`, Buffer.from([0, 1, 2]))).status).toBe(201);
+    expect((await postBytes(s.url, `${P}/files/dir/c3725.ghost`, Buffer.from("ghost"))).status).toBe(201);
+    const node = await call(s.url, "POST", `/v2/projects/${id}/nodes`, { name: "hub1", node_type: "ethernet_hub", compute_id: "local" });
+    expect(node.status).toBe(201);
+  };
   afterAll(async () => {
     await s.close();
     fs.rmSync(outside, { recursive: true, force: true });
@@ -233,12 +247,12 @@ describe("emulation: compute-level projects — files, archives, streams", () =>
 
     const list = await call(s.url, "GET", `${P}/files`);
     expect(list.status).toBe(200);
-    const topology = fs.readFileSync(path.join(dir, "files.gns3"), "utf8");
+    const topology = fs.readFileSync(path.join(dir, `${name}.gns3`), "utf8");
     // Sorted by path; symlinks (escape, leak.txt) are not followed, .ghost files are skipped.
     expect(list.body).toEqual([
       { path: "b.bin", md5sum: createHash("md5").update(Buffer.from([0, 1, 2])).digest("hex") },
       { path: "dir/sub/a.txt", md5sum: md5("content A") },
-      { path: "files.gns3", md5sum: md5(topology) },
+      { path: `${name}.gns3`, md5sum: md5(topology) },
     ]);
     expect(list.body[1].md5sum).toBe("4f4e99c2da696a47de3b455758bff316"); // as in the reference transcript
 
@@ -334,19 +348,20 @@ describe("emulation: compute-level projects — files, archives, streams", () =>
   });
 
   it("export streams a .gns3project zip (include_images=0/1), refuses other flag values", async () => {
+    await fill();
     const r = await getBytes(s.url, `${P}/export?include_images=1`);
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/gns3project");
-    expect(r.headers.get("content-disposition")).toBe('attachment; filename="files.gns3project"');
+    expect(r.headers.get("content-disposition")).toBe(`attachment; filename="${name}.gns3project"`);
     const entries = await unzip(r.body);
     const names = entries.map((e) => e.name);
     expect(names[0]).toBe("project.gns3");
     expect(names).toEqual(expect.arrayContaining(["b.bin", "dir/sub/a.txt", "dir/c3725.ghost"]));
-    expect(names).not.toContain("files.gns3");
+    expect(names).not.toContain(`${name}.gns3`);
     expect(names.some((n) => n.startsWith("project-files/captures"))).toBe(false);
     expect(names.some((n) => n.includes("secret"))).toBe(false); // symlinks are not followed
     const doc = JSON.parse(entries[0].data.toString());
-    expect(doc).toMatchObject({ project_id: id, name: "files" });
+    expect(doc).toMatchObject({ project_id: id, name });
     expect(doc.topology.nodes.map((n: { name: string }) => n.name)).toContain("hub1");
 
     expect((await getBytes(s.url, `${P}/export`)).status).toBe(200);
@@ -356,10 +371,11 @@ describe("emulation: compute-level projects — files, archives, streams", () =>
   });
 
   it("import into a known project writes the archive's files (200 + compute project)", async () => {
+    await fill();
     const archive = await zip({ "project.gns3": "{}", "imported/x.txt": "from zip", "b.bin": "replaced" });
     const r = await postBytes(s.url, `${P}/import`, archive);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ name: "files", project_id: id, variables: null });
+    expect(r.body).toEqual({ name, project_id: id, variables: null });
     expect(fs.readFileSync(path.join(dir, "imported", "x.txt"), "utf8")).toBe("from zip");
     expect(fs.readFileSync(path.join(dir, "b.bin"), "utf8")).toBe("replaced");
     expect(fs.existsSync(path.join(dir, "project.gns3"))).toBe(false);
@@ -368,11 +384,12 @@ describe("emulation: compute-level projects — files, archives, streams", () =>
   });
 
   it("import of an unknown project creates it from the archive, opened; export → import round-trips", async () => {
+    await fill();
     const exported = (await getBytes(s.url, `${P}/export`)).body;
     const copy = randomUUID();
     const r = await postBytes(s.url, `${C}/${copy}/import`, exported);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ name: "files-1", project_id: copy, variables: null });
+    expect(r.body).toEqual({ name: `${name}-1`, project_id: copy, variables: null });
     expect((await call(s.url, "GET", `${C}/${copy}`)).status).toBe(200);
     expect((await call(s.url, "GET", `/v2/projects/${copy}`)).body.status).toBe("opened");
     expect(fs.readFileSync(path.join(s.dataDir, "projects", copy, "dir", "sub", "a.txt"), "utf8")).toBe("content A");
