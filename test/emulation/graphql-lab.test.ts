@@ -6,6 +6,7 @@ import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes } from "../support/lab.js";
+import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
@@ -52,211 +53,213 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
     await s?.close();
   });
 
-  it("creates the project, PC1, PC2, SW1 and both links through mutations", async () => {
-    const project = await mutate(
-      s,
-      "createProject",
-      `mutation($i: CreateProjectInput!) { createProject(input: $i) { __typename ... on MutationCreateProjectSuccess { data { id name status } } ${ERR} } }`,
-      { i: { name: `gql-lab-${Date.now()}` } },
-    );
-    expect(project.status).toBe("OPENED");
-    projectId = project.id;
-
-    for (const [name, nodeType] of [["PC1", "VPCS"], ["PC2", "VPCS"], ["SW1", "ETHERNET_SWITCH"]]) {
-      const node = await mutate(
+  it("builds the lab through mutations, starts it under a projectEvents subscription, captures, pings and stops it", async () => {
+    await step("creates the project, PC1, PC2, SW1 and both links through mutations", async () => {
+      const project = await mutate(
         s,
-        "createNode",
-        `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on MutationCreateNodeSuccess { data { id name nodeType status } } ${ERR} } }`,
-        { i: { projectId, name, nodeType } },
+        "createProject",
+        `mutation($i: CreateProjectInput!) { createProject(input: $i) { __typename ... on MutationCreateProjectSuccess { data { id name status } } ${ERR} } }`,
+        { i: { name: `gql-lab-${Date.now()}` } },
       );
-      expect(node).toMatchObject({ name, nodeType, status: nodeType === "VPCS" ? "STOPPED" : "STARTED" });
-      ids[name] = node.id;
-    }
+      expect(project.status).toBe("OPENED");
+      projectId = project.id;
 
-    for (const [pc, port] of [["PC1", 0], ["PC2", 1]] as const) {
-      const link = await mutate(
-        s,
-        "createLink",
-        `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id capturing endpoints { node { name } adapterNumber portNumber } } } ${ERR} } }`,
-        {
-          i: {
-            projectId,
-            ends: [
-              { nodeId: ids[pc], adapterNumber: 0, portNumber: 0 },
-              { nodeId: ids.SW1, adapterNumber: 0, portNumber: port },
-            ],
+      for (const [name, nodeType] of [["PC1", "VPCS"], ["PC2", "VPCS"], ["SW1", "ETHERNET_SWITCH"]]) {
+        const node = await mutate(
+          s,
+          "createNode",
+          `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on MutationCreateNodeSuccess { data { id name nodeType status } } ${ERR} } }`,
+          { i: { projectId, name, nodeType } },
+        );
+        expect(node).toMatchObject({ name, nodeType, status: nodeType === "VPCS" ? "STOPPED" : "STARTED" });
+        ids[name] = node.id;
+      }
+
+      for (const [pc, port] of [["PC1", 0], ["PC2", 1]] as const) {
+        const link = await mutate(
+          s,
+          "createLink",
+          `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id capturing endpoints { node { name } adapterNumber portNumber } } } ${ERR} } }`,
+          {
+            i: {
+              projectId,
+              ends: [
+                { nodeId: ids[pc], adapterNumber: 0, portNumber: 0 },
+                { nodeId: ids.SW1, adapterNumber: 0, portNumber: port },
+              ],
+            },
           },
+        );
+        expect(link.capturing).toBe(false);
+        expect(link.endpoints.map((e: any) => [e.node.name, e.adapterNumber, e.portNumber])).toEqual([
+          [pc, 0, 0],
+          ["SW1", 0, port],
+        ]);
+        links.push(link.id);
+      }
+    });
+
+    await step("subscribes to projectEvents, then sees each node start announced as it happens", async () => {
+      stopEvents = client.subscribe(
+        {
+          query: `subscription($p: ID!) { projectEvents(projectId: $p) { __typename ... on SubscriptionProjectEventsSuccess { data { action payload } } ${ERR} } }`,
+          variables: { p: projectId },
         },
+        {
+          next: (v) => {
+            const r = (v.data as any)?.projectEvents;
+            if (v.errors || r?.__typename !== "SubscriptionProjectEventsSuccess") subscriptionErrors.push(v.errors ?? r);
+            else events.push({ ...r.data, at: Date.now() });
+          },
+          error: (e) => subscriptionErrors.push(e),
+          complete: () => {},
+        },
+      );
+      // The subscription is live once it delivers: nudge SW1 until its node.updated comes through.
+      let x = 0;
+      await waitFor(async () => {
+        await mutate(
+          s,
+          "updateNode",
+          `mutation($p: ID!, $n: ID!, $i: UpdateNodeInput!) { updateNode(projectId: $p, id: $n, input: $i) { __typename ... on MutationUpdateNodeSuccess { data { x } } ${ERR} } }`,
+          { p: projectId, n: ids.SW1, i: { x: ++x } },
+        );
+        await new Promise((r) => setTimeout(r, 50));
+        return events.some((e) => e.action === "node.updated" && e.payload.node_id === ids.SW1);
+      });
+      expect(subscriptionErrors).toEqual([]);
+      expect(statusEvent(ids.PC1, "started")).toBeUndefined();
+
+      const pc1 = await mutate(
+        s,
+        "startNode",
+        `mutation($p: String!, $n: String!) { startNode(projectId: $p, nodeId: $n) { __typename ... on MutationStartNodeSuccess { data { nodeId status console commandLine } } ${ERR} } }`,
+        { p: projectId, n: ids.PC1 },
+      );
+      expect(pc1).toMatchObject({ nodeId: ids.PC1, status: "STARTED" });
+      expect(pc1.commandLine).toContain(`-p ${pc1.console}`);
+      await waitFor(() => statusEvent(ids.PC1, "started") !== undefined);
+      expect(statusEvent(ids.PC2, "started")).toBeUndefined(); // PC2 has not been started yet
+
+      const started = Date.now();
+      expect(
+        await mutate(
+          s,
+          "projectNodesAction",
+          `mutation($p: String!) { projectNodesAction(projectId: $p, action: START) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
+          { p: projectId },
+        ),
+      ).toBe(true);
+      await waitFor(() => statusEvent(ids.PC2, "started") !== undefined);
+      expect(statusEvent(ids.PC2, "started")!.at).toBeGreaterThanOrEqual(started);
+      expect(events.indexOf(statusEvent(ids.PC1, "started")!)).toBeLessThan(events.indexOf(statusEvent(ids.PC2, "started")!));
+      expect(subscriptionErrors).toEqual([]);
+    });
+
+    await step("starts a capture on the PC1 — SW1 link", async () => {
+      const capture = await mutate(
+        s,
+        "startCapture",
+        `mutation($p: String!, $l: String!) { startCapture(projectId: $p, linkId: $l) { __typename ... on MutationStartCaptureSuccess { data { linkId capturing computeId fileName filePath } } ${ERR} } }`,
+        { p: projectId, l: links[0] },
+      );
+      expect(capture).toEqual({
+        linkId: links[0],
+        capturing: true,
+        computeId: "local",
+        fileName: "PC1_0-0_to_SW1_0-0.pcap",
+        filePath: `${s.dataDir}/projects/${projectId}/project-files/captures/PC1_0-0_to_SW1_0-0.pcap`,
+      });
+      expect(fs.existsSync(capture.filePath)).toBe(true);
+    });
+
+    await step("one query returns the project with its started nodes (console ports) and its links (capturing)", async () => {
+      const r = await gql(
+        s.url,
+        `query($p: ID!) { project(id: $p) { id status
+          nodes { id name nodeType status console consoleType }
+          links { id capturing captureFileName captureFilePath endpoints { node { id } } } } }`,
+        { p: projectId },
+      );
+      expect(r.errors).toBeUndefined();
+      const p = r.data.project;
+      expect(p).toMatchObject({ id: projectId, status: "OPENED" });
+      const byName = Object.fromEntries(p.nodes.map((n: any) => [n.name, n]));
+      expect(Object.keys(byName).sort()).toEqual(["PC1", "PC2", "SW1"]);
+      for (const pc of ["PC1", "PC2"]) {
+        expect(byName[pc]).toMatchObject({ id: ids[pc], nodeType: "VPCS", status: "STARTED", consoleType: "TELNET" });
+        expect(byName[pc].console).toBeGreaterThanOrEqual(s.ctx.config.consolePorts[0]);
+        expect(byName[pc].console).toBeLessThanOrEqual(s.ctx.config.consolePorts[1]);
+      }
+      expect(byName.PC1.console).not.toBe(byName.PC2.console);
+      expect(byName.SW1.status).toBe("STARTED");
+      const byId = Object.fromEntries(p.links.map((l: any) => [l.id, l]));
+      expect(byId[links[0]]).toMatchObject({ capturing: true, captureFileName: "PC1_0-0_to_SW1_0-0.pcap" });
+      expect(byId[links[0]].captureFilePath).toMatch(/project-files\/captures\/PC1_0-0_to_SW1_0-0\.pcap$/);
+      expect(byId[links[1]].capturing).toBe(false);
+
+      consoles = [await TelnetClient.connect(byName.PC1.console), await TelnetClient.connect(byName.PC2.console)];
+    });
+
+    await step("pings PC2 from PC1 over the consoles; after stopCapture the pcap holds the ICMP echo request and reply", async () => {
+      await consoles[0].waitFor(/VPCS> $/);
+      await consoles[1].waitFor(/VPCS> $/);
+      await consoles[0].run("ip 10.0.0.1/24");
+      await consoles[1].run("ip 10.0.0.2/24");
+      const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
+      expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(3);
+
+      const stop = await mutate(
+        s,
+        "stopCapture",
+        `mutation($p: String!, $l: String!) { stopCapture(projectId: $p, linkId: $l) { __typename ... on MutationStopCaptureSuccess { data { capturing computeId fileName filePath } } ${ERR} } }`,
+        { p: projectId, l: links[0] },
+      );
+      expect(stop).toMatchObject({ capturing: false, computeId: null, fileName: "PC1_0-0_to_SW1_0-0.pcap" });
+
+      const link = (await gql(s.url, `query($p: ID!) { project(id: $p) { links { id capturing captureFilePath } } }`, { p: projectId })).data.project.links.find(
+        (l: any) => l.id === links[0],
       );
       expect(link.capturing).toBe(false);
-      expect(link.endpoints.map((e: any) => [e.node.name, e.adapterNumber, e.portNumber])).toEqual([
-        [pc, 0, 0],
-        ["SW1", 0, port],
-      ]);
-      links.push(link.id);
-    }
-  }, 30_000);
+      const fromDisk = fs.readFileSync(link.captureFilePath);
+      const fromRest = await fetch(`${s.url}/v2/projects/${projectId}/files/project-files/captures/${stop.fileName}`);
+      expect(fromRest.status).toBe(200);
+      expect(Buffer.from(await fromRest.arrayBuffer()).equals(fromDisk)).toBe(true);
 
-  it("subscribes to projectEvents, then sees each node start announced as it happens", async () => {
-    stopEvents = client.subscribe(
-      {
-        query: `subscription($p: ID!) { projectEvents(projectId: $p) { __typename ... on SubscriptionProjectEventsSuccess { data { action payload } } ${ERR} } }`,
-        variables: { p: projectId },
-      },
-      {
-        next: (v) => {
-          const r = (v.data as any)?.projectEvents;
-          if (v.errors || r?.__typename !== "SubscriptionProjectEventsSuccess") subscriptionErrors.push(v.errors ?? r);
-          else events.push({ ...r.data, at: Date.now() });
-        },
-        error: (e) => subscriptionErrors.push(e),
-        complete: () => {},
-      },
-    );
-    // The subscription is live once it delivers: nudge SW1 until its node.updated comes through.
-    let x = 0;
-    await waitFor(async () => {
-      await mutate(
+      const pcap = parsePcap(fromDisk);
+      expect(pcap.linktype).toBe(1);
+      const echoes = icmpEchoes(pcap.packets.map((p) => p.data));
+      expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
+      expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
+    });
+
+    await step("stops the nodes through GraphQL: STOPPED in the results, the events and the project query", async () => {
+      consoles.forEach((c) => c.close());
+      const stopped = await mutate(
         s,
-        "updateNode",
-        `mutation($p: ID!, $n: ID!, $i: UpdateNodeInput!) { updateNode(projectId: $p, id: $n, input: $i) { __typename ... on MutationUpdateNodeSuccess { data { x } } ${ERR} } }`,
-        { p: projectId, n: ids.SW1, i: { x: ++x } },
+        "stopNode",
+        `mutation($p: String!, $n: String!) { stopNode(projectId: $p, nodeId: $n) { __typename ... on MutationStopNodeSuccess { data { nodeId status } } ${ERR} } }`,
+        { p: projectId, n: ids.PC1 },
       );
-      await new Promise((r) => setTimeout(r, 50));
-      return events.some((e) => e.action === "node.updated" && e.payload.node_id === ids.SW1);
+      expect(stopped).toEqual({ nodeId: ids.PC1, status: "STOPPED" });
+      await waitFor(() => statusEvent(ids.PC1, "stopped") !== undefined);
+      expect(
+        await mutate(
+          s,
+          "projectNodesAction",
+          `mutation($p: String!) { projectNodesAction(projectId: $p, action: STOP) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
+          { p: projectId },
+        ),
+      ).toBe(true);
+      await waitFor(() => statusEvent(ids.PC2, "stopped") !== undefined);
+
+      const r = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { name status } } }`, { p: projectId });
+      expect(r.errors).toBeUndefined();
+      const status = Object.fromEntries(r.data.project.nodes.map((n: any) => [n.name, n.status]));
+      expect(status).toMatchObject({ PC1: "STOPPED", PC2: "STOPPED" });
+      expect(subscriptionErrors).toEqual([]);
+      const rest = await call(s.url, "GET", `/v2/projects/${projectId}/nodes/${ids.PC2}`);
+      expect(rest.body.status).toBe("stopped");
     });
-    expect(subscriptionErrors).toEqual([]);
-    expect(statusEvent(ids.PC1, "started")).toBeUndefined();
-
-    const pc1 = await mutate(
-      s,
-      "startNode",
-      `mutation($p: String!, $n: String!) { startNode(projectId: $p, nodeId: $n) { __typename ... on MutationStartNodeSuccess { data { nodeId status console commandLine } } ${ERR} } }`,
-      { p: projectId, n: ids.PC1 },
-    );
-    expect(pc1).toMatchObject({ nodeId: ids.PC1, status: "STARTED" });
-    expect(pc1.commandLine).toContain(`-p ${pc1.console}`);
-    await waitFor(() => statusEvent(ids.PC1, "started") !== undefined);
-    expect(statusEvent(ids.PC2, "started")).toBeUndefined(); // PC2 has not been started yet
-
-    const started = Date.now();
-    expect(
-      await mutate(
-        s,
-        "projectNodesAction",
-        `mutation($p: String!) { projectNodesAction(projectId: $p, action: START) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
-        { p: projectId },
-      ),
-    ).toBe(true);
-    await waitFor(() => statusEvent(ids.PC2, "started") !== undefined);
-    expect(statusEvent(ids.PC2, "started")!.at).toBeGreaterThanOrEqual(started);
-    expect(events.indexOf(statusEvent(ids.PC1, "started")!)).toBeLessThan(events.indexOf(statusEvent(ids.PC2, "started")!));
-    expect(subscriptionErrors).toEqual([]);
-  }, 30_000);
-
-  it("starts a capture on the PC1 — SW1 link", async () => {
-    const capture = await mutate(
-      s,
-      "startCapture",
-      `mutation($p: String!, $l: String!) { startCapture(projectId: $p, linkId: $l) { __typename ... on MutationStartCaptureSuccess { data { linkId capturing computeId fileName filePath } } ${ERR} } }`,
-      { p: projectId, l: links[0] },
-    );
-    expect(capture).toEqual({
-      linkId: links[0],
-      capturing: true,
-      computeId: "local",
-      fileName: "PC1_0-0_to_SW1_0-0.pcap",
-      filePath: `${s.dataDir}/projects/${projectId}/project-files/captures/PC1_0-0_to_SW1_0-0.pcap`,
-    });
-    expect(fs.existsSync(capture.filePath)).toBe(true);
-  });
-
-  it("one query returns the project with its started nodes (console ports) and its links (capturing)", async () => {
-    const r = await gql(
-      s.url,
-      `query($p: ID!) { project(id: $p) { id status
-        nodes { id name nodeType status console consoleType }
-        links { id capturing captureFileName captureFilePath endpoints { node { id } } } } }`,
-      { p: projectId },
-    );
-    expect(r.errors).toBeUndefined();
-    const p = r.data.project;
-    expect(p).toMatchObject({ id: projectId, status: "OPENED" });
-    const byName = Object.fromEntries(p.nodes.map((n: any) => [n.name, n]));
-    expect(Object.keys(byName).sort()).toEqual(["PC1", "PC2", "SW1"]);
-    for (const pc of ["PC1", "PC2"]) {
-      expect(byName[pc]).toMatchObject({ id: ids[pc], nodeType: "VPCS", status: "STARTED", consoleType: "TELNET" });
-      expect(byName[pc].console).toBeGreaterThanOrEqual(s.ctx.config.consolePorts[0]);
-      expect(byName[pc].console).toBeLessThanOrEqual(s.ctx.config.consolePorts[1]);
-    }
-    expect(byName.PC1.console).not.toBe(byName.PC2.console);
-    expect(byName.SW1.status).toBe("STARTED");
-    const byId = Object.fromEntries(p.links.map((l: any) => [l.id, l]));
-    expect(byId[links[0]]).toMatchObject({ capturing: true, captureFileName: "PC1_0-0_to_SW1_0-0.pcap" });
-    expect(byId[links[0]].captureFilePath).toMatch(/project-files\/captures\/PC1_0-0_to_SW1_0-0\.pcap$/);
-    expect(byId[links[1]].capturing).toBe(false);
-
-    consoles = [await TelnetClient.connect(byName.PC1.console), await TelnetClient.connect(byName.PC2.console)];
-  });
-
-  it("pings PC2 from PC1 over the consoles; after stopCapture the pcap holds the ICMP echo request and reply", async () => {
-    await consoles[0].waitFor(/VPCS> $/);
-    await consoles[1].waitFor(/VPCS> $/);
-    await consoles[0].run("ip 10.0.0.1/24");
-    await consoles[1].run("ip 10.0.0.2/24");
-    const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
-    expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(3);
-
-    const stop = await mutate(
-      s,
-      "stopCapture",
-      `mutation($p: String!, $l: String!) { stopCapture(projectId: $p, linkId: $l) { __typename ... on MutationStopCaptureSuccess { data { capturing computeId fileName filePath } } ${ERR} } }`,
-      { p: projectId, l: links[0] },
-    );
-    expect(stop).toMatchObject({ capturing: false, computeId: null, fileName: "PC1_0-0_to_SW1_0-0.pcap" });
-
-    const link = (await gql(s.url, `query($p: ID!) { project(id: $p) { links { id capturing captureFilePath } } }`, { p: projectId })).data.project.links.find(
-      (l: any) => l.id === links[0],
-    );
-    expect(link.capturing).toBe(false);
-    const fromDisk = fs.readFileSync(link.captureFilePath);
-    const fromRest = await fetch(`${s.url}/v2/projects/${projectId}/files/project-files/captures/${stop.fileName}`);
-    expect(fromRest.status).toBe(200);
-    expect(Buffer.from(await fromRest.arrayBuffer()).equals(fromDisk)).toBe(true);
-
-    const pcap = parsePcap(fromDisk);
-    expect(pcap.linktype).toBe(1);
-    const echoes = icmpEchoes(pcap.packets.map((p) => p.data));
-    expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
-    expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
-  }, 40_000);
-
-  it("stops the nodes through GraphQL: STOPPED in the results, the events and the project query", async () => {
-    consoles.forEach((c) => c.close());
-    const stopped = await mutate(
-      s,
-      "stopNode",
-      `mutation($p: String!, $n: String!) { stopNode(projectId: $p, nodeId: $n) { __typename ... on MutationStopNodeSuccess { data { nodeId status } } ${ERR} } }`,
-      { p: projectId, n: ids.PC1 },
-    );
-    expect(stopped).toEqual({ nodeId: ids.PC1, status: "STOPPED" });
-    await waitFor(() => statusEvent(ids.PC1, "stopped") !== undefined);
-    expect(
-      await mutate(
-        s,
-        "projectNodesAction",
-        `mutation($p: String!) { projectNodesAction(projectId: $p, action: STOP) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
-        { p: projectId },
-      ),
-    ).toBe(true);
-    await waitFor(() => statusEvent(ids.PC2, "stopped") !== undefined);
-
-    const r = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { name status } } }`, { p: projectId });
-    expect(r.errors).toBeUndefined();
-    const status = Object.fromEntries(r.data.project.nodes.map((n: any) => [n.name, n.status]));
-    expect(status).toMatchObject({ PC1: "STOPPED", PC2: "STOPPED" });
-    expect(subscriptionErrors).toEqual([]);
-    const rest = await call(s.url, "GET", `/v2/projects/${projectId}/nodes/${ids.PC2}`);
-    expect(rest.body.status).toBe("stopped");
-  }, 30_000);
+  }, 180_000);
 });
