@@ -8,6 +8,7 @@ import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes } from "../support/lab.js";
+import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
@@ -109,6 +110,11 @@ describe("runtime REST without vpcs processes", () => {
   });
 });
 
+/**
+ * One story, one test: each step works on what the previous ones left (a capture started while the PCs were
+ * stopped must hold the later ping; the clean-up checks run after captures and filters were used; shutdown
+ * closes the server).
+ */
 describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires the vpcs package)", () => {
   let s: TestServer;
   let P: string;
@@ -149,143 +155,145 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
     await s?.close();
   });
 
-  it("starts a capture on a switch link while the PCs are still stopped (the switch is always running)", async () => {
-    const r = await call(s.url, "POST", `${P}/links/${links[0]}/start_capture`, {});
-    expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({
-      capturing: true,
-      capture_compute_id: "local",
-      capture_file_name: "PC1_0-0_to_SW1_0-0.pcap",
-      capture_file_path: `${s.dataDir}/projects/${projectId}/project-files/captures/PC1_0-0_to_SW1_0-0.pcap`,
-    });
-    expect(fs.existsSync(r.body.capture_file_path)).toBe(true);
-    const again = await call(s.url, "POST", `${P}/links/${links[0]}/start_capture`, {});
-    expect(again.status).toBe(409);
-  });
-
-  it("starts vpcs nodes (single and bulk), persists and announces started", async () => {
-    const r = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/start`);
-    expect(r.status).toBe(200);
-    expect(r.body.status).toBe("started");
-    expect(r.body.command_line).toMatch(/vpcs -p \d+ -m 0 -i 1 -s \d+ -c \d+ -t 127\.0\.0\.1/);
-    const bulk = await call(s.url, "POST", `${P}/nodes/start`);
-    expect(bulk.status).toBe(204);
-    expect(bulk.text).toBe("");
-    const pc2 = await call(s.url, "GET", `${P}/nodes/${ids.PC2}`);
-    expect(pc2.body.status).toBe("started");
-    expect(pc2.body.command_line).toContain("-m 1");
-    expect((await s.ctx.db.node.findUnique({ where: { id: ids.PC1 } }))!.status).toBe("started");
-    expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC1 && e.event.status === "started")).toBe(true);
-    expect(findOwnedPids(s.ctx.services.emulation.runtime.owner).length).toBeGreaterThanOrEqual(2);
-    const sw = await call(s.url, "POST", `${P}/nodes/${ids.SW1}/stop`);
-    expect(sw.body.status).toBe("started");
-  }, 30_000);
-
-  it("pings PC2 from PC1 over the telnet consoles; the pcap stream and file hold the ICMP echo request and reply", async () => {
-    const pc1 = (await call(s.url, "GET", `${P}/nodes/${ids.PC1}`)).body;
-    const pc2 = (await call(s.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
-    consoles = [await TelnetClient.connect(pc1.console), await TelnetClient.connect(pc2.console)];
-    await consoles[0].waitFor(/VPCS> $/);
-    await consoles[1].waitFor(/VPCS> $/);
-    await consoles[0].run("ip 10.0.0.1/24");
-    await consoles[1].run("ip 10.0.0.2/24");
-
-    const abort = new AbortController();
-    const stream = await fetch(`${s.url}${P}/links/${links[0]}/pcap`, { signal: abort.signal });
-    expect(stream.status).toBe(200);
-    expect(stream.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
-    const received: Buffer[] = [];
-    const reading = (async () => {
-      try {
-        for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) received.push(Buffer.from(chunk));
-      } catch {}
-    })();
-
-    const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
-    expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(3);
-    await waitFor(() => icmpEchoes(parsePcap(Buffer.concat(received)).packets.map((p) => p.data)).some((e) => e.type === 0));
-    abort.abort();
-    await reading;
-    const streamed = parsePcap(Buffer.concat(received));
-    expect(streamed.linktype).toBe(1);
-
-    const stop = await call(s.url, "POST", `${P}/links/${links[0]}/stop_capture`);
-    expect(stop.status).toBe(201);
-    expect(stop.body).toMatchObject({ capturing: false, capture_compute_id: null, capture_file_name: "PC1_0-0_to_SW1_0-0.pcap" });
-    expect((await call(s.url, "GET", `${P}/links/${links[0]}/pcap`)).status).toBe(409);
-    const echoes = icmpEchoes(parsePcap(fs.readFileSync(stop.body.capture_file_path)).packets.map((p) => p.data));
-    expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
-    expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
-  }, 40_000);
-
-  it("link filters and suspend set through PUT act on the wire", async () => {
-    const L = `${P}/links/${links[1]}`;
-    expect((await call(s.url, "PUT", L, { filters: { packet_loss: [100] } })).status).toBe(201);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).not.toMatch(/icmp_seq=\d ttl=/);
-    await call(s.url, "PUT", L, { filters: {} });
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
-    await call(s.url, "PUT", L, { suspend: true });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).not.toMatch(/icmp_seq=\d ttl=/);
-    await call(s.url, "PUT", L, { suspend: false });
-    await new Promise((r) => setTimeout(r, 100));
-    expect((await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
-  }, 60_000);
-
-  it("stop, node delete and link delete leave no process and no bound UDP port behind", async () => {
-    consoles.forEach((c) => c.close());
-    const compute = s.ctx.services.emulation.runtime;
-    const pids1 = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
-    const stop = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/stop`);
-    expect(stop.body.status).toBe("stopped");
-    expect(pids1.length).toBeGreaterThan(0);
-    for (const pid of pids1) expect(isAlive(pid), `pid ${pid}`).toBe(false); // gone, or a zombie waiting for init
-    expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC1 && e.event.status === "stopped")).toBe(true);
-
-    const pids2 = compute.snapshot().processes.find((p) => p.nodeId === ids.PC2)!.pids;
-    expect((await call(s.url, "DELETE", `${P}/nodes/${ids.PC2}`)).status).toBe(204);
-    await waitFor(() => pids2.every((pid) => !isAlive(pid)));
-    await waitFor(() => compute.snapshot().links.length === 1);
-    expect((await call(s.url, "DELETE", `${P}/links/${links[0]}`)).status).toBe(204);
-    await waitFor(() => compute.snapshot().links.length === 0 && compute.snapshot().attachments.length === 0);
-    const snap = compute.snapshot();
-    expect(snap.processes).toEqual([]);
-    expect(snap.devices).toEqual([]);
-    expect(snap.udpPorts).toEqual([]);
-    expect(findOwnedPids(compute.owner)).toEqual([]);
-  }, 30_000);
-
-  it("GraphQL startNode / reloadNode / stopNode drive a real vpcs", async () => {
-    const m = (name: string) =>
-      gql(s.url, `mutation($p: String!, $n: String!) { ${name}(projectId: $p, nodeId: $n) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { data { status commandLine console } } } }`, {
-        p: projectId,
-        n: ids.PC1,
+  it("the acceptance lab: capture, start, ping, link filters, clean-up, GraphQL lifecycle and shutdown, in that order", async () => {
+    await step("starts a capture on a switch link while the PCs are still stopped (the switch is always running)", async () => {
+      const r = await call(s.url, "POST", `${P}/links/${links[0]}/start_capture`, {});
+      expect(r.status).toBe(201);
+      expect(r.body).toMatchObject({
+        capturing: true,
+        capture_compute_id: "local",
+        capture_file_name: "PC1_0-0_to_SW1_0-0.pcap",
+        capture_file_path: `${s.dataDir}/projects/${projectId}/project-files/captures/PC1_0-0_to_SW1_0-0.pcap`,
       });
-    const compute = s.ctx.services.emulation.runtime;
-    const started = await m("startNode");
-    expect(started.data.startNode.data.status).toBe("STARTED");
-    expect(started.data.startNode.data.commandLine).toContain(`-p ${started.data.startNode.data.console}`);
-    const before = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
-    const reloaded = await m("reloadNode");
-    expect(reloaded.data.reloadNode.data.status).toBe("STARTED");
-    const after = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
-    expect(after.some((p) => before.includes(p))).toBe(false);
-    for (const p of before) expect(isAlive(p)).toBe(false);
-    const stopped = await m("stopNode");
-    expect(stopped.data.stopNode.data.status).toBe("STOPPED");
-    for (const p of after) expect(isAlive(p)).toBe(false);
-  }, 30_000);
+      expect(fs.existsSync(r.body.capture_file_path)).toBe(true);
+      const again = await call(s.url, "POST", `${P}/links/${links[0]}/start_capture`, {});
+      expect(again.status).toBe(409);
+    });
 
-  it("server shutdown stops running nodes and frees their ports", async () => {
-    const r = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/start`);
-    expect(r.body.status).toBe("started");
-    const compute = s.ctx.services.emulation.runtime;
-    const ports = compute.snapshot().udpPorts;
-    expect(ports.length).toBeGreaterThan(0);
-    await s.close();
-    expect(findOwnedPids(compute.owner)).toEqual([]);
-    for (const p of ports) expect(await udpPortIsFree(p), `UDP ${p}`).toBe(true);
-  }, 30_000);
+    await step("starts vpcs nodes (single and bulk), persists and announces started", async () => {
+      const r = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/start`);
+      expect(r.status).toBe(200);
+      expect(r.body.status).toBe("started");
+      expect(r.body.command_line).toMatch(/vpcs -p \d+ -m 0 -i 1 -s \d+ -c \d+ -t 127\.0\.0\.1/);
+      const bulk = await call(s.url, "POST", `${P}/nodes/start`);
+      expect(bulk.status).toBe(204);
+      expect(bulk.text).toBe("");
+      const pc2 = await call(s.url, "GET", `${P}/nodes/${ids.PC2}`);
+      expect(pc2.body.status).toBe("started");
+      expect(pc2.body.command_line).toContain("-m 1");
+      expect((await s.ctx.db.node.findUnique({ where: { id: ids.PC1 } }))!.status).toBe("started");
+      expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC1 && e.event.status === "started")).toBe(true);
+      expect(findOwnedPids(s.ctx.services.emulation.runtime.owner).length).toBeGreaterThanOrEqual(2);
+      const sw = await call(s.url, "POST", `${P}/nodes/${ids.SW1}/stop`);
+      expect(sw.body.status).toBe("started");
+    });
+
+    await step("pings PC2 from PC1 over the telnet consoles; the pcap stream and file hold the ICMP echo request and reply", async () => {
+      const pc1 = (await call(s.url, "GET", `${P}/nodes/${ids.PC1}`)).body;
+      const pc2 = (await call(s.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
+      consoles = [await TelnetClient.connect(pc1.console), await TelnetClient.connect(pc2.console)];
+      await consoles[0].waitFor(/VPCS> $/);
+      await consoles[1].waitFor(/VPCS> $/);
+      await consoles[0].run("ip 10.0.0.1/24");
+      await consoles[1].run("ip 10.0.0.2/24");
+
+      const abort = new AbortController();
+      const stream = await fetch(`${s.url}${P}/links/${links[0]}/pcap`, { signal: abort.signal });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
+      const received: Buffer[] = [];
+      const reading = (async () => {
+        try {
+          for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) received.push(Buffer.from(chunk));
+        } catch {}
+      })();
+
+      const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
+      expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(3);
+      await waitFor(() => icmpEchoes(parsePcap(Buffer.concat(received)).packets.map((p) => p.data)).some((e) => e.type === 0));
+      abort.abort();
+      await reading;
+      const streamed = parsePcap(Buffer.concat(received));
+      expect(streamed.linktype).toBe(1);
+
+      const stop = await call(s.url, "POST", `${P}/links/${links[0]}/stop_capture`);
+      expect(stop.status).toBe(201);
+      expect(stop.body).toMatchObject({ capturing: false, capture_compute_id: null, capture_file_name: "PC1_0-0_to_SW1_0-0.pcap" });
+      expect((await call(s.url, "GET", `${P}/links/${links[0]}/pcap`)).status).toBe(409);
+      const echoes = icmpEchoes(parsePcap(fs.readFileSync(stop.body.capture_file_path)).packets.map((p) => p.data));
+      expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
+      expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
+    });
+
+    await step("link filters and suspend set through PUT act on the wire", async () => {
+      const L = `${P}/links/${links[1]}`;
+      expect((await call(s.url, "PUT", L, { filters: { packet_loss: [100] } })).status).toBe(201);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).not.toMatch(/icmp_seq=\d ttl=/);
+      await call(s.url, "PUT", L, { filters: {} });
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
+      await call(s.url, "PUT", L, { suspend: true });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).not.toMatch(/icmp_seq=\d ttl=/);
+      await call(s.url, "PUT", L, { suspend: false });
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
+    });
+
+    await step("stop, node delete and link delete leave no process and no bound UDP port behind", async () => {
+      consoles.forEach((c) => c.close());
+      const compute = s.ctx.services.emulation.runtime;
+      const pids1 = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
+      const stop = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/stop`);
+      expect(stop.body.status).toBe("stopped");
+      expect(pids1.length).toBeGreaterThan(0);
+      for (const pid of pids1) expect(isAlive(pid), `pid ${pid}`).toBe(false); // gone, or a zombie waiting for init
+      expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC1 && e.event.status === "stopped")).toBe(true);
+
+      const pids2 = compute.snapshot().processes.find((p) => p.nodeId === ids.PC2)!.pids;
+      expect((await call(s.url, "DELETE", `${P}/nodes/${ids.PC2}`)).status).toBe(204);
+      await waitFor(() => pids2.every((pid) => !isAlive(pid)));
+      await waitFor(() => compute.snapshot().links.length === 1);
+      expect((await call(s.url, "DELETE", `${P}/links/${links[0]}`)).status).toBe(204);
+      await waitFor(() => compute.snapshot().links.length === 0 && compute.snapshot().attachments.length === 0);
+      const snap = compute.snapshot();
+      expect(snap.processes).toEqual([]);
+      expect(snap.devices).toEqual([]);
+      expect(snap.udpPorts).toEqual([]);
+      expect(findOwnedPids(compute.owner)).toEqual([]);
+    });
+
+    await step("GraphQL startNode / reloadNode / stopNode drive a real vpcs", async () => {
+      const m = (name: string) =>
+        gql(s.url, `mutation($p: String!, $n: String!) { ${name}(projectId: $p, nodeId: $n) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { data { status commandLine console } } } }`, {
+          p: projectId,
+          n: ids.PC1,
+        });
+      const compute = s.ctx.services.emulation.runtime;
+      const started = await m("startNode");
+      expect(started.data.startNode.data.status).toBe("STARTED");
+      expect(started.data.startNode.data.commandLine).toContain(`-p ${started.data.startNode.data.console}`);
+      const before = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
+      const reloaded = await m("reloadNode");
+      expect(reloaded.data.reloadNode.data.status).toBe("STARTED");
+      const after = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
+      expect(after.some((p) => before.includes(p))).toBe(false);
+      for (const p of before) expect(isAlive(p)).toBe(false);
+      const stopped = await m("stopNode");
+      expect(stopped.data.stopNode.data.status).toBe("STOPPED");
+      for (const p of after) expect(isAlive(p)).toBe(false);
+    });
+
+    await step("server shutdown stops running nodes and frees their ports", async () => {
+      const r = await call(s.url, "POST", `${P}/nodes/${ids.PC1}/start`);
+      expect(r.body.status).toBe("started");
+      const compute = s.ctx.services.emulation.runtime;
+      const ports = compute.snapshot().udpPorts;
+      expect(ports.length).toBeGreaterThan(0);
+      await s.close();
+      expect(findOwnedPids(compute.owner)).toEqual([]);
+      for (const p of ports) expect(await udpPortIsFree(p), `UDP ${p}`).toBe(true);
+    });
+  }, 270_000);
 });
