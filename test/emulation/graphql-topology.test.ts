@@ -152,6 +152,7 @@ describe("emulation: GraphQL topology", () => {
         let r: Awaited<ReturnType<typeof gql>> = {};
         const runs: number[] = [];
         for (let i = 0; i < 3; i++) {
+          s.ctx.services.emulation.reads.invalidate(id); // measure the execution, not the read cache
           count = 0;
           r = await gql(s.url, query, { id });
           expect(r.errors).toBeUndefined();
@@ -168,6 +169,10 @@ describe("emulation: GraphQL topology", () => {
       expect(counts[0]).toBeGreaterThan(0); // the counter sees the queries
       expect(counts[1]).toBe(counts[0]);
       expect(counts[1]).toBeLessThanOrEqual(4);
+      // Asked again with nothing changed, the same query is answered from the read cache: no statement at all.
+      count = 0;
+      expect((await gql(s.url, query, { id: big })).errors).toBeUndefined();
+      expect(count).toBe(0);
     } finally {
       s.ctx.db = original;
     }
