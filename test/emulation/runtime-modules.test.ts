@@ -3,7 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { EthernetHub, EthernetSwitch } from "../../src/emulation/runtime/ethernet.js";
 import { LinkTunnel } from "../../src/emulation/runtime/link-tunnel.js";
 import { parsePcap, PcapWriter } from "../../src/emulation/runtime/pcap.js";
@@ -232,54 +232,80 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
   const owner = `test-owner-${process.pid}-${Date.now()}`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pb-vpcs-"));
   const runDir = path.join(dir, "run");
-  const sw = new EthernetSwitch([0, 1].map((n) => ({ port_number: n, type: "access", vlan: 1 })));
-  const pcs: VpcsProcess[] = [];
-  const tunnels: LinkTunnel[] = [];
-  const consoles: TelnetClient[] = [];
-  const ports: [number, number][] = [];
 
-  const take = async (size = 1) => {
+  const take = async (ports: [number, number][], size = 1) => {
     const p = size === 1 ? await pool.allocate() : await pool.allocateBlock(size);
     ports.push([p, size]);
     return p;
   };
 
-  beforeAll(async () => {
+  let current: Awaited<ReturnType<typeof twoPcs>> | undefined;
+  /**
+   * The lab the tests share (starting two vpcs takes seconds): built by whichever test needs it first, and again
+   * after a test stopped it.
+   */
+  const lab = async () => {
+    if (!current || current.stopped) current = await twoPcs();
+    return current;
+  };
+  afterAll(async () => {
+    if (current && !current.stopped) await current.stop();
+  });
+
+  let labs = 0;
+  /**
+   * Two vpcs, each linked through a tunnel to a port of a two-port access switch, addressed 10.0.0.1 and
+   * 10.0.0.2, with their own owner and run directory: the test that checks what a lab leaves behind sees only it.
+   */
+  const twoPcs = async () => {
+    const n = ++labs;
+    const lab = {
+      owner: `${owner}-lab${n}`,
+      runDir: path.join(dir, `run-lab${n}`),
+      sw: new EthernetSwitch([0, 1].map((port_number) => ({ port_number, type: "access", vlan: 1 }))),
+      pcs: [] as VpcsProcess[],
+      tunnels: [] as LinkTunnel[],
+      consoles: [] as TelnetClient[],
+      ports: [] as [number, number][],
+      stopped: false,
+      async stop() {
+        lab.stopped = true;
+        lab.consoles.forEach((c) => c.close());
+        for (const pc of lab.pcs) await pc.stop();
+        lab.tunnels.forEach((t) => t.close());
+        await lab.sw.close();
+      },
+    };
     for (let i = 0; i < 2; i++) {
-      const vpcsLocal = await take(VPCS_UDP_BLOCK);
-      const vpcsPeer = await take();
-      const swLocal = await take();
-      const swPeer = await take();
-      await sw.addNio(i, { local: swLocal, remote: swPeer });
-      tunnels.push(await new LinkTunnel({ listen: vpcsPeer, deliver: vpcsLocal }, { listen: swPeer, deliver: swLocal }).open());
+      const vpcsLocal = await take(lab.ports, VPCS_UDP_BLOCK);
+      const vpcsPeer = await take(lab.ports);
+      const swLocal = await take(lab.ports);
+      const swPeer = await take(lab.ports);
+      await lab.sw.addNio(i, { local: swLocal, remote: swPeer });
+      lab.tunnels.push(await new LinkTunnel({ listen: vpcsPeer, deliver: vpcsLocal }, { listen: swPeer, deliver: swLocal }).open());
       const consolePort = consolePortFromWindow();
       const pc = new VpcsProcess({
-        owner,
+        owner: lab.owner,
         nodeId: `pc${i + 1}`,
-        workdir: path.join(dir, `pc${i + 1}`),
-        runDir,
+        workdir: path.join(dir, `lab${n}-pc${i + 1}`),
+        runDir: lab.runDir,
         consolePort,
         nio: { local: vpcsLocal, remote: vpcsPeer },
         macOffset: i,
       });
       await pc.start();
-      pcs.push(pc);
-      consoles.push(await TelnetClient.connect(consolePort));
+      lab.pcs.push(pc);
+      lab.consoles.push(await TelnetClient.connect(consolePort));
     }
-    await consoles[0].waitFor(/VPCS> $/);
-    await consoles[1].waitFor(/VPCS> $/);
-    await consoles[0].run("ip 10.0.0.1/24");
-    await consoles[1].run("ip 10.0.0.2/24");
-  }, 60_000);
+    await lab.consoles[0].waitFor(/VPCS> $/);
+    await lab.consoles[1].waitFor(/VPCS> $/);
+    await lab.consoles[0].run("ip 10.0.0.1/24");
+    await lab.consoles[1].run("ip 10.0.0.2/24");
+    return lab;
+  };
 
-  afterAll(async () => {
-    consoles.forEach((c) => c.close());
-    for (const pc of pcs) await pc.stop();
-    tunnels.forEach((t) => t.close());
-    await sw.close();
-  });
-
-  it("tracks the real pids of each daemonized vpcs in a pid file", () => {
+  it("tracks the real pids of each daemonized vpcs in a pid file", async () => {
+    const { pcs, runDir } = await lab();
     for (const pc of pcs) {
       expect(pc.pids.length).toBeGreaterThanOrEqual(1);
       for (const pid of pc.pids) expect(fs.readFileSync(`/proc/${pid}/cmdline`, "latin1")).toContain("vpcs");
@@ -287,9 +313,10 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
       expect(pf.pids).toEqual(pc.pids);
     }
     expect(pcs[0].commandLine).toMatch(/vpcs -p \d+ -m 0 -i 1 -s \d+ -c \d+ -t 127\.0\.0\.1/);
-  });
+  }, 60_000);
 
   it("pings across the switch, and the link capture holds the ICMP echo request and reply", async () => {
+    const { tunnels, consoles, sw } = await lab();
     const file = path.join(dir, "captures", "pc1.pcap");
     const w = new PcapWriter(file);
     tunnels[0].startCapture(w);
@@ -300,9 +327,10 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
     expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
     expect(sw.macTable().map((e) => e.port).sort()).toEqual([0, 1]);
-  }, 30_000);
+  }, 60_000);
 
   it("100% packet loss and suspend stop the pings; clearing them restores", async () => {
+    const { tunnels, consoles } = await lab();
     tunnels[1].setFilters({ packet_loss: [100] });
     let out = await consoles[0].run("ping 10.0.0.2 -c 2", 20_000);
     expect(out).not.toMatch(/icmp_seq=\d ttl=/);
@@ -315,16 +343,15 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     tunnels[0].setSuspended(false);
     out = await consoles[0].run("ping 10.0.0.2 -c 2", 20_000);
     expect(out.match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
-  }, 60_000);
+  }, 90_000);
 
   it("stop kills every process and frees every port", async () => {
+    const running = await lab();
+    const { pcs, ports, runDir } = running;
     const pids = pcs.flatMap((p) => p.pids);
-    consoles.forEach((c) => c.close());
-    for (const pc of pcs) await pc.stop();
-    tunnels.forEach((t) => t.close());
-    await sw.close();
+    await running.stop();
     for (const pid of pids) expect(fs.existsSync(`/proc/${pid}`) && !/\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "latin1"))).toBe(false);
-    expect(findOwnedPids(owner)).toEqual([]);
+    expect(findOwnedPids(running.owner)).toEqual([]);
     const held = async () => {
       const out: number[] = [];
       for (const [p, size] of ports) for (let q = p; q < p + size; q++) if (!(await udpPortIsFree(q))) out.push(q);
@@ -333,14 +360,15 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     await waitFor(async () => (await held()).length === 0, 2000, "every UDP port freed").catch(() => {});
     expect(await held()).toEqual([]);
     expect(fs.readdirSync(runDir)).toEqual([]);
-  });
+  }, 60_000);
 
   it("runs the node's startup.vpc, and refuses a console port another program holds", async () => {
+    const ports: [number, number][] = [];
     const workdir = path.join(dir, "scripted");
     fs.mkdirSync(workdir, { recursive: true });
     fs.writeFileSync(path.join(workdir, "startup.vpc"), "ip 10.7.7.7/24\n");
     const consolePort = consolePortFromWindow();
-    const pc = new VpcsProcess({ owner, nodeId: "scripted", workdir, runDir, consolePort, nio: { local: await take(VPCS_UDP_BLOCK), remote: await take() } });
+    const pc = new VpcsProcess({ owner, nodeId: "scripted", workdir, runDir, consolePort, nio: { local: await take(ports, VPCS_UDP_BLOCK), remote: await take(ports) } });
     await pc.start();
     expect(pc.commandLine).toContain(path.join(workdir, "startup.vpc"));
     const c = await TelnetClient.connect(consolePort);
@@ -355,22 +383,23 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     const squatter = net.createServer();
     await new Promise<void>((r) => squatter.listen(0, "0.0.0.0", r));
     const taken = (squatter.address() as net.AddressInfo).port;
-    const blocked = new VpcsProcess({ owner, nodeId: "blocked", workdir: path.join(dir, "blocked"), runDir, consolePort: taken, nio: { local: await take(VPCS_UDP_BLOCK), remote: await take() } });
+    const blocked = new VpcsProcess({ owner, nodeId: "blocked", workdir: path.join(dir, "blocked"), runDir, consolePort: taken, nio: { local: await take(ports, VPCS_UDP_BLOCK), remote: await take(ports) } });
     await expect(blocked.start()).rejects.toThrow(`Console port ${taken} is already used`);
     squatter.close();
     expect(findOwnedPids(owner, "blocked")).toEqual([]);
   }, 20_000);
 
   it("crash recovery kills the processes a previous server left behind", async () => {
+    const ports: [number, number][] = [];
     const crashOwner = `${owner}-crash`;
-    const local = await take(VPCS_UDP_BLOCK);
+    const local = await take(ports, VPCS_UDP_BLOCK);
     const orphan = new VpcsProcess({
       owner: crashOwner,
       nodeId: "orphan",
       workdir: path.join(dir, "orphan"),
       runDir,
       consolePort: consolePortFromWindow(),
-      nio: { local, remote: await take() },
+      nio: { local, remote: await take(ports) },
     });
     await orphan.start();
     const pids = orphan.pids;
