@@ -10,6 +10,7 @@ import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes } from "../support/lab.js";
+import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
 import { call, freshDatabaseUrl, gql, portWindow, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
@@ -37,6 +38,10 @@ async function registerCompute(ctl: TestServer, computeId: string, port: number)
   await waitFor(async () => (await call(ctl.url, "GET", `/v2/computes/${computeId}`)).body.connected === true, 10_000);
 }
 
+/**
+ * One story, one test: each step works on what the previous ones left (the started lab, the compute killed and
+ * then restarted on the same port, the project closed at the end).
+ */
 describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — switch (local) — PC2 (remote compute) (requires vpcs)", () => {
   let ctl: TestServer;
   let cmp: TestServer;
@@ -85,118 +90,120 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
     await compute?.drop();
   });
 
-  it("creates PC2 on the compute: its console is the compute's, and the compute API knows the node", async () => {
-    const pc2 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
-    expect(pc2).toMatchObject({ compute_id: "hostb", console_host: COMPUTE_HOST, status: "stopped" });
-    expect(pc2.console).toBeGreaterThanOrEqual(compute.ranges.consolePorts[0]);
-    expect(pc2.console).toBeLessThanOrEqual(compute.ranges.consolePorts[1]);
-    const there = await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/vpcs/nodes/${ids.PC2}`);
-    expect(there.status).toBe(200);
-    expect(there.body).toMatchObject({ node_id: ids.PC2, name: "PC2", console: pc2.console, status: "stopped" });
-  });
+  it("the cross-host lab: PC2 on the compute, start and ping, changes both ways, the compute killed and restarted, clean-up", async () => {
+    await step("creates PC2 on the compute: its console is the compute's, and the compute API knows the node", async () => {
+      const pc2 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
+      expect(pc2).toMatchObject({ compute_id: "hostb", console_host: COMPUTE_HOST, status: "stopped" });
+      expect(pc2.console).toBeGreaterThanOrEqual(compute.ranges.consolePorts[0]);
+      expect(pc2.console).toBeLessThanOrEqual(compute.ranges.consolePorts[1]);
+      const there = await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/vpcs/nodes/${ids.PC2}`);
+      expect(there.status).toBe(200);
+      expect(there.body).toMatchObject({ node_id: ids.PC2, name: "PC2", console: pc2.console, status: "stopped" });
+    });
 
-  it("starts the lab, pings across hosts over the telnet consoles and captures the ICMP echoes on the cross-host link", async () => {
-    expect((await call(ctl.url, "POST", `${P}/nodes/start`)).status).toBe(204);
-    const pc1 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC1}`)).body;
-    const pc2 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
-    expect(pc2.status).toBe("started");
-    expect(pc2.command_line).toMatch(/vpcs -p \d+ -m 1 /); // the controller's MAC offset: the second vpcs of the project
-    expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "started")).toBe(true);
+    await step("starts the lab, pings across hosts over the telnet consoles and captures the ICMP echoes on the cross-host link", async () => {
+      expect((await call(ctl.url, "POST", `${P}/nodes/start`)).status).toBe(204);
+      const pc1 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC1}`)).body;
+      const pc2 = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
+      expect(pc2.status).toBe("started");
+      expect(pc2.command_line).toMatch(/vpcs -p \d+ -m 1 /); // the controller's MAC offset: the second vpcs of the project
+      expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "started")).toBe(true);
 
-    const cap = await call(ctl.url, "POST", `${P}/links/${links[1]}/start_capture`, {});
-    expect(cap.status, JSON.stringify(cap.body)).toBe(201);
+      const cap = await call(ctl.url, "POST", `${P}/links/${links[1]}/start_capture`, {});
+      expect(cap.status, JSON.stringify(cap.body)).toBe(201);
 
-    consoles = [await TelnetClient.connect(pc1.console, pc1.console_host), await TelnetClient.connect(pc2.console, pc2.console_host)];
-    await consoles[0].waitFor(/VPCS> $/);
-    await consoles[1].waitFor(/VPCS> $/);
-    await consoles[0].run("ip 10.0.0.1/24");
-    await consoles[1].run("ip 10.0.0.2/24");
-    const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
-    expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      consoles = [await TelnetClient.connect(pc1.console, pc1.console_host), await TelnetClient.connect(pc2.console, pc2.console_host)];
+      await consoles[0].waitFor(/VPCS> $/);
+      await consoles[1].waitFor(/VPCS> $/);
+      await consoles[0].run("ip 10.0.0.1/24");
+      await consoles[1].run("ip 10.0.0.2/24");
+      const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
+      expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
 
-    const stop = await call(ctl.url, "POST", `${P}/links/${links[1]}/stop_capture`);
-    expect(stop.status).toBe(201);
-    const echoes = icmpEchoes(parsePcap(fs.readFileSync(stop.body.capture_file_path)).packets.map((p) => p.data));
-    expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
-    expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
-  }, 60_000);
+      const stop = await call(ctl.url, "POST", `${P}/links/${links[1]}/stop_capture`);
+      expect(stop.status).toBe(201);
+      const echoes = icmpEchoes(parsePcap(fs.readFileSync(stop.body.capture_file_path)).packets.map((p) => p.data));
+      expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
+      expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
+    });
 
-  it("a change made on the compute reaches the controller's stream and GraphQL; a rename on the controller reaches the compute", async () => {
-    const C = `/v2/compute/projects/${projectId}/vpcs/nodes/${ids.PC2}`;
-    expect((await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body.status).toBe("started");
-    const from = events.length;
-    expect((await call(cmp.url, "POST", `${C}/stop`)).status).toBe(204);
-    const stopped = () => events.slice(from).some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped");
-    await waitFor(stopped, 5_000);
-    const q = await gql(ctl.url, `query($id: ID!) { project(id: $id) { nodes { name status } } }`, { id: projectId });
-    expect(q.errors).toBeUndefined();
-    expect(q.data.project.nodes.find((n: any) => n.name === "PC2").status).toMatch(/^stopped$/i);
-    const renamed = await call(ctl.url, "PUT", `${P}/nodes/${ids.PC2}`, { name: "PC2b" });
-    expect(renamed.status).toBe(200);
-    await waitFor(async () => (await call(cmp.url, "GET", C)).body.name === "PC2b", 5_000);
-    expect((await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`)).body.status).toBe("started");
-  }, 30_000);
+    await step("a change made on the compute reaches the controller's stream and GraphQL; a rename on the controller reaches the compute", async () => {
+      const C = `/v2/compute/projects/${projectId}/vpcs/nodes/${ids.PC2}`;
+      expect((await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body.status).toBe("started");
+      const from = events.length;
+      expect((await call(cmp.url, "POST", `${C}/stop`)).status).toBe(204);
+      const stopped = () => events.slice(from).some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped");
+      await waitFor(stopped, 5_000);
+      const q = await gql(ctl.url, `query($id: ID!) { project(id: $id) { nodes { name status } } }`, { id: projectId });
+      expect(q.errors).toBeUndefined();
+      expect(q.data.project.nodes.find((n: any) => n.name === "PC2").status).toMatch(/^stopped$/i);
+      const renamed = await call(ctl.url, "PUT", `${P}/nodes/${ids.PC2}`, { name: "PC2b" });
+      expect(renamed.status).toBe(200);
+      await waitFor(async () => (await call(cmp.url, "GET", C)).body.name === "PC2b", 5_000);
+      expect((await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`)).body.status).toBe("started");
+    });
 
-  it("a property change on the controller reaches the compute running the node (a remote switch's ports_mapping)", async () => {
-    const sw = await call(ctl.url, "POST", `${P}/nodes`, { name: "SWB", node_type: "ethernet_switch", compute_id: "hostb" });
-    expect(sw.status, sw.text).toBe(201);
-    const mapping = [
-      { name: "Ethernet0", port_number: 0, type: "access", vlan: 10 },
-      { name: "Ethernet1", port_number: 1, type: "dot1q", vlan: 1 },
-    ];
-    const put = await call(ctl.url, "PUT", `${P}/nodes/${sw.body.node_id}`, { properties: { ports_mapping: mapping } });
-    expect(put.status, put.text).toBe(200);
-    const C = `/v2/compute/projects/${projectId}/ethernet_switch/nodes/${sw.body.node_id}`;
-    await waitFor(async () => JSON.stringify((await call(cmp.url, "GET", C)).body.ports_mapping) === JSON.stringify(mapping), 5_000);
-    expect((await call(ctl.url, "DELETE", `${P}/nodes/${sw.body.node_id}`)).status).toBe(204);
-  }, 30_000);
+    await step("a property change on the controller reaches the compute running the node (a remote switch's ports_mapping)", async () => {
+      const sw = await call(ctl.url, "POST", `${P}/nodes`, { name: "SWB", node_type: "ethernet_switch", compute_id: "hostb" });
+      expect(sw.status, sw.text).toBe(201);
+      const mapping = [
+        { name: "Ethernet0", port_number: 0, type: "access", vlan: 10 },
+        { name: "Ethernet1", port_number: 1, type: "dot1q", vlan: 1 },
+      ];
+      const put = await call(ctl.url, "PUT", `${P}/nodes/${sw.body.node_id}`, { properties: { ports_mapping: mapping } });
+      expect(put.status, put.text).toBe(200);
+      const C = `/v2/compute/projects/${projectId}/ethernet_switch/nodes/${sw.body.node_id}`;
+      await waitFor(async () => JSON.stringify((await call(cmp.url, "GET", C)).body.ports_mapping) === JSON.stringify(mapping), 5_000);
+      expect((await call(ctl.url, "DELETE", `${P}/nodes/${sw.body.node_id}`)).status).toBe(204);
+    });
 
-  it("a killed compute is marked disconnected and its node stopped; the controller keeps answering", async () => {
-    consoles.forEach((c) => c.close());
-    consoles = [];
-    await cmp.close();
-    await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === false, 15_000);
-    await waitFor(async () => (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body.status === "stopped", 10_000);
-    expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped")).toBe(true);
-    const nodes = await call(ctl.url, "GET", `${P}/nodes`);
-    expect(nodes.status).toBe(200);
-    expect(nodes.body.find((n: any) => n.node_id === ids.PC1).status).toBe("started");
-    const refused = await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`);
-    expect(refused.status).toBe(409);
-  }, 30_000);
+    await step("a killed compute is marked disconnected and its node stopped; the controller keeps answering", async () => {
+      consoles.forEach((c) => c.close());
+      consoles = [];
+      await cmp.close();
+      await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === false, 15_000);
+      await waitFor(async () => (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body.status === "stopped", 10_000);
+      expect(events.some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped")).toBe(true);
+      const nodes = await call(ctl.url, "GET", `${P}/nodes`);
+      expect(nodes.status).toBe(200);
+      expect(nodes.body.find((n: any) => n.node_id === ids.PC1).status).toBe("started");
+      const refused = await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`);
+      expect(refused.status).toBe(409);
+    });
 
-  it("a compute restarted on the same port reconnects; its node can be started again and reaches PC1", async () => {
-    const port = cmp.port;
-    cmp = await compute.start(port);
-    await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 40_000);
-    const r = await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.status).toBe("started");
-    const pc2 = r.body;
-    consoles = [await TelnetClient.connect(pc2.console, pc2.console_host)];
-    await consoles[0].waitFor(/VPCS> $/);
-    await consoles[0].run("ip 10.0.0.2/24");
-    const out = await consoles[0].run("ping 10.0.0.1 -c 3", 20_000);
-    expect(out).toMatch(/10\.0\.0\.1 icmp_seq=\d ttl=64/);
-  }, 60_000);
+    await step("a compute restarted on the same port reconnects; its node can be started again and reaches PC1", async () => {
+      const port = cmp.port;
+      cmp = await compute.start(port);
+      await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 40_000);
+      const r = await call(ctl.url, "POST", `${P}/nodes/${ids.PC2}/start`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.status).toBe("started");
+      const pc2 = r.body;
+      consoles = [await TelnetClient.connect(pc2.console, pc2.console_host)];
+      await consoles[0].waitFor(/VPCS> $/);
+      await consoles[0].run("ip 10.0.0.2/24");
+      const out = await consoles[0].run("ping 10.0.0.1 -c 3", 20_000);
+      expect(out).toMatch(/10\.0\.0\.1 icmp_seq=\d ttl=64/);
+    });
 
-  it("deleting the cross-host link, the remote node and closing the project reach the compute", async () => {
-    consoles.forEach((c) => c.close());
-    consoles = [];
-    const nios = () => cmp.ctx.services.emulation.runtime.snapshot().links.filter((id) => id.startsWith("nio:"));
-    expect(nios()).toEqual([`nio:${ids.PC2}/0/0`]);
-    expect((await call(ctl.url, "DELETE", `${P}/links/${links[1]}`)).status).toBe(204);
-    await waitFor(() => nios().length === 0); // the cross-host link's NIO on the compute goes with the link
-    const sw = await call(ctl.url, "POST", `${P}/nodes`, { name: "SW2", node_type: "ethernet_hub", compute_id: "hostb" });
-    expect(sw.status).toBe(201);
-    expect((await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status).toBe(200);
-    expect((await call(ctl.url, "DELETE", `${P}/nodes/${sw.body.node_id}`)).status).toBe(204);
-    await waitFor(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status === 404);
-    expect((await call(ctl.url, "POST", `${P}/close`)).status).toBe(204);
-    await waitFor(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}`)).status === 404);
-    // The controller releases the project on its project.closed event, beside the placement's close on the compute.
-    await waitFor(async () => (await ctl.ctx.db.node.findUnique({ where: { id: ids.PC2 } }))!.status === "stopped");
-  }, 30_000);
+    await step("deleting the cross-host link, the remote node and closing the project reach the compute", async () => {
+      consoles.forEach((c) => c.close());
+      consoles = [];
+      const nios = () => cmp.ctx.services.emulation.runtime.snapshot().links.filter((id) => id.startsWith("nio:"));
+      expect(nios()).toEqual([`nio:${ids.PC2}/0/0`]);
+      expect((await call(ctl.url, "DELETE", `${P}/links/${links[1]}`)).status).toBe(204);
+      await waitFor(() => nios().length === 0); // the cross-host link's NIO on the compute goes with the link
+      const sw = await call(ctl.url, "POST", `${P}/nodes`, { name: "SW2", node_type: "ethernet_hub", compute_id: "hostb" });
+      expect(sw.status).toBe(201);
+      expect((await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status).toBe(200);
+      expect((await call(ctl.url, "DELETE", `${P}/nodes/${sw.body.node_id}`)).status).toBe(204);
+      await waitFor(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}/ethernet_hub/nodes/${sw.body.node_id}`)).status === 404);
+      expect((await call(ctl.url, "POST", `${P}/close`)).status).toBe(204);
+      await waitFor(async () => (await call(cmp.url, "GET", `/v2/compute/projects/${projectId}`)).status === 404);
+      // The controller releases the project on its project.closed event, beside the placement's close on the compute.
+      await waitFor(async () => (await ctl.ctx.db.node.findUnique({ where: { id: ids.PC2 } }))!.status === "stopped");
+    });
+  }, 270_000);
 });
 
 describe("compute mode, the compute node API and forwarding (no vpcs needed)", () => {
