@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { notificationSocket } from "../support/gns3-ws.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
+import { step } from "../support/steps.js";
 import { toolAvailable } from "../support/tools.js";
 import { GUI_SVG } from "./drawings-support.js";
 
 /**
- * The GNS3 desktop GUI 2.2.59, replayed: each flow of ../shared/reference/gns3-gui-compat.md §2 with the
+ * The GNS3 desktop GUI 2.2.59, replayed as one session (one test: each flow works on what the earlier flows
+ * built, as in the GUI): each flow of ../shared/reference/gns3-gui-compat.md §2 with the
  * GUI's own request bodies, in its order, checking what the GUI checks — the status, `Content-Type` compared
  * by string equality with `application/json` (anything else and the GUI discards the body), the fields it
  * reads (§3) and the WebSocket events it waits for (§4).
@@ -83,300 +85,303 @@ describe("GNS3 GUI 2.2.59 flows replayed against Patchbay", () => {
     await s?.close();
   });
 
-  it("connect: version gate, project list, controller WebSocket, computes, symbols", async () => {
-    const version = await gui("GET", "/version", undefined, 200);
-    expect(version).toEqual({ version: "2.2.59", local: expect.any(Boolean) });
-    expect(Array.isArray(await gui("GET", "/projects", undefined, 200))).toBe(true);
-    controller = await guiSocket(`${s.url.replace(/^http/, "ws")}/v2/notifications/ws`);
-    expect(await controller.next("ping")).toEqual({ cpu_usage_percent: expect.any(Number), memory_usage_percent: expect.any(Number) });
-    const computes = await gui("GET", "/computes", undefined, 200);
-    const local = computes.find((c: any) => c.compute_id === "local");
-    hasKeys(local, COMPUTE_KEYS);
-    expect(local.capabilities.node_types).toEqual(expect.arrayContaining(["vpcs", "ethernet_switch", "ethernet_hub"]));
-    computeTypes = Object.fromEntries(computes.map((c: any) => [c.compute_id, c.capabilities.node_types]));
-    templates = await gui("GET", "/templates", undefined, 200);
-    for (const t of templates) hasKeys(t, TEMPLATE_KEYS);
-    expect(templates.filter((t: any) => t.builtin).map((t: any) => t.template_id)).toEqual(expect.arrayContaining(Object.values(BUILTIN)));
-    expect(Array.isArray(await gui("GET", "/appliances?symbol_theme=Classic", undefined, 200))).toBe(true);
-    // The device list icons: one per template symbol, the id URL-quoted with "/" kept; never served as JSON.
-    for (const symbol of new Set(templates.map((t: any) => t.symbol as string))) {
-      const icon = await fetch(`${s.url}/v2/symbols/${encodeURIComponent(symbol).replaceAll("%2F", "/")}/raw`, { headers: GUI_HEADERS });
-      expect(icon.status, symbol).toBe(200);
-      expect(icon.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
-    }
-  });
-
-  it("projects: new, project WebSocket, edit, close and reopen (nodes → links → drawings)", async () => {
-    const created = await gui("POST", "/projects", {
-      name: `gui-${randomUUID().slice(0, 8)}`, path: null, grid_size: 75, drawing_grid_size: 25, show_grid: false, snap_to_grid: false, show_interface_labels: false,
-    }, 201);
-    hasKeys(created, PROJECT_KEYS);
-    expect(typeof created.path).toBe("string"); // the project list joins path and filename
-    expect(typeof created.filename).toBe("string");
-    projectId = created.project_id;
-    P = `/projects/${projectId}`;
-    stream = await guiSocket(`${s.url.replace(/^http/, "ws")}/v2${P}/notifications/ws`);
-    expect((await stream.next("ping")).cpu_usage_percent).toEqual(expect.any(Number));
-
-    const edited = await gui("PUT", P, {
-      name: created.name, auto_open: false, auto_close: false, auto_start: false, scene_width: 2000, scene_height: 1000, zoom: 100,
-      show_layers: false, snap_to_grid: true, show_grid: true, grid_size: 75, drawing_grid_size: 25, show_interface_labels: true,
-      variables: null, supplier: null,
-    }, 200);
-    expect(edited).toMatchObject({ snap_to_grid: true, show_grid: true, show_interface_labels: true });
-    expect(await controller.next("project.updated", (e) => e.project_id === projectId)).toMatchObject({ show_grid: true });
-
-    await gui("POST", `${P}/close`, {}, 204);
-    expect((await controller.next("project.closed", (e) => e.project_id === projectId)).status).toBe("closed");
-    stream.close();
-    expect((await gui("POST", `${P}/open`, {}, 201)).status).toBe("opened");
-    for (const what of ["nodes", "links", "drawings"]) expect(await gui("GET", `${P}/${what}`, undefined, 200)).toEqual([]);
-    stream = await guiSocket(`${s.url.replace(/^http/, "ws")}/v2${P}/notifications/ws`);
-    await stream.next("ping");
-  });
-
-  it("templates: the preferences pages sync their list (client ids kept), the list follows template.* events", async () => {
-    const template_id = randomUUID();
-    const vpcsPage = {
-      name: "My PC", default_name_format: "PC{0}", base_script_file: "vpcs_base_config.txt", console_type: "telnet", console_auto_start: false,
-      symbol: ":/symbols/vpcs_guest.svg", category: 2, template_type: "vpcs", compute_id: "local", template_id,
-    };
-    await gui("POST", "/templates", vpcsPage, 201);
-    const created = await controller.next("template.created", (e) => e.template_id === template_id);
-    hasKeys(created, TEMPLATE_KEYS);
-    expect(created).toMatchObject({ name: "My PC", category: "guest", builtin: false, compute_id: "local" });
-    await gui("PUT", `/templates/${template_id}`, { ...created, name: "My renamed PC" }, 200);
-    expect((await controller.next("template.updated", (e) => e.template_id === template_id)).name).toBe("My renamed PC");
-    await gui("DELETE", `/templates/${template_id}`, undefined, 204);
-    expect((await controller.next("template.deleted", (e) => e.template_id === template_id)).template_id).toBe(template_id);
-    expect(await guiError("DELETE", `/templates/${BUILTIN.vpcs}`, undefined, 409)).toBe(`Template ID ${BUILTIN.vpcs} cannot be deleted because it is a builtin`);
-  });
-
-  it("add nodes from the device list: POST P/templates/{id}, each node appears through node.created", async () => {
-    for (const [name, type] of [["PC1", "vpcs"], ["PC2", "vpcs"], ["Switch1", "ethernet_switch"], ["Hub1", "ethernet_hub"]] as const) {
-      const template = templates.find((t: any) => t.template_id === BUILTIN[type]);
-      // Built-ins have no compute: the GUI picks one whose node_types holds the template type ("local" first).
-      expect(template.compute_id).toBeNull();
-      const compute_id = Object.keys(computeTypes).find((id) => computeTypes[id].includes(template.template_type));
-      expect(compute_id).toBe("local");
-      const r = await gui("POST", `${P}/templates/${template.template_id}`, { x: -100, y: 50, compute_id }, 201);
-      const announced = await stream.next("node.created", (e) => e.node_id === r.node_id);
-      expectNode(announced);
-      expect(announced).toMatchObject({ name, template_id: template.template_id, console_host: expect.any(String) });
-      nodes[name] = announced;
-    }
-    expect(nodes.Switch1.status).toBe("started");
-    expect(nodes.Hub1.status).toBe("started");
-    expect(nodes.Switch1.properties.ports_mapping).toHaveLength(8);
-  });
-
-  it("move, rename and configure a node: the answer is only for errors, the state comes back as node.updated", async () => {
-    const pc = nodes.PC1;
-    const base = { properties: {}, node_type: pc.node_type, node_id: pc.node_id, compute_id: pc.compute_id };
-    await gui("PUT", `${P}/nodes/${pc.node_id}`, {
-      ...base, x: 120, y: -40, z: 1, symbol: pc.symbol, locked: false,
-      label: { text: "PC1", x: 5, y: -25, rotation: 0, style: "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;" },
-    }, 200);
-    expect(await stream.next("node.updated", (e) => e.node_id === pc.node_id)).toMatchObject({ x: 120, y: -40, label: { x: 5, y: -25 } });
-    await gui("PUT", `${P}/nodes/${pc.node_id}`, { ...base, name: "web-1" }, 200);
-    expect((await stream.next("node.updated", (e) => e.node_id === pc.node_id)).name).toBe("web-1");
-    const sw = nodes.Switch1;
-    const ports_mapping = sw.properties.ports_mapping.map((p: any) => (p.port_number === 7 ? { ...p, type: "dot1q", vlan: 1 } : p));
-    await gui("PUT", `${P}/nodes/${sw.node_id}`, { properties: { ports_mapping }, node_type: sw.node_type, node_id: sw.node_id, compute_id: "local" }, 200);
-    const updated = await stream.next("node.updated", (e) => e.node_id === sw.node_id);
-    expect(updated.properties.ports_mapping[7]).toMatchObject({ port_number: 7, type: "dot1q" });
-
-    // Duplicate: the copy is drawn from node.created; then Delete.
-    await gui("POST", `${P}/nodes/${pc.node_id}/duplicate`, { x: 200, y: 200, z: 1 }, 201);
-    const copy = await stream.next("node.created", (e) => e.node_id !== pc.node_id && e.node_type === "vpcs" && e.x === 200);
-    expectNode(copy);
-    expect(copy.name).not.toBe("web-1");
-    await gui("DELETE", `${P}/nodes/${copy.node_id}`, undefined, 204);
-    expect((await stream.next("node.deleted", (e) => e.node_id === copy.node_id)).node_id).toBe(copy.node_id);
-  });
-
-  it("links: create (announced with labelled ends), labels, filters, suspend, delete", async () => {
-    const body = (labels: boolean) => ({
-      nodes: [
-        { node_id: nodes.PC1.node_id, adapter_number: 0, port_number: 0, ...(labels && { label: { text: "e0", x: 10, y: -10, rotation: 0, style: "" } }) },
-        { node_id: nodes.Switch1.node_id, adapter_number: 0, port_number: 0, ...(labels && { label: { text: "e0", x: -20, y: 5, rotation: 0, style: "" } }) },
-      ],
-      filters: {},
-      link_style: { color: "#000000", width: 2, type: 1 },
-      suspend: false,
+  it("one GUI session: connect, projects, templates, nodes, links, consoles, node actions, capture, drawings, snapshots, export/import, duplicate and delete", async () => {
+    await step("connect: version gate, project list, controller WebSocket, computes, symbols", async () => {
+      const version = await gui("GET", "/version", undefined, 200);
+      expect(version).toEqual({ version: "2.2.59", local: expect.any(Boolean) });
+      expect(Array.isArray(await gui("GET", "/projects", undefined, 200))).toBe(true);
+      controller = await guiSocket(`${s.url.replace(/^http/, "ws")}/v2/notifications/ws`);
+      expect(await controller.next("ping")).toEqual({ cpu_usage_percent: expect.any(Number), memory_usage_percent: expect.any(Number) });
+      const computes = await gui("GET", "/computes", undefined, 200);
+      const local = computes.find((c: any) => c.compute_id === "local");
+      hasKeys(local, COMPUTE_KEYS);
+      expect(local.capabilities.node_types).toEqual(expect.arrayContaining(["vpcs", "ethernet_switch", "ethernet_hub"]));
+      computeTypes = Object.fromEntries(computes.map((c: any) => [c.compute_id, c.capabilities.node_types]));
+      templates = await gui("GET", "/templates", undefined, 200);
+      for (const t of templates) hasKeys(t, TEMPLATE_KEYS);
+      expect(templates.filter((t: any) => t.builtin).map((t: any) => t.template_id)).toEqual(expect.arrayContaining(Object.values(BUILTIN)));
+      expect(Array.isArray(await gui("GET", "/appliances?symbol_theme=Classic", undefined, 200))).toBe(true);
+      // The device list icons: one per template symbol, the id URL-quoted with "/" kept; never served as JSON.
+      for (const symbol of new Set(templates.map((t: any) => t.symbol as string))) {
+        const icon = await fetch(`${s.url}/v2/symbols/${encodeURIComponent(symbol).replaceAll("%2F", "/")}/raw`, { headers: GUI_HEADERS });
+        expect(icon.status, symbol).toBe(200);
+        expect(icon.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+      }
     });
-    const created = await gui("POST", `${P}/links`, body(false), 201);
-    link = await stream.next("link.created", (e) => e.link_id === created.link_id);
-    expectLink(link);
-    await gui("PUT", `${P}/links/${link.link_id}`, body(true), 201);
-    expect((await stream.next("link.updated", (e) => e.link_id === link.link_id)).nodes[0].label.text).toBe("e0");
-    expect(Array.isArray(await gui("GET", `${P}/links/${link.link_id}/available_filters`, undefined, 200))).toBe(true);
-    await gui("PUT", `${P}/links/${link.link_id}`, { ...body(true), filters: { delay: [50, 5] } }, 201);
-    expect((await stream.next("link.updated", (e) => e.link_id === link.link_id)).filters).toEqual({ delay: [50, 5] });
-    await gui("PUT", `${P}/links/${link.link_id}`, { ...body(true), filters: { delay: [50, 5] }, suspend: true }, 201);
-    expect((await stream.next("link.updated", (e) => e.link_id === link.link_id)).suspend).toBe(true);
-    await gui("PUT", `${P}/links/${link.link_id}`, { ...body(true), filters: {}, suspend: false }, 201);
 
-    const spare = await gui("POST", `${P}/links`, { ...body(false), nodes: [
-      { node_id: nodes.PC2.node_id, adapter_number: 0, port_number: 0 },
-      { node_id: nodes.Hub1.node_id, adapter_number: 0, port_number: 0 },
-    ] }, 201);
-    await gui("DELETE", `${P}/links/${spare.link_id}`, undefined, 204);
-    expect((await stream.next("link.deleted", (e) => e.link_id === spare.link_id)).link_id).toBe(spare.link_id);
-    expect(await guiError("POST", `${P}/links`, body(false), 409)).toBe("Port is already used");
-  });
+    await step("projects: new, project WebSocket, edit, close and reopen (nodes → links → drawings)", async () => {
+      const created = await gui("POST", "/projects", {
+        name: `gui-${randomUUID().slice(0, 8)}`, path: null, grid_size: 75, drawing_grid_size: 25, show_grid: false, snap_to_grid: false, show_interface_labels: false,
+      }, 201);
+      hasKeys(created, PROJECT_KEYS);
+      expect(typeof created.path).toBe("string"); // the project list joins path and filename
+      expect(typeof created.filename).toBe("string");
+      projectId = created.project_id;
+      P = `/projects/${projectId}`;
+      stream = await guiSocket(`${s.url.replace(/^http/, "ws")}/v2${P}/notifications/ws`);
+      expect((await stream.next("ping")).cpu_usage_percent).toEqual(expect.any(Number));
 
-  it("reset all consoles", async () => {
-    expect(await gui("POST", `${P}/nodes/console/reset`, {}, 204)).toBeUndefined();
-  });
+      const edited = await gui("PUT", P, {
+        name: created.name, auto_open: false, auto_close: false, auto_start: false, scene_width: 2000, scene_height: 1000, zoom: 100,
+        show_layers: false, snap_to_grid: true, show_grid: true, grid_size: 75, drawing_grid_size: 25, show_interface_labels: true,
+        variables: null, supplier: null,
+      }, 200);
+      expect(edited).toMatchObject({ snap_to_grid: true, show_grid: true, show_interface_labels: true });
+      expect(await controller.next("project.updated", (e) => e.project_id === projectId)).toMatchObject({ show_grid: true });
 
-  const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
-  it.skipIf(!hasVpcs)("node actions (requires vpcs): start/stop/suspend/reload one node and all nodes", async () => {
-    const N = `${P}/nodes/${nodes.PC1.node_id}`;
-    const started = await gui("POST", `${N}/start`, {}, 200);
-    expectNode(started);
-    expect((await stream.next("node.updated", (e) => e.node_id === nodes.PC1.node_id && e.status === "started")).console).toBe(started.console);
-    expectNode(await gui("POST", `${N}/reload`, {}, 200));
-    expectNode(await gui("POST", `${N}/suspend`, {}, 200));
-    expect((await gui("POST", `${N}/stop`, {}, 200)).node_id).toBe(nodes.PC1.node_id);
-    await stream.next("node.updated", (e) => e.node_id === nodes.PC1.node_id && e.status === "stopped");
-    for (const action of ["start", "suspend", "reload", "stop"]) expect(await gui("POST", `${P}/nodes/${action}`, {}, 204)).toBeUndefined();
-    const all = await gui("GET", `${P}/nodes`, undefined, 200);
-    expect(all.filter((n: any) => n.node_type === "vpcs").map((n: any) => n.status)).toEqual(["stopped", "stopped"]);
-    // A switch never stops (GNS3: builtins always run); the GUI's 404-on-stop path is for nodes already gone.
-    expect((await gui("POST", `${P}/nodes/${nodes.Switch1.node_id}/stop`, {}, 200)).status).toBe("started");
-    expect(await guiError("POST", `${P}/nodes/${randomUUID()}/stop`, {}, 404)).toMatch(/doesn't exist$/);
-  }, 60_000);
-
-  it("packet capture: start, link.updated capturing, the pcap stream (not JSON), stop", async () => {
-    const L = `${P}/links/${link.link_id}`;
-    const started = await gui("POST", `${L}/start_capture`, { capture_file_name: "PC1_Ethernet0_to_Switch1_Ethernet0", data_link_type: "DLT_EN10MB" }, 201);
-    expect(started).toMatchObject({ capturing: true, capture_compute_id: "local" });
-    const announced = await stream.next("link.updated", (e) => e.link_id === link.link_id && e.capturing);
-    expect(announced.capture_file_path).toEqual(expect.any(String));
-    const abort = new AbortController();
-    const pcap = await fetch(`${s.url}/v2${L}/pcap`, { headers: GUI_HEADERS, signal: abort.signal });
-    expect(pcap.status).toBe(200);
-    expect(pcap.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
-    abort.abort();
-    expect((await gui("POST", `${L}/stop_capture`, {}, 201)).capturing).toBe(false);
-    expect((await stream.next("link.updated", (e) => e.link_id === link.link_id && !e.capturing)).capturing).toBe(false);
-  });
-
-  const drawings: Record<string, any> = {};
-  it("drawings: the GUI's ids kept, every tool, move (svg only when changed), lock, delete, re-post after a miss", async () => {
-    for (const [tool, svg] of Object.entries(GUI_SVG)) {
-      const body = { drawing_id: randomUUID(), x: 10, y: 20, z: 1, locked: false, rotation: 0, svg };
-      const created = await gui("POST", `${P}/drawings`, body, 201);
-      hasKeys(created, DRAWING_KEYS);
-      expect(created).toMatchObject(body);
-      expect(await stream.next("drawing.created", (e) => e.drawing_id === body.drawing_id)).toEqual(created);
-      drawings[tool] = created;
-    }
-    const note = drawings.note;
-    const moved = await gui("PUT", `${P}/drawings/${note.drawing_id}`, { drawing_id: note.drawing_id, x: 40, y: 60, z: 1, locked: false, rotation: 0 }, 201);
-    expect(moved).toMatchObject({ x: 40, y: 60, svg: note.svg });
-    const update = await stream.next("drawing.updated", (e) => e.drawing_id === note.drawing_id);
-    expect(update).toMatchObject({ x: 40, y: 60 });
-    expect(update).not.toHaveProperty("svg");
-    const edited = GUI_SVG.note.replace("Hello note", "Edited");
-    await gui("PUT", `${P}/drawings/${note.drawing_id}`, { drawing_id: note.drawing_id, x: 40, y: 60, z: 1, locked: true, rotation: 0, svg: edited }, 201);
-    expect(await stream.next("drawing.updated", (e) => e.drawing_id === note.drawing_id)).toMatchObject({ svg: edited, locked: true });
-    expect(await guiError("DELETE", `${P}/drawings/${note.drawing_id}`, undefined, 409)).toBe(`Drawing ID ${note.drawing_id} cannot be deleted because it is locked`);
-    await gui("PUT", `${P}/drawings/${note.drawing_id}`, { drawing_id: note.drawing_id, locked: false }, 201);
-    await gui("DELETE", `${P}/drawings/${drawings.line.drawing_id}`, undefined, 204);
-    expect((await stream.next("drawing.deleted", (e) => e.drawing_id === drawings.line.drawing_id)).drawing_id).toBe(drawings.line.drawing_id);
-    delete drawings.line;
-
-    // A drawing deleted elsewhere: the PUT's message contains "doesn't exist", so the GUI re-posts with drawing_id null.
-    const missing = randomUUID();
-    expect(await guiError("PUT", `${P}/drawings/${missing}`, { drawing_id: missing, x: 1, y: 1, z: 1, locked: false, rotation: 0 }, 404)).toContain("doesn't exist");
-    const reposted = await gui("POST", `${P}/drawings`, { drawing_id: null, x: 1, y: 1, z: 1, locked: false, rotation: 0, svg: GUI_SVG.line }, 201);
-    await stream.next("drawing.created", (e) => e.drawing_id === reposted.drawing_id);
-    drawings.line = reposted;
-    expect(await gui("GET", `${P}/drawings`, undefined, 200)).toHaveLength(5);
-  });
-
-  it("snapshots: list, take, restore (the topology announced again, then snapshot.restored), reload, delete", async () => {
-    expect(await gui("GET", `${P}/snapshots`, undefined, 200)).toEqual([]);
-    const snap = await gui("POST", `${P}/snapshots`, { name: "before-change" }, 201);
-    expect(snap).toMatchObject({ snapshot_id: expect.any(String), name: "before-change", created_at: expect.any(Number) });
-    expect((await gui("GET", `${P}/snapshots`, undefined, 200)).map((x: any) => x.name)).toEqual(["before-change"]);
-
-    await gui("DELETE", `${P}/drawings/${drawings.rectangle.drawing_id}`, undefined, 204);
-    await gui("DELETE", `${P}/nodes/${nodes.Hub1.node_id}`, undefined, 204);
-    await stream.rest();
-    expect((await gui("POST", `${P}/snapshots/${snap.snapshot_id}/restore`, {}, 201)).project_id).toBe(projectId);
-    const restored = await stream.next("snapshot.restored");
-    expect(restored).toMatchObject({ snapshot_id: snap.snapshot_id, project_id: projectId });
-    const order = stream.messages.map((f) => f.action).filter((a) => a !== "ping");
-    const replay = order.slice(order.lastIndexOf("snapshot.restored") - (4 + 1 + 5), order.lastIndexOf("snapshot.restored") + 1);
-    expect(replay).toEqual([...Array(4).fill("node.created"), "link.created", ...Array(5).fill("drawing.created"), "snapshot.restored"]);
-
-    // What the GUI does on snapshot.restored: open, then nodes → links → drawings.
-    await gui("POST", `${P}/open`, {}, 201);
-    const restoredNodes = await gui("GET", `${P}/nodes`, undefined, 200);
-    restoredNodes.forEach(expectNode);
-    expect(restoredNodes.map((n: any) => [n.name, n.status, n.console_host])).toEqual([
-      ["web-1", "stopped", s.ctx.config.host],
-      ["PC2", "stopped", s.ctx.config.host],
-      ["Switch1", "started", s.ctx.config.host],
-      ["Hub1", "started", s.ctx.config.host],
-    ]);
-    (await gui("GET", `${P}/links`, undefined, 200)).forEach(expectLink);
-    const back = await gui("GET", `${P}/drawings`, undefined, 200);
-    expect(back.map((d: any) => d.drawing_id)).toContain(drawings.rectangle.drawing_id);
-    await gui("DELETE", `${P}/snapshots/${snap.snapshot_id}`, undefined, 204);
-  });
-
-  it("export and import: the wizard's README, the archive (not JSON), import under a client id, open and read back", async () => {
-    const readme = await fetch(`${s.url}/v2${P}/files/README.txt`, { method: "POST", headers: { ...GUI_HEADERS, "content-type": "application/octet-stream" }, body: "Lab notes" });
-    expect(readme.status).toBe(201);
-    expect(readme.headers.get("content-type")).not.toBe("application/json");
-    const readBack = await fetch(`${s.url}/v2${P}/files/README.txt`, { headers: GUI_HEADERS });
-    expect(await readBack.text()).toBe("Lab notes");
-    expect(readBack.headers.get("content-type")).not.toBe("application/json");
-
-    const exported = await fetch(
-      `${s.url}/v2${P}/export?include_images=no&include_snapshots=no&reset_mac_addresses=no&keep_compute_ids=no&compression=zip`,
-      { headers: GUI_HEADERS },
-    );
-    expect(exported.status).toBe(200);
-    expect(exported.headers.get("content-type")).toBe("application/gns3project");
-    expect(exported.headers.get("content-disposition")).toMatch(/^attachment; filename="?.+\.gns3project"?/);
-    const archive = Buffer.from(await exported.arrayBuffer());
-    expect(archive.subarray(0, 2).toString()).toBe("PK");
-
-    const importedId = randomUUID();
-    const imported = await fetch(`${s.url}/v2/projects/${importedId}/import?name=gui-imported`, {
-      method: "POST",
-      headers: { ...GUI_HEADERS, "content-type": "application/octet-stream" },
-      body: archive,
+      await gui("POST", `${P}/close`, {}, 204);
+      expect((await controller.next("project.closed", (e) => e.project_id === projectId)).status).toBe("closed");
+      stream.close();
+      expect((await gui("POST", `${P}/open`, {}, 201)).status).toBe("opened");
+      for (const what of ["nodes", "links", "drawings"]) expect(await gui("GET", `${P}/${what}`, undefined, 200)).toEqual([]);
+      stream = await guiSocket(`${s.url.replace(/^http/, "ws")}/v2${P}/notifications/ws`);
+      await stream.next("ping");
     });
-    expect(imported.status).toBe(201);
-    expect(imported.headers.get("content-type")).toBe("application/json");
-    expect(await imported.json()).toMatchObject({ project_id: importedId, name: "gui-imported", status: "closed" });
-    await gui("POST", `/projects/${importedId}/open`, {}, 201);
-    const importedNodes = await gui("GET", `/projects/${importedId}/nodes`, undefined, 200);
-    expect(importedNodes.map((n: any) => [n.name, n.status, n.console_host])).toEqual([
-      ["web-1", "stopped", s.ctx.config.host],
-      ["PC2", "stopped", s.ctx.config.host],
-      ["Switch1", "started", s.ctx.config.host],
-      ["Hub1", "started", s.ctx.config.host],
-    ]);
-    (await gui("GET", `/projects/${importedId}/links`, undefined, 200)).forEach(expectLink);
-    const importedDrawings = await gui("GET", `/projects/${importedId}/drawings`, undefined, 200);
-    importedDrawings.forEach((d: any) => hasKeys(d, DRAWING_KEYS));
-    expect(importedDrawings.map((d: any) => d.svg).sort()).toEqual((await gui("GET", `${P}/drawings`, undefined, 200)).map((d: any) => d.svg).sort());
-  });
 
-  it("project duplicate, close and delete, as the project dialog does them", async () => {
-    const copy = await gui("POST", `${P}/duplicate`, { name: "gui-copy", reset_mac_addresses: false }, 201);
-    expect(copy).toMatchObject({ name: "gui-copy", status: "closed", auto_close: false });
-    expect((await gui("GET", "/projects", undefined, 200)).map((p: any) => p.project_id)).toContain(copy.project_id);
-    await gui("POST", `${P}/close`, {}, 204);
-    await controller.next("project.closed", (e) => e.project_id === projectId);
-    await gui("DELETE", `/projects/${copy.project_id}`, undefined, 204);
-    expect((await guiError("POST", `/projects/${copy.project_id}/close`, {}, 404))).toMatch(/doesn't exist$/);
-  });
+    await step("templates: the preferences pages sync their list (client ids kept), the list follows template.* events", async () => {
+      const template_id = randomUUID();
+      const vpcsPage = {
+        name: "My PC", default_name_format: "PC{0}", base_script_file: "vpcs_base_config.txt", console_type: "telnet", console_auto_start: false,
+        symbol: ":/symbols/vpcs_guest.svg", category: 2, template_type: "vpcs", compute_id: "local", template_id,
+      };
+      await gui("POST", "/templates", vpcsPage, 201);
+      const created = await controller.next("template.created", (e) => e.template_id === template_id);
+      hasKeys(created, TEMPLATE_KEYS);
+      expect(created).toMatchObject({ name: "My PC", category: "guest", builtin: false, compute_id: "local" });
+      await gui("PUT", `/templates/${template_id}`, { ...created, name: "My renamed PC" }, 200);
+      expect((await controller.next("template.updated", (e) => e.template_id === template_id)).name).toBe("My renamed PC");
+      await gui("DELETE", `/templates/${template_id}`, undefined, 204);
+      expect((await controller.next("template.deleted", (e) => e.template_id === template_id)).template_id).toBe(template_id);
+      expect(await guiError("DELETE", `/templates/${BUILTIN.vpcs}`, undefined, 409)).toBe(`Template ID ${BUILTIN.vpcs} cannot be deleted because it is a builtin`);
+    });
+
+    await step("add nodes from the device list: POST P/templates/{id}, each node appears through node.created", async () => {
+      for (const [name, type] of [["PC1", "vpcs"], ["PC2", "vpcs"], ["Switch1", "ethernet_switch"], ["Hub1", "ethernet_hub"]] as const) {
+        const template = templates.find((t: any) => t.template_id === BUILTIN[type]);
+        // Built-ins have no compute: the GUI picks one whose node_types holds the template type ("local" first).
+        expect(template.compute_id).toBeNull();
+        const compute_id = Object.keys(computeTypes).find((id) => computeTypes[id].includes(template.template_type));
+        expect(compute_id).toBe("local");
+        const r = await gui("POST", `${P}/templates/${template.template_id}`, { x: -100, y: 50, compute_id }, 201);
+        const announced = await stream.next("node.created", (e) => e.node_id === r.node_id);
+        expectNode(announced);
+        expect(announced).toMatchObject({ name, template_id: template.template_id, console_host: expect.any(String) });
+        nodes[name] = announced;
+      }
+      expect(nodes.Switch1.status).toBe("started");
+      expect(nodes.Hub1.status).toBe("started");
+      expect(nodes.Switch1.properties.ports_mapping).toHaveLength(8);
+    });
+
+    await step("move, rename and configure a node: the answer is only for errors, the state comes back as node.updated", async () => {
+      const pc = nodes.PC1;
+      const base = { properties: {}, node_type: pc.node_type, node_id: pc.node_id, compute_id: pc.compute_id };
+      await gui("PUT", `${P}/nodes/${pc.node_id}`, {
+        ...base, x: 120, y: -40, z: 1, symbol: pc.symbol, locked: false,
+        label: { text: "PC1", x: 5, y: -25, rotation: 0, style: "font-family: TypeWriter;font-size: 10.0;font-weight: bold;fill: #000000;fill-opacity: 1.0;" },
+      }, 200);
+      expect(await stream.next("node.updated", (e) => e.node_id === pc.node_id)).toMatchObject({ x: 120, y: -40, label: { x: 5, y: -25 } });
+      await gui("PUT", `${P}/nodes/${pc.node_id}`, { ...base, name: "web-1" }, 200);
+      expect((await stream.next("node.updated", (e) => e.node_id === pc.node_id)).name).toBe("web-1");
+      const sw = nodes.Switch1;
+      const ports_mapping = sw.properties.ports_mapping.map((p: any) => (p.port_number === 7 ? { ...p, type: "dot1q", vlan: 1 } : p));
+      await gui("PUT", `${P}/nodes/${sw.node_id}`, { properties: { ports_mapping }, node_type: sw.node_type, node_id: sw.node_id, compute_id: "local" }, 200);
+      const updated = await stream.next("node.updated", (e) => e.node_id === sw.node_id);
+      expect(updated.properties.ports_mapping[7]).toMatchObject({ port_number: 7, type: "dot1q" });
+
+      // Duplicate: the copy is drawn from node.created; then Delete.
+      await gui("POST", `${P}/nodes/${pc.node_id}/duplicate`, { x: 200, y: 200, z: 1 }, 201);
+      const copy = await stream.next("node.created", (e) => e.node_id !== pc.node_id && e.node_type === "vpcs" && e.x === 200);
+      expectNode(copy);
+      expect(copy.name).not.toBe("web-1");
+      await gui("DELETE", `${P}/nodes/${copy.node_id}`, undefined, 204);
+      expect((await stream.next("node.deleted", (e) => e.node_id === copy.node_id)).node_id).toBe(copy.node_id);
+    });
+
+    await step("links: create (announced with labelled ends), labels, filters, suspend, delete", async () => {
+      const body = (labels: boolean) => ({
+        nodes: [
+          { node_id: nodes.PC1.node_id, adapter_number: 0, port_number: 0, ...(labels && { label: { text: "e0", x: 10, y: -10, rotation: 0, style: "" } }) },
+          { node_id: nodes.Switch1.node_id, adapter_number: 0, port_number: 0, ...(labels && { label: { text: "e0", x: -20, y: 5, rotation: 0, style: "" } }) },
+        ],
+        filters: {},
+        link_style: { color: "#000000", width: 2, type: 1 },
+        suspend: false,
+      });
+      const created = await gui("POST", `${P}/links`, body(false), 201);
+      link = await stream.next("link.created", (e) => e.link_id === created.link_id);
+      expectLink(link);
+      await gui("PUT", `${P}/links/${link.link_id}`, body(true), 201);
+      expect((await stream.next("link.updated", (e) => e.link_id === link.link_id)).nodes[0].label.text).toBe("e0");
+      expect(Array.isArray(await gui("GET", `${P}/links/${link.link_id}/available_filters`, undefined, 200))).toBe(true);
+      await gui("PUT", `${P}/links/${link.link_id}`, { ...body(true), filters: { delay: [50, 5] } }, 201);
+      expect((await stream.next("link.updated", (e) => e.link_id === link.link_id)).filters).toEqual({ delay: [50, 5] });
+      await gui("PUT", `${P}/links/${link.link_id}`, { ...body(true), filters: { delay: [50, 5] }, suspend: true }, 201);
+      expect((await stream.next("link.updated", (e) => e.link_id === link.link_id)).suspend).toBe(true);
+      await gui("PUT", `${P}/links/${link.link_id}`, { ...body(true), filters: {}, suspend: false }, 201);
+
+      const spare = await gui("POST", `${P}/links`, { ...body(false), nodes: [
+        { node_id: nodes.PC2.node_id, adapter_number: 0, port_number: 0 },
+        { node_id: nodes.Hub1.node_id, adapter_number: 0, port_number: 0 },
+      ] }, 201);
+      await gui("DELETE", `${P}/links/${spare.link_id}`, undefined, 204);
+      expect((await stream.next("link.deleted", (e) => e.link_id === spare.link_id)).link_id).toBe(spare.link_id);
+      expect(await guiError("POST", `${P}/links`, body(false), 409)).toBe("Port is already used");
+    });
+
+    await step("reset all consoles", async () => {
+      expect(await gui("POST", `${P}/nodes/console/reset`, {}, 204)).toBeUndefined();
+    });
+
+    const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
+    // Without the vpcs package this step is left out; the rest of the session does not depend on it.
+    if (hasVpcs) await step("node actions (requires vpcs): start/stop/suspend/reload one node and all nodes", async () => {
+      const N = `${P}/nodes/${nodes.PC1.node_id}`;
+      const started = await gui("POST", `${N}/start`, {}, 200);
+      expectNode(started);
+      expect((await stream.next("node.updated", (e) => e.node_id === nodes.PC1.node_id && e.status === "started")).console).toBe(started.console);
+      expectNode(await gui("POST", `${N}/reload`, {}, 200));
+      expectNode(await gui("POST", `${N}/suspend`, {}, 200));
+      expect((await gui("POST", `${N}/stop`, {}, 200)).node_id).toBe(nodes.PC1.node_id);
+      await stream.next("node.updated", (e) => e.node_id === nodes.PC1.node_id && e.status === "stopped");
+      for (const action of ["start", "suspend", "reload", "stop"]) expect(await gui("POST", `${P}/nodes/${action}`, {}, 204)).toBeUndefined();
+      const all = await gui("GET", `${P}/nodes`, undefined, 200);
+      expect(all.filter((n: any) => n.node_type === "vpcs").map((n: any) => n.status)).toEqual(["stopped", "stopped"]);
+      // A switch never stops (GNS3: builtins always run); the GUI's 404-on-stop path is for nodes already gone.
+      expect((await gui("POST", `${P}/nodes/${nodes.Switch1.node_id}/stop`, {}, 200)).status).toBe("started");
+      expect(await guiError("POST", `${P}/nodes/${randomUUID()}/stop`, {}, 404)).toMatch(/doesn't exist$/);
+    });
+
+    await step("packet capture: start, link.updated capturing, the pcap stream (not JSON), stop", async () => {
+      const L = `${P}/links/${link.link_id}`;
+      const started = await gui("POST", `${L}/start_capture`, { capture_file_name: "PC1_Ethernet0_to_Switch1_Ethernet0", data_link_type: "DLT_EN10MB" }, 201);
+      expect(started).toMatchObject({ capturing: true, capture_compute_id: "local" });
+      const announced = await stream.next("link.updated", (e) => e.link_id === link.link_id && e.capturing);
+      expect(announced.capture_file_path).toEqual(expect.any(String));
+      const abort = new AbortController();
+      const pcap = await fetch(`${s.url}/v2${L}/pcap`, { headers: GUI_HEADERS, signal: abort.signal });
+      expect(pcap.status).toBe(200);
+      expect(pcap.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
+      abort.abort();
+      expect((await gui("POST", `${L}/stop_capture`, {}, 201)).capturing).toBe(false);
+      expect((await stream.next("link.updated", (e) => e.link_id === link.link_id && !e.capturing)).capturing).toBe(false);
+    });
+
+    const drawings: Record<string, any> = {};
+    await step("drawings: the GUI's ids kept, every tool, move (svg only when changed), lock, delete, re-post after a miss", async () => {
+      for (const [tool, svg] of Object.entries(GUI_SVG)) {
+        const body = { drawing_id: randomUUID(), x: 10, y: 20, z: 1, locked: false, rotation: 0, svg };
+        const created = await gui("POST", `${P}/drawings`, body, 201);
+        hasKeys(created, DRAWING_KEYS);
+        expect(created).toMatchObject(body);
+        expect(await stream.next("drawing.created", (e) => e.drawing_id === body.drawing_id)).toEqual(created);
+        drawings[tool] = created;
+      }
+      const note = drawings.note;
+      const moved = await gui("PUT", `${P}/drawings/${note.drawing_id}`, { drawing_id: note.drawing_id, x: 40, y: 60, z: 1, locked: false, rotation: 0 }, 201);
+      expect(moved).toMatchObject({ x: 40, y: 60, svg: note.svg });
+      const update = await stream.next("drawing.updated", (e) => e.drawing_id === note.drawing_id);
+      expect(update).toMatchObject({ x: 40, y: 60 });
+      expect(update).not.toHaveProperty("svg");
+      const edited = GUI_SVG.note.replace("Hello note", "Edited");
+      await gui("PUT", `${P}/drawings/${note.drawing_id}`, { drawing_id: note.drawing_id, x: 40, y: 60, z: 1, locked: true, rotation: 0, svg: edited }, 201);
+      expect(await stream.next("drawing.updated", (e) => e.drawing_id === note.drawing_id)).toMatchObject({ svg: edited, locked: true });
+      expect(await guiError("DELETE", `${P}/drawings/${note.drawing_id}`, undefined, 409)).toBe(`Drawing ID ${note.drawing_id} cannot be deleted because it is locked`);
+      await gui("PUT", `${P}/drawings/${note.drawing_id}`, { drawing_id: note.drawing_id, locked: false }, 201);
+      await gui("DELETE", `${P}/drawings/${drawings.line.drawing_id}`, undefined, 204);
+      expect((await stream.next("drawing.deleted", (e) => e.drawing_id === drawings.line.drawing_id)).drawing_id).toBe(drawings.line.drawing_id);
+      delete drawings.line;
+
+      // A drawing deleted elsewhere: the PUT's message contains "doesn't exist", so the GUI re-posts with drawing_id null.
+      const missing = randomUUID();
+      expect(await guiError("PUT", `${P}/drawings/${missing}`, { drawing_id: missing, x: 1, y: 1, z: 1, locked: false, rotation: 0 }, 404)).toContain("doesn't exist");
+      const reposted = await gui("POST", `${P}/drawings`, { drawing_id: null, x: 1, y: 1, z: 1, locked: false, rotation: 0, svg: GUI_SVG.line }, 201);
+      await stream.next("drawing.created", (e) => e.drawing_id === reposted.drawing_id);
+      drawings.line = reposted;
+      expect(await gui("GET", `${P}/drawings`, undefined, 200)).toHaveLength(5);
+    });
+
+    await step("snapshots: list, take, restore (the topology announced again, then snapshot.restored), reload, delete", async () => {
+      expect(await gui("GET", `${P}/snapshots`, undefined, 200)).toEqual([]);
+      const snap = await gui("POST", `${P}/snapshots`, { name: "before-change" }, 201);
+      expect(snap).toMatchObject({ snapshot_id: expect.any(String), name: "before-change", created_at: expect.any(Number) });
+      expect((await gui("GET", `${P}/snapshots`, undefined, 200)).map((x: any) => x.name)).toEqual(["before-change"]);
+
+      await gui("DELETE", `${P}/drawings/${drawings.rectangle.drawing_id}`, undefined, 204);
+      await gui("DELETE", `${P}/nodes/${nodes.Hub1.node_id}`, undefined, 204);
+      await stream.rest();
+      expect((await gui("POST", `${P}/snapshots/${snap.snapshot_id}/restore`, {}, 201)).project_id).toBe(projectId);
+      const restored = await stream.next("snapshot.restored");
+      expect(restored).toMatchObject({ snapshot_id: snap.snapshot_id, project_id: projectId });
+      const order = stream.messages.map((f) => f.action).filter((a) => a !== "ping");
+      const replay = order.slice(order.lastIndexOf("snapshot.restored") - (4 + 1 + 5), order.lastIndexOf("snapshot.restored") + 1);
+      expect(replay).toEqual([...Array(4).fill("node.created"), "link.created", ...Array(5).fill("drawing.created"), "snapshot.restored"]);
+
+      // What the GUI does on snapshot.restored: open, then nodes → links → drawings.
+      await gui("POST", `${P}/open`, {}, 201);
+      const restoredNodes = await gui("GET", `${P}/nodes`, undefined, 200);
+      restoredNodes.forEach(expectNode);
+      expect(restoredNodes.map((n: any) => [n.name, n.status, n.console_host])).toEqual([
+        ["web-1", "stopped", s.ctx.config.host],
+        ["PC2", "stopped", s.ctx.config.host],
+        ["Switch1", "started", s.ctx.config.host],
+        ["Hub1", "started", s.ctx.config.host],
+      ]);
+      (await gui("GET", `${P}/links`, undefined, 200)).forEach(expectLink);
+      const back = await gui("GET", `${P}/drawings`, undefined, 200);
+      expect(back.map((d: any) => d.drawing_id)).toContain(drawings.rectangle.drawing_id);
+      await gui("DELETE", `${P}/snapshots/${snap.snapshot_id}`, undefined, 204);
+    });
+
+    await step("export and import: the wizard's README, the archive (not JSON), import under a client id, open and read back", async () => {
+      const readme = await fetch(`${s.url}/v2${P}/files/README.txt`, { method: "POST", headers: { ...GUI_HEADERS, "content-type": "application/octet-stream" }, body: "Lab notes" });
+      expect(readme.status).toBe(201);
+      expect(readme.headers.get("content-type")).not.toBe("application/json");
+      const readBack = await fetch(`${s.url}/v2${P}/files/README.txt`, { headers: GUI_HEADERS });
+      expect(await readBack.text()).toBe("Lab notes");
+      expect(readBack.headers.get("content-type")).not.toBe("application/json");
+
+      const exported = await fetch(
+        `${s.url}/v2${P}/export?include_images=no&include_snapshots=no&reset_mac_addresses=no&keep_compute_ids=no&compression=zip`,
+        { headers: GUI_HEADERS },
+      );
+      expect(exported.status).toBe(200);
+      expect(exported.headers.get("content-type")).toBe("application/gns3project");
+      expect(exported.headers.get("content-disposition")).toMatch(/^attachment; filename="?.+\.gns3project"?/);
+      const archive = Buffer.from(await exported.arrayBuffer());
+      expect(archive.subarray(0, 2).toString()).toBe("PK");
+
+      const importedId = randomUUID();
+      const imported = await fetch(`${s.url}/v2/projects/${importedId}/import?name=gui-imported`, {
+        method: "POST",
+        headers: { ...GUI_HEADERS, "content-type": "application/octet-stream" },
+        body: archive,
+      });
+      expect(imported.status).toBe(201);
+      expect(imported.headers.get("content-type")).toBe("application/json");
+      expect(await imported.json()).toMatchObject({ project_id: importedId, name: "gui-imported", status: "closed" });
+      await gui("POST", `/projects/${importedId}/open`, {}, 201);
+      const importedNodes = await gui("GET", `/projects/${importedId}/nodes`, undefined, 200);
+      expect(importedNodes.map((n: any) => [n.name, n.status, n.console_host])).toEqual([
+        ["web-1", "stopped", s.ctx.config.host],
+        ["PC2", "stopped", s.ctx.config.host],
+        ["Switch1", "started", s.ctx.config.host],
+        ["Hub1", "started", s.ctx.config.host],
+      ]);
+      (await gui("GET", `/projects/${importedId}/links`, undefined, 200)).forEach(expectLink);
+      const importedDrawings = await gui("GET", `/projects/${importedId}/drawings`, undefined, 200);
+      importedDrawings.forEach((d: any) => hasKeys(d, DRAWING_KEYS));
+      expect(importedDrawings.map((d: any) => d.svg).sort()).toEqual((await gui("GET", `${P}/drawings`, undefined, 200)).map((d: any) => d.svg).sort());
+    });
+
+    await step("project duplicate, close and delete, as the project dialog does them", async () => {
+      const copy = await gui("POST", `${P}/duplicate`, { name: "gui-copy", reset_mac_addresses: false }, 201);
+      expect(copy).toMatchObject({ name: "gui-copy", status: "closed", auto_close: false });
+      expect((await gui("GET", "/projects", undefined, 200)).map((p: any) => p.project_id)).toContain(copy.project_id);
+      await gui("POST", `${P}/close`, {}, 204);
+      await controller.next("project.closed", (e) => e.project_id === projectId);
+      await gui("DELETE", `/projects/${copy.project_id}`, undefined, 204);
+      expect((await guiError("POST", `/projects/${copy.project_id}/close`, {}, 404))).toMatch(/doesn't exist$/);
+    });
+  }, 300_000);
 });
