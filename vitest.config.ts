@@ -8,6 +8,7 @@ export default defineConfig({
   resolve: { alias: { graphql: createRequire(import.meta.url).resolve("graphql") } },
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/build-once.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
+import { CLI } from "../support/cli.js";
 
 /**
  * The controller stream (GET /v2/notifications) as a client sees it while `during` runs and until `expected`
@@ -135,7 +136,7 @@ describe("server: shutdown", () => {
 
   it("answers 201 and the process closes and exits with status 0", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-shutdown-"));
-    const child = spawn(path.resolve("node_modules/.bin/tsx"), [path.resolve("src/main.ts"), "--port", "0", "--data-dir", dataDir], {
+    const child = spawn(process.execPath, [...CLI, "--port", "0", "--data-dir", dataDir], {
       env: { ...process.env, DATABASE_URL: "", PATCHBAY_LOCAL: "true" },
     });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { VERSION } from "../../src/platform/ops/version.js";
 
 /**
@@ -15,12 +15,6 @@ const BIN = path.join(ROOT, "dist/main.js");
 const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-bin-"));
 let child: ChildProcess | undefined;
 let url = "";
-
-beforeAll(() => {
-  // CI's npm ci has built it; after an edit of src/ this rebuilds, as npm start would.
-  const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/build.mjs"), "--if-stale"], { stdio: "inherit" });
-  expect(r.status).toBe(0);
-}, 180_000);
 
 afterAll(async () => {
   if (child && child.exitCode === null) {

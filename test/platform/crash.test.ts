@@ -7,6 +7,7 @@ import { createDb } from "../../src/platform/db/client.js";
 import { findOwnedPids, findVpcs, freeTcpPort, isAlive } from "../../src/emulation/runtime/vpcs.js";
 import { call, freshDatabaseUrl } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
+import { CLI } from "../support/cli.js";
 
 /**
  * kill -9 under write load (issue 8, "Done when"): the real server runs as a child process; quota rules are created
@@ -37,7 +38,7 @@ interface Server {
 
 async function launch(env: Record<string, string>): Promise<Server> {
   const port = await freeTcpPort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, CLI, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", PATCHBAY_LOG: "off" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { createDb } from "../../src/platform/db/client.js";
 import { call, freshDatabaseUrl, gql } from "../support/server.js";
+import { CLI } from "../support/cli.js";
 
 /**
  * Issue 10 item 7: every request has an id (the caller's X-Request-Id when short and well formed), echoed in the
@@ -47,7 +48,7 @@ describe("platform: request ids in headers and log lines", () => {
     const db = await freshDatabaseUrl(dataDir);
     databaseUrl = db.url;
     dropDatabase = db.drop;
-    child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "--port", "0", "--data-dir", dataDir], {
+    child = spawn(process.execPath, [...CLI, "--port", "0", "--data-dir", dataDir], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: databaseUrl, PATCHBAY_LOG: "json", REDIS_URL: "" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -6,6 +6,7 @@ import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { CLI } from "../support/cli.js";
 
 describe("platform: serving", () => {
   let s: TestServer;
@@ -100,8 +101,8 @@ describe("platform: TLS", () => {
 });
 
 describe("platform: command line", () => {
-  // As `npm start` runs it: one node process with the tsx loader, so signals reach the server itself.
-  const cli = ["--import", "tsx", path.resolve("src/main.ts")];
+  // As `npm start` runs it: the built server in one node process, so signals reach the server itself.
+  const cli = CLI;
 
   it("documents every setting in --help", () => {
     const out = execFileSync(process.execPath, [...cli, "--help"], { encoding: "utf8" });

@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { VERSION } from "../../src/platform/ops/version.js";
 import { toolAvailable } from "../support/tools.js";
+import { CLI } from "../support/cli.js";
 
 /**
  * Issue 12: every start-up failure prints one line saying what is wrong and what to do, and exits non-zero
@@ -26,7 +27,7 @@ afterAll(() => {
 
 async function run(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, [...CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PATCHBAY_DATA_DIR: tempDir(), DATABASE_URL: "", REDIS_URL: "", PATCHBAY_LOG: "off", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -114,7 +115,7 @@ describe("start-up failures", () => {
 
 describe("start-up banner", () => {
   it("a compute does not advertise GraphiQL (it answers 403 there) and its start page links only what it serves", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    const child = spawn(process.execPath, CLI, {
       cwd: ROOT,
       env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PATCHBAY_DATA_DIR: tempDir(), DATABASE_URL: "", REDIS_URL: "", PATCHBAY_LOG: "off", PATCHBAY_MODE: "compute" },
       stdio: ["ignore", "ignore", "pipe"],
