@@ -1,8 +1,7 @@
-import { createClient, type Client } from "graphql-ws";
+import type { Client } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import type { Db } from "../../src/platform/db/client.js";
-import { busSubscribed, call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
 import { makeProject } from "./nodes-support.js";
 
 const NODE = `fragment N on EmulatedNode { id name nodeType status console consoleType label ports { name shortName adapterNumber portNumber linkType } }`;
@@ -40,7 +39,7 @@ describe("emulation: GraphQL topology", () => {
   beforeAll(async () => {
     s = await startTestServer();
     pid = await makeProject(s);
-    client = createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });
+    client = graphqlWsClient(s);
   });
   afterAll(async () => {
     await client.dispose();

@@ -1,8 +1,7 @@
-import { createClient, type Client } from "graphql-ws";
+import type { Client } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { notificationSocket } from "../support/gns3-ws.js";
-import { busSubscribed, call, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 
 /**
@@ -34,7 +33,7 @@ describe("GraphQL typed events", () => {
   let client: Client;
   beforeAll(async () => {
     s = await startTestServer();
-    client = createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });
+    client = graphqlWsClient(s);
   });
   afterAll(async () => {
     await client.dispose();

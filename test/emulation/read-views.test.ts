@@ -1,5 +1,5 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisUp, useInstancePair } from "../support/redis.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 
@@ -8,14 +8,6 @@ import { waitFor } from "../support/wait.js";
  * write publishes. They must never show a write's answer before its effect: a read after an acknowledged write on
  * the same instance sees it; another instance (same database, events over Redis) sees it once the event arrives.
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const redisUp = await new Promise<boolean>((resolve) => {
-  const u = new URL(REDIS_URL);
-  const sock = net.connect(Number(u.port || 6379), u.hostname, () => (sock.end(), resolve(true)));
-  sock.on("error", () => resolve(false));
-});
-if (!redisUp && process.env.PATCHBAY_TEST_REQUIRE_REDIS) throw new Error(`Redis is required but not reachable at ${REDIS_URL}`);
-
 const nodes = async (s: TestServer, pid: string) => (await call(s.url, "GET", `/v2/projects/${pid}/nodes`)).body as any[];
 const links = async (s: TestServer, pid: string) => (await call(s.url, "GET", `/v2/projects/${pid}/links`)).body as any[];
 
@@ -68,18 +60,9 @@ describe("read views: one instance", () => {
 });
 
 describe.skipIf(!redisUp)("read views: two instances sharing the database and Redis", () => {
-  let a: TestServer;
-  let b: TestServer;
-  beforeAll(async () => {
-    a = await startTestServer({ redisUrl: REDIS_URL });
-    b = await startTestServer({ redisUrl: REDIS_URL }, { databaseUrl: a.databaseUrl, dataDir: a.dataDir });
-  });
-  afterAll(async () => {
-    await b.close();
-    await a.close();
-  });
-
+  const pair = useInstancePair();
   it("a write on B reaches A's list as soon as its event arrives; A's own writes at once", async () => {
+    const { a, b } = pair;
     const pid = (await call(a.url, "POST", "/v2/projects", { name: "views-shared", auto_close: false })).body.project_id;
     const P = `/v2/projects/${pid}`;
     expect(await nodes(a, pid)).toEqual([]); // A keeps an empty view

@@ -1,7 +1,6 @@
-import { createClient, type Client } from "graphql-ws";
+import type { Client } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
-import { busSubscribed, call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
 
 const VPCS_ID = "19021f99-e36f-394d-b4a1-8aaa902ab9cc";
 const CLOUD_ID = "39e257dc-8412-3174-b6b3-0ee3ed6a43e9";
@@ -13,7 +12,7 @@ describe("emulation: templates (GraphQL)", () => {
   let client: Client;
   beforeAll(async () => {
     s = await startTestServer();
-    client = createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });
+    client = graphqlWsClient(s);
   });
   afterAll(async () => {
     await client.dispose();

@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig, type Config } from "../../src/platform/config.js";
@@ -110,3 +112,7 @@ export async function gql(base: string, query: string, variables?: Record<string
   });
   return (await res.json()) as { data?: any; errors?: { message: string }[] };
 }
+
+/** A graphql-ws client of the server's /graphql (lazy: it connects on its first subscription). */
+export const graphqlWsClient = (s: { url: string }) =>
+  createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });
