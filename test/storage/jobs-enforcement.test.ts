@@ -1,14 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { postRule, storageFixture } from "./fixture.js";
 
 let s: TestServer;
-let volumeUuid: string;
 beforeAll(async () => {
   s = await startTestServer();
-  ({ volumeUuid } = await storageFixture(s.url));
 });
 afterAll(() => s.close());
+
+// Each test has its own SVM and volume (qtrees qt1 and qt2, quota off), so it sees only its own rules and reports.
+let svm: string;
+let volumeName: string;
+let volumeUuid: string;
+let fixtures = 0;
+beforeEach(async () => {
+  const n = ++fixtures;
+  svm = `svm${n}`;
+  volumeName = `vol${n}`;
+  ({ volumeUuid } = await storageFixture(s.url, svm, volumeName));
+});
+
+/** POST a rule the way Ansible does, on this test's SVM and volume. */
+const addRule = (body: Record<string, unknown>) => postRule(s.url, { "svm.name": svm, "volume.name": volumeName, ...body });
 
 const volume = async () => (await call(s.url, "GET", `/api/storage/volumes/${volumeUuid}?fields=quota`)).body.quota;
 const reports = async () => (await call(s.url, "GET", `/api/storage/quota/reports?volume.uuid=${volumeUuid}&fields=*`)).body.records as any[];
@@ -20,22 +33,27 @@ const pollJob = async (uuid: string) => {
   }
   throw new Error("job never finished");
 };
+/** A tree rule on qt1 (10240 bytes) and quota on: the enforced state most of the enforcement tests start from. */
+const enforcing = async () => {
+  expect((await addRule({ type: "tree", "qtree.name": "qt1", "space.hard_limit": "10240" })).status).toBe(201);
+  expect((await setQuota(true)).status).toBe(200);
+};
 const setQuota = (enabled: boolean) => call(s.url, "PATCH", `/api/storage/volumes/${volumeUuid}?return_timeout=30`, { "quota.enabled": enabled });
 
 describe("jobs", () => {
   it("return_timeout=0 (the default) answers 202 with the job at once; the job then succeeds with timestamps", async () => {
-    const r = await call(s.url, "POST", "/api/storage/quota/rules?return_records=true", { svm: { name: "svm1" }, volume: { name: "vol1" }, type: "tree", qtree: { name: "qt2" } });
+    const r = await call(s.url, "POST", "/api/storage/quota/rules?return_records=true", { svm: { name: svm }, volume: { name: volumeName }, type: "tree", qtree: { name: "qt2" } });
     expect(r.status).toBe(202);
     expect(r.body.records[0].volume.uuid).toBe(volumeUuid);
     const job = await pollJob(r.body.job.uuid);
-    expect(job).toMatchObject({ uuid: r.body.job.uuid, state: "success", code: 0, description: "POST /api/storage/quota/rules", svm: { name: "svm1" } });
+    expect(job).toMatchObject({ uuid: r.body.job.uuid, state: "success", code: 0, description: "POST /api/storage/quota/rules", svm: { name: svm } });
     expect(job.start_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
     expect(job.end_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
     expect(job._links.self.href).toBe(`/api/cluster/jobs/${job.uuid}`);
   });
 
   it("without return_records the write answers only the job", async () => {
-    const r = await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=10", { svm: { name: "svm1" }, volume: { name: "vol1" }, type: "group", group: { name: "ops" } });
+    const r = await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=10", { svm: { name: svm }, volume: { name: volumeName }, type: "group", group: { name: "ops" } });
     expect(r.status).toBe(201);
     expect(Object.keys(r.body)).toEqual(["job"]);
   });
@@ -46,7 +64,7 @@ describe("jobs", () => {
   });
 
   it("a failed job is reported in the job and in the error envelope", async () => {
-    const v2 = await call(s.url, "POST", "/api/storage/volumes?return_records=true&return_timeout=5", { name: "empty", svm: { name: "svm1" } });
+    const v2 = await call(s.url, "POST", "/api/storage/volumes?return_records=true&return_timeout=5", { name: `empty${fixtures}`, svm: { name: svm } });
     const uuid = v2.body.records[0].uuid;
     const r = await call(s.url, "PATCH", `/api/storage/volumes/${uuid}?return_timeout=30`, { quota: { enabled: true } });
     expect(r.status).toBe(409);
@@ -65,11 +83,12 @@ describe("jobs", () => {
 describe("enforcement follows quota state", () => {
   it("with quota off, rules change but nothing is enforced", async () => {
     expect(await volume()).toEqual({ enabled: false, state: "off" });
-    await postRule(s.url, { type: "tree", "qtree.name": "qt1", "space.hard_limit": "10240" });
+    await addRule({ type: "tree", "qtree.name": "qt1", "space.hard_limit": "10240" });
     expect(await reports()).toEqual([]);
   });
 
   it("turning quota on enforces the current rules", async () => {
+    expect((await addRule({ type: "tree", "qtree.name": "qt1", "space.hard_limit": "10240" })).status).toBe(201);
     const r = await setQuota(true);
     expect(r.status).toBe(200);
     expect(await volume()).toEqual({ enabled: true, state: "on" });
@@ -78,7 +97,8 @@ describe("enforcement follows quota state", () => {
   });
 
   it("with quota on, creating, changing and deleting a rule changes the enforced limits", async () => {
-    const c = await postRule(s.url, { type: "user", "users.name": ["eve"], "files.hard_limit": "7" });
+    await enforcing();
+    const c = await addRule({ type: "user", "users.name": ["eve"], "files.hard_limit": "7" });
     const uuid = c.body.records[0].uuid;
     expect((await reports()).find((x) => x.users?.[0]?.name === "eve").files).toEqual({ hard_limit: 7, used: { total: 0 } });
     await call(s.url, "PATCH", `/api/storage/quota/rules/${uuid}?return_timeout=30`, { "files.hard_limit": "70" });
@@ -88,10 +108,11 @@ describe("enforcement follows quota state", () => {
   });
 
   it("turning quota off clears enforcement; later rule changes are not enforced until it is on again", async () => {
+    await enforcing();
     await setQuota(false);
     expect(await volume()).toEqual({ enabled: false, state: "off" });
     expect(await reports()).toEqual([]);
-    const [rule] = (await call(s.url, "GET", "/api/storage/quota/rules?type=tree&qtree.name=qt1")).body.records;
+    const [rule] = (await call(s.url, "GET", `/api/storage/quota/rules?type=tree&qtree.name=qt1&volume.uuid=${volumeUuid}`)).body.records;
     await call(s.url, "PATCH", `/api/storage/quota/rules/${rule.uuid}?return_timeout=30`, { "space.hard_limit": "20480" });
     expect(await reports()).toEqual([]);
     await setQuota(true);
@@ -99,6 +120,7 @@ describe("enforcement follows quota state", () => {
   });
 
   it("one report by volume and index; 404 for an unknown index", async () => {
+    await enforcing();
     const [first] = await reports();
     const r = await call(s.url, "GET", `/api/storage/quota/reports/${volumeUuid}/${first.index}`);
     expect(r.body.index).toBe(first.index);
@@ -106,23 +128,26 @@ describe("enforcement follows quota state", () => {
   });
 
   it("renaming a qtree renames its rules and their enforced limits; the renamed rule is still a duplicate", async () => {
-    const [tree] = (await call(s.url, "GET", "/api/storage/quota/rules?type=tree&qtree.name=qt2")).body.records; // created by the first job test
+    expect((await addRule({ type: "tree", "qtree.name": "qt2" })).status).toBe(201);
+    expect((await setQuota(true)).status).toBe(200);
+    const [tree] = (await call(s.url, "GET", `/api/storage/quota/rules?type=tree&qtree.name=qt2&volume.uuid=${volumeUuid}`)).body.records;
     await call(s.url, "PATCH", `/api/storage/quota/rules/${tree.uuid}?return_timeout=30`, { "files.hard_limit": "42" });
-    const [qt] = (await call(s.url, "GET", "/api/storage/qtrees?name=qt2")).body.records;
+    const [qt] = (await call(s.url, "GET", `/api/storage/qtrees?name=qt2&volume.uuid=${volumeUuid}`)).body.records;
     const r = await call(s.url, "PATCH", `/api/storage/qtrees/${volumeUuid}/${qt.id}?return_timeout=30`, { name: "qt2b" });
     expect(r.status, r.text).toBe(200);
-    const [rule] = (await call(s.url, "GET", "/api/storage/quota/rules?type=tree&qtree.name=qt2b&fields=files")).body.records;
+    const [rule] = (await call(s.url, "GET", `/api/storage/quota/rules?type=tree&qtree.name=qt2b&fields=files&volume.uuid=${volumeUuid}`)).body.records;
     expect(rule.files).toEqual({ hard_limit: 42 });
-    expect((await call(s.url, "GET", "/api/storage/quota/rules?return_records=false&qtree.name=qt2")).body.num_records).toBe(0);
+    expect((await call(s.url, "GET", `/api/storage/quota/rules?return_records=false&qtree.name=qt2&volume.uuid=${volumeUuid}`)).body.num_records).toBe(0);
     expect((await reports()).find((x) => x.qtree?.name === "qt2b").files.hard_limit).toBe(42);
-    expect((await postRule(s.url, { type: "tree", "qtree.name": "qt2b" })).status).toBe(409);
+    expect((await addRule({ type: "tree", "qtree.name": "qt2b" })).status).toBe(409);
   });
 
   it("deleting a qtree removes its rules and, with quota on, their enforcement", async () => {
-    const [qt] = (await call(s.url, "GET", "/api/storage/qtrees?name=qt1")).body.records;
+    await enforcing();
+    const [qt] = (await call(s.url, "GET", `/api/storage/qtrees?name=qt1&volume.uuid=${volumeUuid}`)).body.records;
     const d = await call(s.url, "DELETE", `/api/storage/qtrees/${volumeUuid}/${qt.id}?return_timeout=30`);
     expect(d.status).toBe(200);
-    expect((await call(s.url, "GET", "/api/storage/quota/rules?return_records=false&qtree.name=qt1")).body.num_records).toBe(0);
+    expect((await call(s.url, "GET", `/api/storage/quota/rules?return_records=false&qtree.name=qt1&volume.uuid=${volumeUuid}`)).body.num_records).toBe(0);
     expect((await reports()).some((x) => x.qtree?.name === "qt1")).toBe(false);
   });
 });
