@@ -1,21 +1,32 @@
 import { createClient } from "graphql-ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { busSubscribed, gql, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 import { storageFixture } from "./fixture.js";
 
 let s: TestServer;
-let volumeUuid: string;
 /** Bus subscribers of an idle server (its own listeners), and a wait for the ones a previous test left to go. */
 let idle: number;
 const busIdle = () => waitFor(() => s.ctx.bus.subscriberCount() === idle, 10_000, "earlier subscriptions released");
 beforeAll(async () => {
   s = await startTestServer();
-  ({ volumeUuid } = await storageFixture(s.url));
-  idle = s.ctx.bus.subscriberCount(); // after the fixture: the server's own subscribers (some start on first use) are in
+  await storageFixture(s.url, "warmup", "warmup");
+  idle = s.ctx.bus.subscriberCount(); // after a first fixture: the server's own subscribers (some start on first use) are in
 });
 afterAll(() => s.close());
+
+// Each test has its own SVM and volume (qtrees qt1 and qt2), so the rules, volumes and events it sees are its own.
+let svm: string;
+let volumeName: string;
+let volumeUuid: string;
+let fixtures = 0;
+beforeEach(async () => {
+  const n = ++fixtures;
+  svm = `svm${n}`;
+  volumeName = `vol${n}`;
+  ({ volumeUuid } = await storageFixture(s.url, svm, volumeName));
+});
 
 const CREATE = `mutation($input: CreateQuotaRuleInput!) {
   createQuotaRule(input: $input) {
@@ -24,7 +35,7 @@ const CREATE = `mutation($input: CreateQuotaRuleInput!) {
     ... on Error { message code target }
   }
 }`;
-const create = (input: object) => gql(s.url, CREATE, { input: { svm: { name: "svm1" }, volume: { name: "vol1" }, ...input } });
+const create = (input: object) => gql(s.url, CREATE, { input: { svm: { name: svm }, volume: { name: volumeName }, ...input } });
 
 /** Collects subscription payloads over graphql-ws until `n` arrived. */
 function subscribeWs(query: string, n: number) {
@@ -51,7 +62,7 @@ describe("storage GraphQL", () => {
     expect(dup.data.createQuotaRule).toMatchObject({ __typename: "ConflictError", code: "5308546" });
     const bad = await create({ type: "TREE", qtreeName: "qt1", group: { name: "g" } });
     expect(bad.data.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "5308514", target: "group" });
-    const missing = await gql(s.url, CREATE, { input: { svm: { name: "nope" }, volume: { name: "vol1" }, type: "TREE", qtreeName: "qt1" } });
+    const missing = await gql(s.url, CREATE, { input: { svm: { name: "nope" }, volume: { name: volumeName }, type: "TREE", qtreeName: "qt1" } });
     expect(missing.data.createQuotaRule.__typename).toBe("NotFoundError");
   });
 
@@ -59,13 +70,13 @@ describe("storage GraphQL", () => {
     await create({ type: "TREE", qtreeName: "qt1", limits: { filesHardLimit: 3 } });
     await create({ type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 30 } });
     const r = await gql(s.url, `{
-      quotaRules(first: 10, filter: { svmName: { eq: "svm1" }, type: [TREE], or: [{ filesHardLimit: { gt: 5 } }, { filesHardLimit: { isNull: true } }] }) {
+      quotaRules(first: 10, filter: { svmName: { eq: "${svm}" }, type: [TREE], or: [{ filesHardLimit: { gt: 5 } }, { filesHardLimit: { isNull: true } }] }) {
         totalCount edges { node { qtreeName filesHardLimit volume { name svm { name } } } }
       } }`);
     expect(r.errors).toBeUndefined();
     expect(r.data.quotaRules.totalCount).toBe(2);
     expect(r.data.quotaRules.edges.map((e: any) => e.node.qtreeName).sort()).toEqual(["", "qt2"]);
-    expect(r.data.quotaRules.edges[0].node.volume).toEqual({ name: "vol1", svm: { name: "svm1" } });
+    expect(r.data.quotaRules.edges[0].node.volume).toEqual({ name: volumeName, svm: { name: svm } });
   });
 
   it("rejects bad filter values as GraphQL errors, not 500s", async () => {
@@ -76,21 +87,31 @@ describe("storage GraphQL", () => {
   });
 
   it("turns quota on and reports the enforced limits", async () => {
+    await create({ type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 30 } });
     const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true) { ... on MutationSetVolumeQuotaSuccess { data { state } } } }`, { v: volumeUuid });
     expect(on.data.setVolumeQuota.data.state).toBe("SUCCESS");
-    const r = await gql(s.url, `query($v: ID!) { volumes { name quotaState } quotaReports(volumeUuid: $v) { type qtreeName filesHardLimit } }`, { v: volumeUuid });
-    expect(r.data.volumes).toEqual([{ name: "vol1", quotaState: "ON" }]);
+    const r = await gql(s.url, `query($v: ID!, $svm: String!) { volumes(svm: { name: $svm }) { name quotaState } quotaReports(volumeUuid: $v) { type qtreeName filesHardLimit } }`, {
+      v: volumeUuid,
+      svm,
+    });
+    expect(r.data.volumes).toEqual([{ name: volumeName, quotaState: "ON" }]);
     expect(r.data.quotaReports.find((x: any) => x.qtreeName === "qt2").filesHardLimit).toBe(30);
   });
 
   it("streams rule changes scoped by volume over graphql-ws, and resumes from a cursor", async () => {
-    const other = await gql(s.url, `mutation { createVolume(svm: { name: "svm1" }, name: "vol2") { ... on MutationCreateVolumeSuccess { data { uuid } } } }`);
+    // A user rule already there (so its default user rule too: the new one below is one rule, one event), and quota
+    // on, so that the new rule resizes the enforced limits.
+    await create({ type: "USER", users: [{ name: "1001" }], limits: { filesHardLimit: 10 } });
+    await create({ type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 30 } });
+    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true) { ... on MutationSetVolumeQuotaSuccess { data { state } } } }`, { v: volumeUuid });
+    expect(on.data.setVolumeQuota.data.state).toBe("SUCCESS");
+    const other = await gql(s.url, `mutation($svm: String!) { createVolume(svm: { name: $svm }, name: "other") { ... on MutationCreateVolumeSuccess { data { uuid } } } }`, { svm });
     const vol2 = other.data.createVolume.data.uuid;
     await busIdle(); // a release still under way would cancel out the new subscriber in the count
     const before = s.ctx.bus.subscriberCount();
     const sub = subscribeWs(`subscription { quotaChanges(volumeUuid: "${volumeUuid}") { cursor kind ruleUuid rule { type users { name } } } }`, 2);
     await busSubscribed(s, before);
-    await gql(s.url, CREATE, { input: { svm: { name: "svm1" }, volume: { uuid: vol2 }, type: "GROUP", group: { name: "elsewhere" } } });
+    await gql(s.url, CREATE, { input: { svm: { name: svm }, volume: { uuid: vol2 }, type: "GROUP", group: { name: "elsewhere" } } });
     await create({ type: "USER", users: [{ name: "zoe" }] });
     const events = await sub.done;
     await sub.dispose();
@@ -108,7 +129,7 @@ describe("storage GraphQL", () => {
     const ctrl = new AbortController();
     await busIdle(); // the previous test's subscriptions: a release under way would cancel out the new one
     const before = s.ctx.bus.subscriberCount();
-    const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent("subscription { quotaChanges(svm: { name: \"svm1\" }) { kind rule { users { name } } } }")}`, {
+    const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent(`subscription { quotaChanges(svm: { name: "${svm}" }) { kind rule { users { name } } } }`)}`, {
       headers: { accept: "text/event-stream" },
       signal: ctrl.signal,
     });
