@@ -5,13 +5,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { step } from "../support/steps.js";
 import { toolAvailable } from "../support/tools.js";
 
 /**
  * The real client: Debian's `ansible` package (ansible-core 2.14, netapp.ontap 22.7.0) runs
  * netapp.ontap.na_ontap_quotas with use_rest: always against Patchbay over HTTPS (self-signed) with HTTP Basic auth.
  * Each phase is one ansible-playbook run whose tasks are the step and its idempotent re-run; the test reads the
- * per-task results from the ansible.posix.json stdout callback, then checks the server state over REST.
+ * per-task results from the ansible.posix.json stdout callback, then checks the server state over REST. The
+ * create, modify and delete phases are one test: each works on the rules the previous phase left.
  */
 const hasAnsible = toolAvailable("ansible-playbook", spawnSync("ansible-playbook", ["--version"], { stdio: "ignore" }).status === 0);
 const USER = "admin";
@@ -57,7 +59,7 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
   }
 
   /** Runs one play of na_ontap_quotas tasks; returns the localhost result of each task by name. */
-  async function runPlaybook(name: string, tasks: { name: string; args: Record<string, unknown> }[]) {
+  async function runPlaybook(name: string, tasks: { name: string; args: Record<string, unknown> }[], target = { svm: "svm1", volume: "vol1" }) {
     const file = path.join(dir, `${name}.yml`);
     // JSON is YAML: the playbook is written as JSON so no YAML library is needed.
     const play = [
@@ -74,8 +76,8 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
             password: PASSWORD,
             use_rest: "always",
             validate_certs: false,
-            vserver: "svm1",
-            volume: "vol1",
+            vserver: target.svm,
+            volume: target.volume,
           },
         },
         tasks: tasks.map((t) => ({ name: t.name, "netapp.ontap.na_ontap_quotas": t.args })),
@@ -135,7 +137,7 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
   const treeRules = () => rules("type=tree&qtree.name=qt1");
   const userRules = () => rules("type=user&users.name=user1");
   const groupRules = () => rules("type=group&group.name=group1");
-  const volume = async () => (await api("GET", "/api/storage/volumes?name=vol1&svm.name=svm1&fields=quota")).body.records[0];
+  const volume = async (svm = "svm1", name = "vol1") => (await api("GET", `/api/storage/volumes?name=${name}&svm.name=${svm}&fields=quota`)).body.records[0];
   /** The limits enforced in the file system (copied from the rules on quota on / resize). */
   const reports = async () => {
     const r = await api("GET", "/api/storage/quota/reports?svm.name=svm1&volume.name=vol1&fields=type,qtree,users,group,space,files");
@@ -171,114 +173,121 @@ describe.skipIf(!hasAnsible)("storage: real Ansible na_ontap_quotas (skipped whe
   });
 
   it("fails the task with the server's 401 error when the password is wrong, and changes nothing", async () => {
+    // Its own SVM and volume (quota off, no rules), whatever the lifecycle test has done to svm1/vol1.
+    const target = { svm: "svm_denied", volume: "vol_denied" };
+    expect((await api("POST", "/api/svm/svms?return_timeout=30", { name: target.svm })).status).toBe(201);
+    expect((await api("POST", "/api/storage/volumes?return_timeout=30", { name: target.volume, svm: { name: target.svm }, size: 10 * 1024 ** 3 })).status).toBe(201);
+    expect((await api("POST", "/api/storage/qtrees?return_timeout=30", { name: "qt1", svm: { name: target.svm }, volume: { name: target.volume } })).status).toBe(201);
     const before = (await api("GET", "/api/storage/quota/rules?return_records=false")).body.num_records;
-    const { results, code } = await runPlaybook("bad-password", [{ name: "tree", args: { ...TREE, password: "wrong", file_limit: "1" } }]);
+    const { results, code } = await runPlaybook("bad-password", [{ name: "tree", args: { ...TREE, password: "wrong", file_limit: "1" } }], target);
     expect(code).not.toBe(0);
     expect(results.get("tree")).toMatchObject({ failed: true });
     expect(results.get("tree")?.msg).toMatch(/Error on getting quota rule info: .*not authorized for that command/);
     expect((await api("GET", "/api/storage/quota/rules?return_records=false")).body.num_records).toBe(before);
-    expect((await volume()).quota.state).toBe("off");
+    expect((await volume(target.svm, target.volume)).quota.state).toBe("off");
   }, 60_000);
 
-  it("creates a tree, a user and a group rule, turns quota on, and a second run changes nothing", async () => {
-    const r = await playbook("create", [
-      { name: "tree", args: { ...TREE, disk_limit: "1GB", soft_disk_limit: "800MB", file_limit: "1000", soft_file_limit: "800" } },
-      { name: "tree again", args: { ...TREE, disk_limit: "1GB", soft_disk_limit: "800MB", file_limit: "1000", soft_file_limit: "800" } },
-      { name: "user", args: { ...USER_RULE, disk_limit: "100MB", soft_disk_limit: "80MB", file_limit: "100", perform_user_mapping: false } },
-      { name: "user again", args: { ...USER_RULE, disk_limit: "100MB", soft_disk_limit: "80MB", file_limit: "100", perform_user_mapping: false } },
-      { name: "group", args: { ...GROUP, disk_limit: "2GB", soft_disk_limit: "1536MB", file_limit: "2000", soft_file_limit: "1500" } },
-      { name: "group again", args: { ...GROUP, disk_limit: "2GB", soft_disk_limit: "1536MB", file_limit: "2000", soft_file_limit: "1500" } },
-    ]);
-    expect(r.get("tree")).toMatchObject({ changed: true, actions: "create", modify_quota_status: "quota-on" });
-    for (const step of ["user", "group"]) expect(r.get(step), step).toMatchObject({ changed: true, actions: "create", modify_quota_status: null });
-    for (const step of ["tree again", "user again", "group again"]) {
-      expect(r.get(step), step).toMatchObject({ changed: false });
-      expect(r.get(step)?.actions, step).toBeUndefined();
-    }
-    for (const [step, res] of r) expect(res.warnings ?? [], step).toEqual([]);
+  it("the rule lifecycle: creates a tree, a user and a group rule with quota on, modifies them, deletes them; each second run changes nothing", async () => {
+    await step("creates a tree, a user and a group rule, turns quota on, and a second run changes nothing", async () => {
+      const r = await playbook("create", [
+        { name: "tree", args: { ...TREE, disk_limit: "1GB", soft_disk_limit: "800MB", file_limit: "1000", soft_file_limit: "800" } },
+        { name: "tree again", args: { ...TREE, disk_limit: "1GB", soft_disk_limit: "800MB", file_limit: "1000", soft_file_limit: "800" } },
+        { name: "user", args: { ...USER_RULE, disk_limit: "100MB", soft_disk_limit: "80MB", file_limit: "100", perform_user_mapping: false } },
+        { name: "user again", args: { ...USER_RULE, disk_limit: "100MB", soft_disk_limit: "80MB", file_limit: "100", perform_user_mapping: false } },
+        { name: "group", args: { ...GROUP, disk_limit: "2GB", soft_disk_limit: "1536MB", file_limit: "2000", soft_file_limit: "1500" } },
+        { name: "group again", args: { ...GROUP, disk_limit: "2GB", soft_disk_limit: "1536MB", file_limit: "2000", soft_file_limit: "1500" } },
+      ]);
+      expect(r.get("tree")).toMatchObject({ changed: true, actions: "create", modify_quota_status: "quota-on" });
+      for (const step of ["user", "group"]) expect(r.get(step), step).toMatchObject({ changed: true, actions: "create", modify_quota_status: null });
+      for (const step of ["tree again", "user again", "group again"]) {
+        expect(r.get(step), step).toMatchObject({ changed: false });
+        expect(r.get(step)?.actions, step).toBeUndefined();
+      }
+      for (const [step, res] of r) expect(res.warnings ?? [], step).toEqual([]);
 
-    const [tree] = await treeRules();
-    expect(await treeRules()).toHaveLength(1);
-    expect(limits(tree)).toEqual({ space: { hard_limit: 1024 ** 3, soft_limit: 800 * 1024 ** 2 }, files: { hard_limit: 1000, soft_limit: 800 } });
-    const users = await userRules();
-    expect(users).toHaveLength(1);
-    expect(users[0].qtree).toBeUndefined();
-    expect(users[0].users).toEqual([{ name: "user1" }]);
-    expect(users[0].user_mapping).toBe(false);
-    expect(limits(users[0])).toEqual({ space: { hard_limit: 100 * 1024 ** 2, soft_limit: 80 * 1024 ** 2 }, files: { hard_limit: 100, soft_limit: undefined } });
-    expect(users[0].files).not.toHaveProperty("soft_limit");
-    const groups = await groupRules();
-    expect(groups).toHaveLength(1);
-    expect(groups[0].qtree.name).toBe("qt1");
-    expect(limits(groups[0])).toEqual({ space: { hard_limit: 2 * 1024 ** 3, soft_limit: 1536 * 1024 ** 2 }, files: { hard_limit: 2000, soft_limit: 1500 } });
+      const [tree] = await treeRules();
+      expect(await treeRules()).toHaveLength(1);
+      expect(limits(tree)).toEqual({ space: { hard_limit: 1024 ** 3, soft_limit: 800 * 1024 ** 2 }, files: { hard_limit: 1000, soft_limit: 800 } });
+      const users = await userRules();
+      expect(users).toHaveLength(1);
+      expect(users[0].qtree).toBeUndefined();
+      expect(users[0].users).toEqual([{ name: "user1" }]);
+      expect(users[0].user_mapping).toBe(false);
+      expect(limits(users[0])).toEqual({ space: { hard_limit: 100 * 1024 ** 2, soft_limit: 80 * 1024 ** 2 }, files: { hard_limit: 100, soft_limit: undefined } });
+      expect(users[0].files).not.toHaveProperty("soft_limit");
+      const groups = await groupRules();
+      expect(groups).toHaveLength(1);
+      expect(groups[0].qtree.name).toBe("qt1");
+      expect(limits(groups[0])).toEqual({ space: { hard_limit: 2 * 1024 ** 3, soft_limit: 1536 * 1024 ** 2 }, files: { hard_limit: 2000, soft_limit: 1500 } });
 
-    expect((await volume()).quota).toEqual({ enabled: true, state: "on" });
-    const rep = await reports();
-    expect(reportFor(rep, isTreeQt1).map(limits)).toEqual([limits(tree)]);
-    expect(reportFor(rep, isUser1).map(limits)).toEqual([limits(users[0])]);
-    expect(reportFor(rep, isGroup1).map(limits)).toEqual([limits(groups[0])]);
-  }, 120_000);
+      expect((await volume()).quota).toEqual({ enabled: true, state: "on" });
+      const rep = await reports();
+      expect(reportFor(rep, isTreeQt1).map(limits)).toEqual([limits(tree)]);
+      expect(reportFor(rep, isUser1).map(limits)).toEqual([limits(users[0])]);
+      expect(reportFor(rep, isGroup1).map(limits)).toEqual([limits(groups[0])]);
+    });
 
-  it("modifies limits (PATCH with only the changed keys), and a second run changes nothing", async () => {
-    const r = await playbook("modify", [
-      { name: "tree", args: { ...TREE, disk_limit: "2GB", soft_disk_limit: "800MB", file_limit: "1500", soft_file_limit: "-" } },
-      { name: "tree again", args: { ...TREE, disk_limit: "2GB", soft_disk_limit: "800MB", file_limit: "1500", soft_file_limit: "-" } },
-      // 1500 bytes: the module rounds up to 2048 itself, and the server keeps exactly that.
-      { name: "user", args: { ...USER_RULE, disk_limit: "1500b", soft_disk_limit: "80MB", file_limit: "-1", perform_user_mapping: false } },
-      { name: "user again", args: { ...USER_RULE, disk_limit: "1500b", soft_disk_limit: "80MB", file_limit: "-1", perform_user_mapping: false } },
-      { name: "group", args: { ...GROUP, disk_limit: "2GB", soft_disk_limit: "1536MB", file_limit: "2500", soft_file_limit: "1500" } },
-      { name: "group again", args: { ...GROUP, disk_limit: "2GB", soft_disk_limit: "1536MB", file_limit: "2500", soft_file_limit: "1500" } },
-    ]);
-    expect(r.get("tree")).toMatchObject({ changed: true, modify: { disk_limit: String(2 * 1024 ** 3), file_limit: "1500", soft_file_limit: "-" } });
-    expect(Object.keys(r.get("tree")!.modify!).sort()).toEqual(["disk_limit", "file_limit", "soft_file_limit"]);
-    expect(r.get("user")).toMatchObject({ changed: true, modify: { disk_limit: "2048", file_limit: "-" } });
-    expect(Object.keys(r.get("user")!.modify!).sort()).toEqual(["disk_limit", "file_limit"]);
-    expect(r.get("group")).toMatchObject({ changed: true, modify: { file_limit: "2500" } });
-    expect(Object.keys(r.get("group")!.modify!)).toEqual(["file_limit"]);
-    for (const step of ["tree again", "user again", "group again"]) {
-      expect(r.get(step), step).toMatchObject({ changed: false });
-      expect(r.get(step)?.modify, step).toBeUndefined();
-    }
+    await step("modifies limits (PATCH with only the changed keys), and a second run changes nothing", async () => {
+      const r = await playbook("modify", [
+        { name: "tree", args: { ...TREE, disk_limit: "2GB", soft_disk_limit: "800MB", file_limit: "1500", soft_file_limit: "-" } },
+        { name: "tree again", args: { ...TREE, disk_limit: "2GB", soft_disk_limit: "800MB", file_limit: "1500", soft_file_limit: "-" } },
+        // 1500 bytes: the module rounds up to 2048 itself, and the server keeps exactly that.
+        { name: "user", args: { ...USER_RULE, disk_limit: "1500b", soft_disk_limit: "80MB", file_limit: "-1", perform_user_mapping: false } },
+        { name: "user again", args: { ...USER_RULE, disk_limit: "1500b", soft_disk_limit: "80MB", file_limit: "-1", perform_user_mapping: false } },
+        { name: "group", args: { ...GROUP, disk_limit: "2GB", soft_disk_limit: "1536MB", file_limit: "2500", soft_file_limit: "1500" } },
+        { name: "group again", args: { ...GROUP, disk_limit: "2GB", soft_disk_limit: "1536MB", file_limit: "2500", soft_file_limit: "1500" } },
+      ]);
+      expect(r.get("tree")).toMatchObject({ changed: true, modify: { disk_limit: String(2 * 1024 ** 3), file_limit: "1500", soft_file_limit: "-" } });
+      expect(Object.keys(r.get("tree")!.modify!).sort()).toEqual(["disk_limit", "file_limit", "soft_file_limit"]);
+      expect(r.get("user")).toMatchObject({ changed: true, modify: { disk_limit: "2048", file_limit: "-" } });
+      expect(Object.keys(r.get("user")!.modify!).sort()).toEqual(["disk_limit", "file_limit"]);
+      expect(r.get("group")).toMatchObject({ changed: true, modify: { file_limit: "2500" } });
+      expect(Object.keys(r.get("group")!.modify!)).toEqual(["file_limit"]);
+      for (const step of ["tree again", "user again", "group again"]) {
+        expect(r.get(step), step).toMatchObject({ changed: false });
+        expect(r.get(step)?.modify, step).toBeUndefined();
+      }
 
-    const [tree] = await treeRules();
-    expect(limits(tree)).toEqual({ space: { hard_limit: 2 * 1024 ** 3, soft_limit: 800 * 1024 ** 2 }, files: { hard_limit: 1500, soft_limit: undefined } });
-    expect(tree.files).not.toHaveProperty("soft_limit"); // unlimited is omitted, never -1 or 0
-    const [user] = await userRules();
-    expect(limits(user)).toEqual({ space: { hard_limit: 2048, soft_limit: 80 * 1024 ** 2 }, files: UNLIMITED });
-    expect(user).not.toHaveProperty("files");
-    const [group] = await groupRules();
-    expect(group.files).toEqual({ hard_limit: 2500, soft_limit: 1500 });
+      const [tree] = await treeRules();
+      expect(limits(tree)).toEqual({ space: { hard_limit: 2 * 1024 ** 3, soft_limit: 800 * 1024 ** 2 }, files: { hard_limit: 1500, soft_limit: undefined } });
+      expect(tree.files).not.toHaveProperty("soft_limit"); // unlimited is omitted, never -1 or 0
+      const [user] = await userRules();
+      expect(limits(user)).toEqual({ space: { hard_limit: 2048, soft_limit: 80 * 1024 ** 2 }, files: UNLIMITED });
+      expect(user).not.toHaveProperty("files");
+      const [group] = await groupRules();
+      expect(group.files).toEqual({ hard_limit: 2500, soft_limit: 1500 });
 
-    // Quota was on: each PATCH resized, so the enforced limits follow the rules.
-    expect((await volume()).quota).toEqual({ enabled: true, state: "on" });
-    const rep = await reports();
-    expect(reportFor(rep, isTreeQt1).map(limits)).toEqual([limits(tree)]);
-    expect(reportFor(rep, isUser1).map(limits)).toEqual([limits(user)]);
-    expect(reportFor(rep, isGroup1).map(limits)).toEqual([limits(group)]);
-  }, 120_000);
+      // Quota was on: each PATCH resized, so the enforced limits follow the rules.
+      expect((await volume()).quota).toEqual({ enabled: true, state: "on" });
+      const rep = await reports();
+      expect(reportFor(rep, isTreeQt1).map(limits)).toEqual([limits(tree)]);
+      expect(reportFor(rep, isUser1).map(limits)).toEqual([limits(user)]);
+      expect(reportFor(rep, isGroup1).map(limits)).toEqual([limits(group)]);
+    });
 
-  it("deletes each rule (state: absent), and a second run changes nothing", async () => {
-    const absent = { state: "absent" };
-    const r = await playbook("delete", [
-      { name: "tree", args: { ...TREE, ...absent } },
-      { name: "tree again", args: { ...TREE, ...absent } },
-      { name: "user", args: { ...USER_RULE, ...absent } },
-      { name: "user again", args: { ...USER_RULE, ...absent } },
-      { name: "group", args: { ...GROUP, ...absent } },
-      { name: "group again", args: { ...GROUP, ...absent } },
-    ]);
-    for (const step of ["tree", "user", "group"]) expect(r.get(step), step).toMatchObject({ changed: true, actions: "delete" });
-    for (const step of ["tree again", "user again", "group again"]) {
-      expect(r.get(step), step).toMatchObject({ changed: false });
-      expect(r.get(step)?.actions, step).toBeUndefined();
-    }
+    await step("deletes each rule (state: absent), and a second run changes nothing", async () => {
+      const absent = { state: "absent" };
+      const r = await playbook("delete", [
+        { name: "tree", args: { ...TREE, ...absent } },
+        { name: "tree again", args: { ...TREE, ...absent } },
+        { name: "user", args: { ...USER_RULE, ...absent } },
+        { name: "user again", args: { ...USER_RULE, ...absent } },
+        { name: "group", args: { ...GROUP, ...absent } },
+        { name: "group again", args: { ...GROUP, ...absent } },
+      ]);
+      for (const step of ["tree", "user", "group"]) expect(r.get(step), step).toMatchObject({ changed: true, actions: "delete" });
+      for (const step of ["tree again", "user again", "group again"]) {
+        expect(r.get(step), step).toMatchObject({ changed: false });
+        expect(r.get(step)?.actions, step).toBeUndefined();
+      }
 
-    expect(await treeRules()).toEqual([]);
-    expect(await userRules()).toEqual([]);
-    expect(await groupRules()).toEqual([]);
-    // Quota stays on (set_quota_status: true) and enforcement no longer carries the deleted rules.
-    expect((await volume()).quota).toEqual({ enabled: true, state: "on" });
-    const rep = await reports();
-    expect(rep.filter((x) => isTreeQt1(x) || isUser1(x) || isGroup1(x))).toEqual([]);
-  }, 120_000);
+      expect(await treeRules()).toEqual([]);
+      expect(await userRules()).toEqual([]);
+      expect(await groupRules()).toEqual([]);
+      // Quota stays on (set_quota_status: true) and enforcement no longer carries the deleted rules.
+      expect((await volume()).quota).toEqual({ enabled: true, state: "on" });
+      const rep = await reports();
+      expect(rep.filter((x) => isTreeQt1(x) || isUser1(x) || isGroup1(x))).toEqual([]);
+    });
+  }, 360_000);
 });
