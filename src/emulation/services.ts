@@ -3,7 +3,8 @@ import { KeyedQueue } from "../platform/keyed-queue.js";
 import { ComputeMonitor } from "./computes/monitor.js";
 import { Placement } from "./computes/placement.js";
 import { ProjectListeners } from "./notifications/listeners.js";
-import { ProjectReadModel } from "./read-model/views.js";
+import type { ReadViews } from "../platform/read-views.js";
+import { projectReadViews } from "./read-model/views.js";
 import { LocalCompute } from "./runtime/manager.js";
 
 /** What the emulation feature runs for one server, reached by operations as `ctx.services.emulation`. */
@@ -19,7 +20,7 @@ export interface EmulationServices {
   /** Read-modify-writes of one stored settings document run one at a time (server/store.ts). */
   settingWrites: KeyedQueue;
   /** The project read views (nodes and links lists), dropped by every change. */
-  reads: ProjectReadModel;
+  reads: ReadViews;
 }
 
 declare module "../platform/context.js" {
@@ -47,8 +48,7 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
     throw e;
   }
   computes.start();
-  const reads = new ProjectReadModel(ctx);
-  reads.start();
+  const reads = projectReadViews(ctx);
   return { runtime, placement, computes, listeners: new ProjectListeners(ctx), settingWrites: new KeyedQueue(), reads };
 }
 

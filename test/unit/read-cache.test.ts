@@ -1,11 +1,15 @@
 import { parse } from "graphql";
 import { describe, expect, it } from "vitest";
-import { CACHEABLE_FIELDS, isCacheableQuery } from "../../src/emulation/read-model/graphql.js";
+import { CACHEABLE_FIELDS } from "../../src/emulation/read-model/graphql.js";
+import { isCacheableQuery as cacheable } from "../../src/platform/graphql/read-cache.js";
 import { schema } from "../../src/schema.js";
+import { RULE_PAGE_FIELDS } from "../../src/storage/quota-rules/read-cache.js";
+
+const isCacheableQuery = (s: typeof schema, q: ReturnType<typeof parse>) => cacheable(s, q, CACHEABLE_FIELDS);
 
 describe("GraphQL read cache: which queries may be answered from memory", () => {
   it("names only fields that exist (a rename must not silently stop the cache, or keep a stale name)", () => {
-    for (const coordinate of CACHEABLE_FIELDS) {
+    for (const coordinate of [...CACHEABLE_FIELDS, ...RULE_PAGE_FIELDS]) {
       const [type, field] = coordinate.split(".");
       const t = schema.getType(type) as { getFields?: () => Record<string, unknown> } | undefined;
       expect(t?.getFields?.()[field], coordinate).toBeDefined();
@@ -24,5 +28,12 @@ describe("GraphQL read cache: which queries may be answered from memory", () => 
     expect(isCacheableQuery(schema, parse(`{ project(id: "x") { id snapshots { name } } }`))).toBe(false);
     expect(isCacheableQuery(schema, parse(`{ computes { id connected } }`))).toBe(false);
     expect(isCacheableQuery(schema, parse(`{ projects { id } svms { name } }`))).toBe(false);
+  });
+
+  it("rule pages: the page query is cacheable, jobs and reports are not", () => {
+    const page = parse(`{ quotaRules(first: 50, filter: { svmName: { eq: "vs0" } }) { totalCount edges { node { uuid type qtreeName users { name id } volume { name svm { name } } } } pageInfo { hasNextPage endCursor } } }`);
+    expect(cacheable(schema, page, RULE_PAGE_FIELDS)).toBe(true);
+    expect(cacheable(schema, parse(`{ quotaRules(first: 1) { edges { node { uuid } } } job(uuid: "x") { state } }`), RULE_PAGE_FIELDS)).toBe(false);
+    expect(cacheable(schema, page, CACHEABLE_FIELDS)).toBe(false); // each feature caches only its own fields
   });
 });
