@@ -1,6 +1,10 @@
 import express from "express";
 import type { Feature } from "../platform/feature.js";
 import { NotFoundError } from "../platform/errors.js";
+import { anyOf } from "../platform/events.js";
+import { ReadViews } from "../platform/read-views.js";
+import { objectsTopic, quotaTopic, RULE_PAGES } from "./events.js";
+import { useRulePagesReadCache } from "./quota-rules/read-cache.js";
 import { mountCluster } from "./cluster/rest.js";
 import { mountJobs } from "./jobs/rest.js";
 import { recoverJobs, scheduleJobSweep } from "./jobs/operations.js";
@@ -23,10 +27,13 @@ export const storageFeature: Feature = {
     const failedJobs = await recoverJobs(ctx);
     const volumes = await recoverEnforcement(ctx);
     if (failedJobs || volumes.length) ctx.log.info("storage: recovered after an interruption", { failedJobs, volumes });
-    ctx.services.storage = { resizes: new ResizeQueue(), stopJobSweep: scheduleJobSweep(ctx) };
+    const pages = new ReadViews();
+    pages.follow(ctx, anyOf(quotaTopic, objectsTopic), () => RULE_PAGES);
+    ctx.services.storage = { resizes: new ResizeQueue(), stopJobSweep: scheduleJobSweep(ctx), pages };
   },
   async stop(ctx) {
     ctx.services.storage.stopJobSweep();
+    await ctx.services.storage.pages.stop();
   },
   mount(app, ctx) {
     const router = express.Router();
@@ -43,4 +50,5 @@ export const storageFeature: Feature = {
     app.use("/api", router);
   },
   api: () => ontapFace,
+  graphqlPlugins: (ctx) => [useRulePagesReadCache(ctx.services.storage.pages)],
 };

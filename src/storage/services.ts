@@ -1,3 +1,4 @@
+import type { ReadViews } from "../platform/read-views.js";
 import type { ResizeQueue } from "./volumes/enforcement.js";
 
 /** What the storage feature runs for one server, reached as `ctx.services.storage`; built by its start(). */
@@ -6,6 +7,8 @@ export interface StorageServices {
   resizes: ResizeQueue;
   /** Ends the periodic sweep of old and abandoned jobs. */
   stopJobSweep(): void;
+  /** Quota rule pages as sent (REST bytes; GraphQL results by version), dropped by every storage change. */
+  pages: ReadViews;
 }
 
 declare module "../platform/context.js" {

@@ -4,7 +4,7 @@ import { envelope, readPage, type CollectionSource } from "./collection.js";
 import { parseFields, project } from "./fields.js";
 import { buildWhere, type FilterField } from "./filter.js";
 import { parseCollectionQuery, single } from "./query.js";
-import { handle, sendHal } from "./respond.js";
+import { halBytes, halVariant, handle, sendHal, sendHalBytes } from "./respond.js";
 
 /** What a collection resource declares; `list` and `getOne` do the rest the same way for every resource. */
 export interface ResourceSpec<Row> {
@@ -16,16 +16,21 @@ export interface ResourceSpec<Row> {
   keys: string[];
   source: CollectionSource<Row>;
   records: (rows: Row[]) => Promise<Record<string, unknown>[]>;
+  /** Keeps collection answers (by request URL and variant) until the data changes; see ReadViews. */
+  cache?: (key: string, build: () => Promise<Buffer>) => Promise<Buffer>;
 }
 
 export async function list<Row>(req: Request, res: Response, spec: ResourceSpec<Row>): Promise<void> {
-  const q = parseCollectionQuery(req.query as Record<string, unknown>, spec.filterable, spec.sortable);
-  const where = await buildWhere(q.filters, spec.filterable);
-  const page = await readPage(spec.source, q, where, req.originalUrl);
-  // Filtered fields are echoed in the records, as ONTAP does.
-  const sel = parseFields(q.fields, spec.defaults, Object.keys(q.filters));
-  const records = (await spec.records(page.rows)).map((r) => project(r, sel, spec.keys));
-  sendHal(req, res, 200, envelope(records, page, req.originalUrl));
+  const render = async () => {
+    const q = parseCollectionQuery(req.query as Record<string, unknown>, spec.filterable, spec.sortable);
+    const where = await buildWhere(q.filters, spec.filterable);
+    const page = await readPage(spec.source, q, where, req.originalUrl);
+    // Filtered fields are echoed in the records, as ONTAP does.
+    const sel = parseFields(q.fields, spec.defaults, Object.keys(q.filters));
+    const records = (await spec.records(page.rows)).map((r) => project(r, sel, spec.keys));
+    return halBytes(req, envelope(records, page, req.originalUrl));
+  };
+  sendHalBytes(req, res, 200, spec.cache ? await spec.cache(`${halVariant(req)} ${req.originalUrl}`, render) : await render());
 }
 
 /** GET of one object: all fields unless `fields=` narrows them; only `fields` is accepted as a parameter. */

@@ -7,11 +7,20 @@ import { ontapErrorBody } from "./errors.js";
 
 /** HAL JSON; a client that asks for plain application/json gets no `_links` except paging's `next`. */
 export function sendHal(req: Request, res: Response, status: number, body: unknown): void {
-  const plain = /^application\/json\s*(;|$)/.test(req.get("accept") ?? "");
+  sendHalBytes(req, res, status, halBytes(req, body));
+}
+
+const wantsPlainJson = (req: Request) => /^application\/json\s*(;|$)/.test(req.get("accept") ?? "");
+
+/** The body as sent to this request (HAL or plain JSON, by its Accept header); `halVariant` names the choice. */
+export const halBytes = (req: Request, body: unknown) => Buffer.from(JSON.stringify(wantsPlainJson(req) ? stripLinks(body, true) : body));
+export const halVariant = (req: Request) => (wantsPlainJson(req) ? "json" : "hal");
+
+export function sendHalBytes(req: Request, res: Response, status: number, bytes: Buffer): void {
   res
     .status(status)
-    .type(plain ? "application/json" : "application/hal+json")
-    .send(JSON.stringify(plain ? stripLinks(body, true) : body));
+    .type(wantsPlainJson(req) ? "application/json" : "application/hal+json")
+    .send(bytes);
 }
 
 function stripLinks(v: unknown, top: boolean): unknown {

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
+import { publishObjectChange } from "../events.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { parseInput } from "../input.js";
@@ -22,7 +23,7 @@ export async function createQtree(ctx: AppContext, given: CreateQtreeInput) {
   const input = parseInput(createQtreeSchema, given);
   const svm = await resolveSvm(ctx, input.svm);
   const volume = await resolveVolume(ctx, svm, input.volume);
-  return ctx.db.$transaction(async (tx) => {
+  const qtree = await ctx.db.$transaction(async (tx) => {
     if (await tx.qtree.findFirst({ where: { volumeUuid: volume.uuid, name: input.name } })) {
       throw new ConflictError(`Qtree "${input.name}" already exists in volume "${volume.name}".`, { code: CODES.duplicateName, target: "name" });
     }
@@ -40,6 +41,8 @@ export async function createQtree(ctx: AppContext, given: CreateQtreeInput) {
       include: { volume: { include: { svm: true } } },
     });
   });
+  await publishObjectChange(ctx, { kind: "qtree", key: qtreeKey(qtree.volumeUuid, qtree.qtreeId) });
+  return qtree;
 }
 
 const qtreeJob = (action: "update" | "delete", q: { volumeUuid: string; qtreeId: number }) =>
@@ -61,6 +64,7 @@ export async function updateQtree(ctx: AppContext, volumeUuid: string, id: numbe
       }
       await tx.qtree.update({ where: { key: qtree.key }, data: patch });
     });
+    await publishObjectChange(ctx, { kind: "qtree", key: qtree.key });
     if (renamed) await resizeIfEnabled(ctx, volumeUuid);
   });
 }
@@ -74,6 +78,7 @@ export async function deleteQtree(ctx: AppContext, volumeUuid: string, id: numbe
       await tx.qtree.delete({ where: { key: qtree.key } });
       if (count) await markResizing(tx, volumeUuid);
     });
+    await publishObjectChange(ctx, { kind: "qtree", key: qtree.key }); // the rules scoped to it went with it
     await resizeIfEnabled(ctx, volumeUuid);
   });
 }

@@ -4,6 +4,7 @@ import { handle, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm, type WireFields } from "../ontap/wire.js";
+import { RULE_PAGES } from "../events.js";
 import { createRule, deleteRule, getRule, updateRule } from "./operations.js";
 import { findRulePage, type RulePageRow } from "./page.js";
 import { createRuleSchema, ruleLimitsSchema, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
@@ -53,6 +54,7 @@ export function mountQuotaRules(router: Router, ctx: AppContext): void {
       keyOf: (r) => r.uuid,
     },
     records: (rows) => ruleRecords(ctx, rows),
+    cache: (key, build) => ctx.services.storage.pages.view(RULE_PAGES, key, build),
   };
   const records = async (uuid: string) => ruleRecords(ctx, [await getRule(ctx, uuid)]);
 

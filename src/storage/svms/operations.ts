@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
+import { publishObjectChange } from "../events.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { FieldError, parseInput } from "../input.js";
 import { CODES } from "../ontap/codes.js";
@@ -29,7 +30,9 @@ export async function createSvm(ctx: AppContext, given: CreateSvmInput) {
   if (await ctx.db.svm.findUnique({ where: { name } })) {
     throw new ConflictError(`SVM "${name}" already exists.`, { code: CODES.duplicateName, target: "name" });
   }
-  return ctx.db.svm.create({ data: { uuid: randomUUID(), name } });
+  const svm = await ctx.db.svm.create({ data: { uuid: randomUUID(), name } });
+  await publishObjectChange(ctx, { kind: "svm", key: svm.uuid });
+  return svm;
 }
 
 export async function deleteSvm(ctx: AppContext, uuid: string) {
@@ -38,6 +41,7 @@ export async function deleteSvm(ctx: AppContext, uuid: string) {
     throw new ConflictError(`SVM "${svm.name}" still has volumes; delete them first.`, { code: CODES.hasDependents, target: "uuid" });
   }
   await ctx.db.svm.delete({ where: { uuid } });
+  await publishObjectChange(ctx, { kind: "svm", key: uuid });
 }
 
 export const svmRef = (svm: { uuid: string; name: string }) => ({

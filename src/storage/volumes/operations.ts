@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
+import { publishObjectChange } from "../events.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { FieldError, parseInput } from "../input.js";
 import { startJob, type StartedJob } from "../jobs/operations.js";
@@ -37,7 +38,9 @@ export async function createVolume(ctx: AppContext, given: CreateVolumeInput) {
   if (await ctx.db.volume.findFirst({ where: { svmUuid: svm.uuid, name: input.name } })) {
     throw new ConflictError(`Volume "${input.name}" already exists in SVM "${svm.name}".`, { code: CODES.duplicateName, target: "name" });
   }
-  return ctx.db.volume.create({ data: { uuid: randomUUID(), name: input.name, svmUuid: svm.uuid, sizeBytes: input.size ?? null }, include: { svm: true } });
+  const volume = await ctx.db.volume.create({ data: { uuid: randomUUID(), name: input.name, svmUuid: svm.uuid, sizeBytes: input.size ?? null }, include: { svm: true } });
+  await publishObjectChange(ctx, { kind: "volume", key: volume.uuid });
+  return volume;
 }
 
 /**
@@ -47,7 +50,10 @@ export async function createVolume(ctx: AppContext, given: CreateVolumeInput) {
 export async function updateVolume(ctx: AppContext, uuid: string, given: UpdateVolumeInput): Promise<StartedJob> {
   const input = parseInput(updateVolumeSchema, given);
   const volume = await getVolume(ctx, uuid);
-  if (input.size !== undefined) await ctx.db.volume.update({ where: { uuid }, data: { sizeBytes: input.size } });
+  if (input.size !== undefined) {
+    await ctx.db.volume.update({ where: { uuid }, data: { sizeBytes: input.size } });
+    await publishObjectChange(ctx, { kind: "volume", key: uuid });
+  }
   const { quotaEnabled } = input;
   return startJob(ctx, { action: "update", resource: "volume", key: uuid }, volume.svmUuid, async () => {
     if (quotaEnabled !== undefined) await setQuotaEnabled(ctx, uuid, quotaEnabled);
@@ -57,4 +63,5 @@ export async function updateVolume(ctx: AppContext, uuid: string, given: UpdateV
 export async function deleteVolume(ctx: AppContext, uuid: string) {
   await getVolume(ctx, uuid);
   await ctx.db.volume.delete({ where: { uuid } });
+  await publishObjectChange(ctx, { kind: "volume", key: uuid }); // its qtrees and rules went with it
 }
