@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findOnPath } from "../../src/emulation/simvm/engines.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
@@ -18,12 +18,22 @@ describe.each(["/v2/simvm", "/v2/gns3vm"])("VM host settings at %s", (base) => {
   let s: TestServer;
   beforeAll(async () => void (s = await startTestServer()));
   afterAll(() => s.close());
+  // The settings are one per server: each test starts from GNS3's defaults, whatever an earlier test stored.
+  beforeEach(async () => {
+    expect((await call(s.url, "PUT", base, DEFAULTS)).status).toBe(201);
+  });
 
   it("starts from GNS3's defaults", async () => {
-    const r = await call(s.url, "GET", base);
-    expect(r.status).toBe(200);
-    expect(r.headers.get("x-route")).toBe(base);
-    expect(r.body).toEqual(DEFAULTS);
+    // A server of its own: the defaults a new server has, not ones a PUT restored.
+    const fresh = await startTestServer();
+    try {
+      const r = await call(fresh.url, "GET", base);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("x-route")).toBe(base);
+      expect(r.body).toEqual(DEFAULTS);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("PUT answers 201 with the settings and stores them", async () => {
@@ -35,6 +45,7 @@ describe.each(["/v2/simvm", "/v2/gns3vm"])("VM host settings at %s", (base) => {
   });
 
   it("merges a partial PUT instead of replacing the settings", async () => {
+    expect((await call(s.url, "PUT", base, { ...DEFAULTS, vmname: "TEST VM", vcpus: 2 })).status).toBe(201);
     const r = await call(s.url, "PUT", base, { ram: 4096, engine: "virtualbox" });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({ ...DEFAULTS, vmname: "TEST VM", vcpus: 2, ram: 4096, engine: "virtualbox" });
