@@ -1,7 +1,8 @@
 import type { Client } from "graphql-ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../src/platform/db/client.js";
 import { busSubscribed, call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
+import { waitFor } from "../support/wait.js";
 import { makeProject } from "./nodes-support.js";
 
 const NODE = `fragment N on EmulatedNode { id name nodeType status console consoleType label ports { name shortName adapterNumber portNumber linkType } }`;
@@ -36,11 +37,25 @@ describe("emulation: GraphQL topology", () => {
   let client: Client;
   const createNode = (input: Record<string, unknown>) =>
     gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on MutationCreateNodeSuccess { data { ...N } } ${ERR} } } ${NODE}`, { i: input });
+  /** Bus subscribers of an idle server (its own listeners), and a wait for the ones an earlier test left to go. */
+  let idle: number;
+  const busIdle = () => waitFor(() => s.ctx.bus.subscriberCount() === idle, 10_000, "earlier subscriptions released");
   beforeAll(async () => {
     s = await startTestServer();
-    pid = await makeProject(s);
     client = graphqlWsClient(s);
+    idle = s.ctx.bus.subscriberCount();
   });
+  // Each test works in its own project: the nodes, names and events it sees are only its own.
+  beforeEach(async () => {
+    pid = await makeProject(s);
+  });
+  /** PC1 and SW1, the nodes the rename and link tests start from. */
+  const pcAndSwitch = async () => {
+    for (const [name, nodeType] of [["PC1", "VPCS"], ["SW1", "ETHERNET_SWITCH"]]) {
+      const r = await createNode({ projectId: pid, name, nodeType });
+      expect(r.data.createNode.data.name).toBe(name);
+    }
+  };
   afterAll(async () => {
     await client.dispose();
     await s.close();
@@ -58,6 +73,7 @@ describe("emulation: GraphQL topology", () => {
   });
 
   it("returns typed errors: unknown project, unknown compute, bad input, locked node", async () => {
+    await pcAndSwitch();
     const ghost = "e01323a4-2775-4b53-8cc8-84e3dba6f74f";
     expect((await createNode({ projectId: ghost, name: "X", nodeType: "VPCS" })).data.createNode).toEqual({
       __typename: "NotFoundError",
@@ -80,6 +96,7 @@ describe("emulation: GraphQL topology", () => {
   });
 
   it("creates, updates and deletes links with typed errors", async () => {
+    await pcAndSwitch();
     const { body: nodes } = await call(s.url, "GET", `/v2/projects/${pid}/nodes`);
     const [pc, sw] = nodes;
     const create = (ends: object[], extra: object = {}) =>
@@ -179,6 +196,7 @@ describe("emulation: GraphQL topology", () => {
 
   it("projectEvents: typed cursor per event; resubscribing with `after` replays what was missed", async () => {
     const Q = `subscription($p: ID!, $after: String) { projectEvents(projectId: $p, after: $after) { ... on SubscriptionProjectEventsSuccess { data { cursor action payload } } } }`;
+    await busIdle(); // a release still under way would cancel out the new subscriber in the count
     const before = s.ctx.bus.subscriberCount();
     const first = subscribe(client, Q, { p: pid });
     await busSubscribed(s, before);
@@ -213,6 +231,7 @@ describe("emulation: GraphQL topology", () => {
     expect(await bad.take(1)).toEqual([{ projectEvents: { __typename: "InvalidInputError", message: "yesterday is not an event cursor" } }]);
 
     const C = `subscription($after: String) { controllerEvents(after: $after) { ... on SubscriptionControllerEventsSuccess { data { cursor action payload } } } }`;
+    await busIdle(); // a release still under way would cancel out the new subscriber in the count
     const before = s.ctx.bus.subscriberCount();
     const ctl = subscribe(client, C, {});
     await busSubscribed(s, before);
