@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createClient } from "graphql-ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { unzip, zip } from "./archive-support.js";
@@ -23,13 +23,18 @@ describe("GNS3 drawings", () => {
   let pid: string;
   let P: string;
 
+  let projects = 0;
   beforeAll(async () => {
     s = await startTestServer();
-    const r = await call(s.url, "POST", "/v2/projects", { name: "drawings" });
+  });
+  afterAll(() => s.close());
+  // Each test draws in a project of its own: the drawings it lists are only its own.
+  beforeEach(async () => {
+    const r = await call(s.url, "POST", "/v2/projects", { name: `drawings-${++projects}` });
+    expect(r.status).toBe(201);
     pid = r.body.project_id;
     P = `/v2/projects/${pid}`;
   });
-  afterAll(() => s.close());
 
   it("keeps the GUI's drawing ids and echoes every tool's SVG byte for byte, with GNS3's statuses and headers", async () => {
     for (const svg of Object.values(GUI_SVG)) {
