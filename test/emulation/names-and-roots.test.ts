@@ -32,6 +32,8 @@ describe.each([false, true])("project names are never paths (local mode %s)", (l
   const separator = (name: string) => ({ status: 403, body: { message: `Project name ${name} must not contain / or \\`, status: 403 } });
 
   it("refuses a name with a separator on create, rename, duplicate and import (403) and writes nothing", async () => {
+    const before = await names(s); // "source", and whatever the other tests of this server created
+    expect(before).toContain("source");
     const escape = "../../../outside/pwned";
     expect(await call(s.url, "POST", "/v2/projects", { name: escape })).toMatchObject(separator(escape));
     expect(await call(s.url, "POST", "/v2/projects", { name: "a\\b" })).toMatchObject(separator("a\\b"));
@@ -42,11 +44,13 @@ describe.each([false, true])("project names are never paths (local mode %s)", (l
     const created = await gql(s.url, `mutation($n: String!) { createProject(input: { name: $n }) { __typename ... on Error { message } } }`, { n: escape });
     expect(created.data.createProject).toEqual({ __typename: "ForbiddenError", message: `Project name ${escape} must not contain / or \\` });
 
-    expect(await names(s)).toEqual(["source"]);
+    expect(await names(s)).toEqual(before);
     expect(findFiles(path.dirname(s.dataDir), "pwned")).toEqual([]);
   });
 
   it("refuses control characters in every kind of name with GNS3's 400 (both databases alike)", async () => {
+    const before = await names(s); // "source", and whatever the other tests of this server created
+    expect(before).toContain("source");
     for (const name of ["p\u0000n", "p\nn", "tab\there", "del\u007f"]) {
       const r = await call(s.url, "POST", "/v2/projects", { name });
       expect(r).toMatchObject({ status: 400, body: { message: "Project name must not contain control characters", status: 400, method: "POST", path: "/v2/projects" } });
@@ -59,7 +63,7 @@ describe.each([false, true])("project names are never paths (local mode %s)", (l
     expect((await call(s.url, "POST", "/v2/computes", { name: "c\u0000", protocol: "http", host: "127.0.0.1", port: 9 })).status).toBe(400);
     const viaGraphql = await gql(s.url, `mutation($n: String!) { createProject(input: { name: $n }) { __typename } }`, { n: "pn\u0000" });
     expect(viaGraphql.data.createProject.__typename).toBe("InvalidInputError");
-    expect(await names(s)).toEqual(["source"]);
+    expect(await names(s)).toEqual(before);
     expect((await call(s.url, "GET", `${P}/nodes`)).body.map((n: { name: string }) => n.name)).toEqual(["HUB"]);
   });
 
@@ -152,6 +156,7 @@ describe("local mode stays inside the allowed roots", () => {
     const bad = await load(path.join(root, "not-json.gns3"));
     expect(bad).toMatchObject({ status: 409, body: { message: `Could not load topology ${path.join(root, "not-json.gns3")}: the file is not valid JSON` } });
     expect(bad.text).not.toMatch(/root:|TOP-SECRET/);
+    fs.mkdirSync(path.join(root, "labs"), { recursive: true });
     const dir = await load(path.join(root, "labs"));
     expect(dir).toMatchObject({ status: 409, body: { message: `Could not load topology ${path.join(root, "labs")}: not a regular file` } });
     const polluted = path.join(root, "polluted.gns3");
