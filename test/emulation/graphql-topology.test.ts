@@ -39,10 +39,15 @@ describe("emulation: GraphQL topology", () => {
     gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on MutationCreateNodeSuccess { data { ...N } } ${ERR} } } ${NODE}`, { i: input });
   /** Bus subscribers of an idle server (its own listeners), and a wait for the ones an earlier test left to go. */
   let idle: number;
-  const busIdle = () => waitFor(() => s.ctx.bus.subscriberCount() === idle, 10_000, "earlier subscriptions released");
+  const busIdle = () =>
+    waitFor(() => s.ctx.bus.subscriberCount() === idle, 10_000, "earlier subscriptions released").catch((e: Error) => {
+      throw new Error(`${e.message}: ${s.ctx.bus.subscriberCount()} bus subscribers, ${idle} when idle`);
+    });
   beforeAll(async () => {
     s = await startTestServer();
     client = graphqlWsClient(s);
+    // The runtime follows the event stream once it has rewired the opened projects, in the background of start-up.
+    await s.ctx.services.emulation.runtime.ready;
     idle = s.ctx.bus.subscriberCount();
   });
   // Each test works in its own project: the nodes, names and events it sees are only its own.
