@@ -6,7 +6,8 @@
  * own connection). The server publishes node.updated events of a real node on the bus at a fixed rate, the way
  * the node operations do (publishTopologyEvent, the node's x carrying the sequence number), and each subscriber
  * notes when every event arrives. Printed: latency from publish to the event being read by the client (p50/p99/max,
- * all subscribers, per transport), and events lost (each subscriber must see every sequence number once). The
+ * all subscribers, per transport), and events lost (each subscriber must see every sequence number once; the run
+ * waits for late events until every subscriber has all of them or none arrived for 5 s). The
  * write path is measured elsewhere (bench/emulation.ts): here the bus and the four transports are. Subscribers live in two child processes so that the
  * load generator does not share one event loop; the server runs in a third.
  *
@@ -137,6 +138,7 @@ async function runSubscribers(port: number, projectId: string, nodeId: string, f
   await Promise.all(opened);
   process.send!({ opened: count });
   process.on("message", (m: any) => {
+    if (m === "progress") process.send!({ received: arrivals.reduce((n, a) => n + a.at.size, 0) });
     if (m?.sent) {
       // The parent's send times, indexed by sequence number: latencies and losses per subscriber.
       const sent: number[] = m.sent;
@@ -213,7 +215,16 @@ async function main() {
     });
     const { sent } = published;
     const achieved = total / published.seconds;
-    await new Promise((r) => setTimeout(r, 2000)); // stragglers
+    // Late events are late, not lost: wait until every subscriber has everything, or nothing arrives for 5 s.
+    const received = () =>
+      Promise.all(workers.map((w) => new Promise<number>((resolve) => (w.once("message", (m: any) => resolve(m.received)), w.send("progress"))))).then((n) => n[0] + n[1]);
+    for (let last = -1, quietSince = now(); ; ) {
+      const n = await received();
+      if (n === SUBSCRIBERS * total) break;
+      if (n !== last) (last = n), (quietSince = now());
+      else if (now() - quietSince > 5000) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
     const reports = await Promise.all(
       workers.map(
         (w) =>
