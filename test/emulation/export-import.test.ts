@@ -134,6 +134,10 @@ describe("GNS3 export and import", () => {
     const props = JSON.parse((await s.ctx.db.node.findUniqueOrThrow({ where: { id: pc2 } })).propertiesJson);
     await s.ctx.db.node.update({ where: { id: pc2 }, data: { propertiesJson: JSON.stringify({ ...props, mac_address: "00:50:79:66:68:01" }) } });
     expect((await call(s.url, "POST", `${P}/snapshots`, { name: "snap1" })).status).toBe(201);
+    // The archive of the project as built here, which the import tests read (the export test checks its own).
+    const archive = await getBytes(s.url, `${P}/export`);
+    expect(archive.status).toBe(200);
+    exported = archive.body;
   });
   afterAll(() => s.close());
 
@@ -144,8 +148,7 @@ describe("GNS3 export and import", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/gns3project");
     expect(r.headers.get("content-disposition")).toBe('attachment; filename="ref1.gns3project"');
-    exported = r.body;
-    const entries = await unzip(exported);
+    const entries = await unzip(r.body);
     const names = entries.map((e) => e.name);
     expect(names[0]).toBe("project.gns3");
     expect(names).toEqual(expect.arrayContaining([`project-files/vpcs/${pc1}/startup.vpc`, "notes/hello.txt"]));

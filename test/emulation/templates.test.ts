@@ -20,7 +20,9 @@ describe("emulation: templates (REST)", () => {
   afterAll(() => s.close());
 
   it("lists GNS3's built-in templates with their fixed ids and fields, in GNS3's order", async () => {
-    const r = await call(s.url, "GET", "/v2/templates");
+    // A server of its own: the list holds the built-ins and nothing else, whatever templates other tests created.
+    const fresh = await startTestServer();
+    const r = await call(fresh.url, "GET", "/v2/templates").finally(() => fresh.close());
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/json");
     expect(r.body.map((t: any) => [t.template_type, t.template_id])).toEqual([
