@@ -9,7 +9,7 @@ import { LinkTunnel } from "../../src/emulation/runtime/link-tunnel.js";
 import { parsePcap, PcapWriter } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { bind, UdpPortPool } from "../../src/emulation/runtime/udp-port-pool.js";
-import { findOwnedPids, findVpcs, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
+import { findOwnedPids, findVpcs, recoverLeftovers, tcpPortIsFree, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
 import { portWindow } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { pause, waitFor } from "../support/wait.js";
@@ -21,7 +21,11 @@ const window = portWindow();
 const base = window.udpPorts[0];
 const pool = new UdpPortPool(base, base + 399);
 let nextConsole = window.consolePorts[0];
-const consolePortFromWindow = () => nextConsole++;
+/** The next console port of this file's window that nothing listens on (another test run may share the host). */
+async function consolePortFromWindow(): Promise<number> {
+  while (!(await tcpPortIsFree(nextConsole))) nextConsole++;
+  return nextConsole++;
+}
 
 async function udpPortIsFree(port: number): Promise<boolean> {
   const s = dgram.createSocket("udp4");
@@ -283,7 +287,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
       const swPeer = await take(lab.ports);
       await lab.sw.addNio(i, { local: swLocal, remote: swPeer });
       lab.tunnels.push(await new LinkTunnel({ listen: vpcsPeer, deliver: vpcsLocal }, { listen: swPeer, deliver: swLocal }).open());
-      const consolePort = consolePortFromWindow();
+      const consolePort = await consolePortFromWindow();
       const pc = new VpcsProcess({
         owner: lab.owner,
         nodeId: `pc${i + 1}`,
@@ -367,7 +371,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     const workdir = path.join(dir, "scripted");
     fs.mkdirSync(workdir, { recursive: true });
     fs.writeFileSync(path.join(workdir, "startup.vpc"), "ip 10.7.7.7/24\n");
-    const consolePort = consolePortFromWindow();
+    const consolePort = await consolePortFromWindow();
     const pc = new VpcsProcess({ owner, nodeId: "scripted", workdir, runDir, consolePort, nio: { local: await take(ports, VPCS_UDP_BLOCK), remote: await take(ports) } });
     await pc.start();
     expect(pc.commandLine).toContain(path.join(workdir, "startup.vpc"));
@@ -398,7 +402,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
       nodeId: "orphan",
       workdir: path.join(dir, "orphan"),
       runDir,
-      consolePort: consolePortFromWindow(),
+      consolePort: await consolePortFromWindow(),
       nio: { local, remote: await take(ports) },
     });
     await orphan.start();
