@@ -1,9 +1,9 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { invalid } from "../ontap/body.js";
-import { handle, respondSync, respondWrite } from "../ontap/respond.js";
+import { handle, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { mountCreate, mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm, type WireFields } from "../ontap/wire.js";
 import { svmRef } from "../svms/operations.js";
 import { volumeRef } from "../quota-rules/serialize.js";
@@ -67,14 +67,14 @@ export function mountQtrees(router: Router, ctx: AppContext): void {
   const one = (req: { params: Record<string, unknown> }) => getQtree(ctx, String(req.params.volume), qtreeId(req.params.id));
 
   mountReads(router, "/storage/qtrees", "/:volume/:id", spec, (p) => one({ params: p }));
-  router.post(
-    "/storage/qtrees",
-    handle(async (req, res) => {
-      const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
-      const qtree = await POST_BODY.run(() => createQtree(ctx, POST_BODY.toDomain(req.body) as CreateQtreeInput));
-      await respondSync(ctx, req, res, { subject: { action: "create", resource: "qtree", key: `${qtree.volumeUuid}/${qtree.qtreeId}` }, svmUuid: qtree.volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(qtree), records: wq.returnRecords ? [qtreeRecord(qtree)] : undefined });
-    }),
-  );
+  mountCreate(router, ctx, "/storage/qtrees", {
+    body: POST_BODY,
+    create: (input: CreateQtreeInput) => createQtree(ctx, input),
+    subject: (qtree) => ({ action: "create", resource: "qtree", key: `${qtree.volumeUuid}/${qtree.qtreeId}` }),
+    svmUuid: (qtree) => qtree.volume.svmUuid,
+    href,
+    record: qtreeRecord,
+  });
   router.patch(
     "/storage/qtrees/:volume/:id",
     handle(async (req, res) => {

@@ -2,7 +2,7 @@ import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { handle, respondSync } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { mountCreate, mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm } from "../ontap/wire.js";
 import { createSvm, deleteSvm, getSvm } from "./operations.js";
 import { createSvmSchema } from "./schema.js";
@@ -29,14 +29,14 @@ export function mountSvms(router: Router, ctx: AppContext): void {
     records: async (rows) => rows.map(svmRecord),
   };
   mountReads(router, "/svm/svms", "/:uuid", spec, (p) => getSvm(ctx, p.uuid));
-  router.post(
-    "/svm/svms",
-    handle(async (req, res) => {
-      const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
-      const svm = await POST_BODY.run(() => createSvm(ctx, POST_BODY.toDomain(req.body)));
-      await respondSync(ctx, req, res, { subject: { action: "create", resource: "svm", key: svm.uuid }, svmUuid: svm.uuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(svm.uuid), records: wq.returnRecords ? [svmRecord(svm)] : undefined });
-    }),
-  );
+  mountCreate(router, ctx, "/svm/svms", {
+    body: POST_BODY,
+    create: (input) => createSvm(ctx, input),
+    subject: (svm) => ({ action: "create", resource: "svm", key: svm.uuid }),
+    svmUuid: (svm) => svm.uuid,
+    href: (svm) => href(svm.uuid),
+    record: svmRecord,
+  });
   router.delete(
     "/svm/svms/:uuid",
     handle(async (req, res) => {

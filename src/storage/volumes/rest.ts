@@ -2,7 +2,7 @@ import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { handle, respondSync, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { mountCreate, mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm } from "../ontap/wire.js";
 import { svmRef } from "../svms/operations.js";
 import { createVolume, deleteVolume, getVolume, updateVolume } from "./operations.js";
@@ -53,14 +53,14 @@ export function mountVolumes(router: Router, ctx: AppContext): void {
   };
 
   mountReads(router, "/storage/volumes", "/:uuid", spec, (p) => getVolume(ctx, p.uuid));
-  router.post(
-    "/storage/volumes",
-    handle(async (req, res) => {
-      const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
-      const volume = await POST_BODY.run(() => createVolume(ctx, POST_BODY.toDomain(req.body) as CreateVolumeInput));
-      await respondSync(ctx, req, res, { subject: { action: "create", resource: "volume", key: volume.uuid }, svmUuid: volume.svmUuid, returnTimeout: wq.returnTimeout, okStatus: 201, location: href(volume.uuid), records: wq.returnRecords ? [volumeRecord(volume)] : undefined });
-    }),
-  );
+  mountCreate(router, ctx, "/storage/volumes", {
+    body: POST_BODY,
+    create: (input: CreateVolumeInput) => createVolume(ctx, input),
+    subject: (volume) => ({ action: "create", resource: "volume", key: volume.uuid }),
+    svmUuid: (volume) => volume.svmUuid,
+    href: (volume) => href(volume.uuid),
+    record: volumeRecord,
+  });
   router.patch(
     "/storage/volumes/:uuid",
     handle(async (req, res) => {
