@@ -1,24 +1,12 @@
 import type { AppContext } from "../../platform/context.js";
 import { svmRef } from "../svms/operations.js";
+import type { RulePageRow } from "./page.js";
 
-/** The REST form of quota rules. Unlimited limits are omitted (never -1 or 0); numbers are integers. */
-interface RuleRow {
-  uuid: string;
-  type: string;
-  qtreeName: string | null;
-  groupName: string | null;
-  groupId: string | null;
-  userMapping: boolean | null;
-  spaceHardLimit: bigint | null;
-  spaceSoftLimit: bigint | null;
-  filesHardLimit: bigint | null;
-  filesSoftLimit: bigint | null;
-  volumeUuid: string;
-  users: { name: string | null; userId: string | null }[];
-  volume: { uuid: string; name: string; svm: { uuid: string; name: string } };
-  /** Already resolved by the page loader (null: no such qtree); absent: looked up here. */
-  qtreeId?: number | null;
-}
+/**
+ * The REST form of quota rules. Unlimited limits are omitted (never -1 or 0); numbers are integers. A rule comes
+ * from the page loader (qtree id resolved; null: no such qtree) or from a single read (qtree id absent: looked up here).
+ */
+type RuleRow = Omit<RulePageRow, "svmUuid" | "qtreeId"> & { qtreeId?: number | null };
 
 export const ruleHref = (uuid: string) => `/api/storage/quota/rules/${uuid}`;
 export const volumeRef = (v: { uuid: string; name: string }) => ({ name: v.name, uuid: v.uuid, _links: { self: { href: `/api/storage/volumes/${v.uuid}` } } });
