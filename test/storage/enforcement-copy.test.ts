@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { call, startTestServer, type TestServer } from "../support/server.js";
-import { postRule, storageFixture } from "./fixture.js";
+import { expect, it } from "vitest";
+import { call, type TestServer } from "../support/server.js";
+import { postRule, serverWithFixture } from "./fixture.js";
 
 /**
  * The enforced copy is rewritten inside the database (one INSERT … SELECT per resize, SQLite and PostgreSQL
@@ -8,11 +8,7 @@ import { postRule, storageFixture } from "./fixture.js";
  */
 let s: TestServer;
 let volumeUuid: string;
-beforeAll(async () => {
-  s = await startTestServer();
-  ({ volumeUuid } = await storageFixture(s.url));
-});
-afterAll(() => s.close());
+serverWithFixture((server, fixture) => ((s = server), ({ volumeUuid } = fixture)));
 
 const reports = async () =>
   ((await call(s.url, "GET", `/api/storage/quota/reports?volume.uuid=${volumeUuid}&fields=index,type,users,group,qtree,space`)).body.records as any[])

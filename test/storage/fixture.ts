@@ -1,5 +1,5 @@
-import { expect } from "vitest";
-import { call } from "../support/server.js";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { call, startTestServer, type TestServer } from "../support/server.js";
 
 /** Creates SVM svm1, volume vol1 and qtrees qt1, qt2 through the REST API; returns their uuids. */
 export async function storageFixture(base: string, svm = "svm1", volume = "vol1") {
@@ -17,4 +17,24 @@ export async function storageFixture(base: string, svm = "svm1", volume = "vol1"
 /** POST a rule the way Ansible does (flat dotted keys, return_timeout=30, return_records=true). */
 export async function postRule(base: string, body: Record<string, unknown>) {
   return call(base, "POST", "/api/storage/quota/rules?return_timeout=30&return_records=true", { "svm.name": "svm1", "volume.name": "vol1", ...body });
+}
+
+/** One server for the file, with the storage fixture (svm1, vol1, qt1, qt2); `take` gets them before the tests run. */
+export function serverWithFixture(take: (server: TestServer, fixture: Awaited<ReturnType<typeof storageFixture>>) => void): void {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    take(server, await storageFixture(server.url));
+  });
+  afterAll(() => server.close());
+}
+
+/** Each test its own SVM and volume (svm<n>, vol<n>, qtrees qt1 and qt2), so the rules and events it sees are its own. */
+export function volumePerTest(server: () => TestServer, take: (volume: { svm: string; volumeName: string; volumeUuid: string }) => void): void {
+  let n = 0;
+  beforeEach(async () => {
+    n++;
+    const [svm, volumeName] = [`svm${n}`, `vol${n}`];
+    take({ svm, volumeName, volumeUuid: (await storageFixture(server().url, svm, volumeName)).volumeUuid });
+  });
 }

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
-import { storageFixture } from "./fixture.js";
+import { describe, expect, it } from "vitest";
+import { call, gql, type TestServer } from "../support/server.js";
+import { serverWithFixture } from "./fixture.js";
 
 /** GraphQL meets each storage operation's own input contract: GraphQL field names in errors, jobs in domain terms. */
 let s: TestServer;
 let volumeUuid: string;
-beforeAll(async () => {
-  s = await startTestServer();
-  ({ volumeUuid } = await storageFixture(s.url));
-});
-afterAll(() => s.close());
+serverWithFixture((server, fixture) => ((s = server), ({ volumeUuid } = fixture)));
 
 const create = (input: object) =>
   gql(

@@ -1,9 +1,9 @@
 import { createClient } from "graphql-ws";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { busSubscribed, gql, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
-import { storageFixture } from "./fixture.js";
+import { storageFixture, volumePerTest } from "./fixture.js";
 
 let s: TestServer;
 /** Bus subscribers of an idle server (its own listeners), and a wait for the ones a previous test left to go. */
@@ -16,17 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-// Each test has its own SVM and volume (qtrees qt1 and qt2), so the rules, volumes and events it sees are its own.
 let svm: string;
 let volumeName: string;
 let volumeUuid: string;
-let fixtures = 0;
-beforeEach(async () => {
-  const n = ++fixtures;
-  svm = `svm${n}`;
-  volumeName = `vol${n}`;
-  ({ volumeUuid } = await storageFixture(s.url, svm, volumeName));
-});
+volumePerTest(() => s, (v) => ({ svm, volumeName, volumeUuid } = v));
 
 const CREATE = `mutation($input: CreateQuotaRuleInput!) {
   createQuotaRule(input: $input) {

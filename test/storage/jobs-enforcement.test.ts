@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../support/server.js";
-import { postRule, storageFixture } from "./fixture.js";
+import { postRule, volumePerTest } from "./fixture.js";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -8,17 +8,10 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-// Each test has its own SVM and volume (qtrees qt1 and qt2, quota off), so it sees only its own rules and reports.
 let svm: string;
 let volumeName: string;
 let volumeUuid: string;
-let fixtures = 0;
-beforeEach(async () => {
-  const n = ++fixtures;
-  svm = `svm${n}`;
-  volumeName = `vol${n}`;
-  ({ volumeUuid } = await storageFixture(s.url, svm, volumeName));
-});
+volumePerTest(() => s, (v) => ({ svm, volumeName, volumeUuid } = v));
 
 /** POST a rule the way Ansible does, on this test's SVM and volume. */
 const addRule = (body: Record<string, unknown>) => postRule(s.url, { "svm.name": svm, "volume.name": volumeName, ...body });
@@ -64,7 +57,7 @@ describe("jobs", () => {
   });
 
   it("a failed job is reported in the job and in the error envelope", async () => {
-    const v2 = await call(s.url, "POST", "/api/storage/volumes?return_records=true&return_timeout=5", { name: `empty${fixtures}`, svm: { name: svm } });
+    const v2 = await call(s.url, "POST", "/api/storage/volumes?return_records=true&return_timeout=5", { name: `empty_${volumeName}`, svm: { name: svm } });
     const uuid = v2.body.records[0].uuid;
     const r = await call(s.url, "PATCH", `/api/storage/volumes/${uuid}?return_timeout=30`, { quota: { enabled: true } });
     expect(r.status).toBe(409);

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redisUp, useInstancePair } from "../support/redis.js";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
-import { postRule, storageFixture } from "./fixture.js";
+import { postRule, serverWithFixture, storageFixture } from "./fixture.js";
 
 /**
  * Issue 11: quota rule pages (REST and GraphQL) are answered from memory until a storage change is published.
@@ -17,11 +17,7 @@ const gqlPage = async (s: TestServer) => (await gql(s.url, GQL)).data.quotaRules
 describe("quota rule pages: one instance", () => {
   let s: TestServer;
   let volumeUuid: string;
-  beforeAll(async () => {
-    s = await startTestServer();
-    ({ volumeUuid } = await storageFixture(s.url));
-  });
-  afterAll(() => s.close());
+  serverWithFixture((server, fixture) => ((s = server), ({ volumeUuid } = fixture)));
 
   it("rule writes, qtree renames and deletes, volume deletion: each is in the next REST and GraphQL page", async () => {
     expect(await restPage(s)).toEqual([]);
