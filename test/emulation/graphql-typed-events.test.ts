@@ -1,7 +1,7 @@
 import type { Client } from "graphql-ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { notificationSocket } from "../support/gns3-ws.js";
-import { busSubscribed, call, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, serverWithGraphqlClient, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 
 /**
@@ -31,14 +31,7 @@ function collect(client: Client, query: string, variables: Record<string, unknow
 describe("GraphQL typed events", () => {
   let s: TestServer;
   let client: Client;
-  beforeAll(async () => {
-    s = await startTestServer();
-    client = graphqlWsClient(s);
-  });
-  afterAll(async () => {
-    await client.dispose();
-    await s.close();
-  });
+  serverWithGraphqlClient((server, ws) => ((s = server), (client = ws)));
 
   it("project channel: NodeEvent, LinkEvent and DrawingEvent carry typed objects and changed fields; GNS3 streams keep the wire form", async () => {
     const p = (await call(s.url, "POST", "/v2/projects", { name: "typed", auto_close: false })).body;

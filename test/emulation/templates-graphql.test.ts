@@ -1,6 +1,6 @@
 import type { Client } from "graphql-ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busSubscribed, call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { busSubscribed, call, gql, serverWithGraphqlClient, type TestServer } from "../support/server.js";
 
 const VPCS_ID = "19021f99-e36f-394d-b4a1-8aaa902ab9cc";
 const CLOUD_ID = "39e257dc-8412-3174-b6b3-0ee3ed6a43e9";
@@ -10,14 +10,7 @@ const ERR = "... on Error { __typename message }";
 describe("emulation: templates (GraphQL)", () => {
   let s: TestServer;
   let client: Client;
-  beforeAll(async () => {
-    s = await startTestServer();
-    client = graphqlWsClient(s);
-  });
-  afterAll(async () => {
-    await client.dispose();
-    await s.close();
-  });
+  serverWithGraphqlClient((server, ws) => ((s = server), (client = ws)));
 
   it("lists the built-ins as the REST face does, and reads one", async () => {
     const r = await gql(s.url, `{ templates { ${TEMPLATE} } template(id: "${VPCS_ID}") { __typename ... on QueryTemplateSuccess { data { name settings } } } }`);

@@ -1,5 +1,6 @@
 import fs from "node:fs";
-import { createClient } from "graphql-ws";
+import { afterAll, beforeAll } from "vitest";
+import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import os from "node:os";
 import path from "node:path";
@@ -116,3 +117,18 @@ export async function gql(base: string, query: string, variables?: Record<string
 /** A graphql-ws client of the server's /graphql (lazy: it connects on its first subscription). */
 export const graphqlWsClient = (s: { url: string }) =>
   createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });
+
+/** One server for the enclosing describe and a graphql-ws client of it; `take` gets both before the tests run. */
+export function serverWithGraphqlClient(take: (server: TestServer, client: Client) => void): void {
+  let server: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    server = await startTestServer();
+    client = graphqlWsClient(server);
+    take(server, client);
+  });
+  afterAll(async () => {
+    await client.dispose();
+    await server.close();
+  });
+}
