@@ -17,7 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, PATCHBAY_ROLE, printTable, request, serveBare,
-  servePatchbay, startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
+  requestJson, servePatchbay, startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
 } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -27,18 +27,12 @@ const PROJECT_QUERY = `query($id: ID!) { project(id: $id) { id name status
   nodes { id name nodeType status console consoleHost x y z ports { name shortName adapterNumber portNumber linkType } }
   links { id linkType capturing suspend endpoints { adapterNumber portNumber node { id name } } } } }`;
 
-const json = (agent: http.Agent, port: number, method: "GET" | "POST", p: string, body?: unknown) =>
-  request(agent, port, { method, path: p, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => {
-    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${r.body.slice(0, 300)}`);
-    return JSON.parse(r.body || "null");
-  });
-
 /** A project of `n` nodes: switches of 8 ports, each with 7 PCs and an uplink to the previous switch. */
 async function buildProject(agent: http.Agent, port: number, name: string, n: number): Promise<string> {
-  const { project_id: id } = await json(agent, port, "POST", "/v2/projects", { name });
-  const node = (body: object) => json(agent, port, "POST", `/v2/projects/${id}/nodes`, { compute_id: "local", ...body });
+  const { project_id: id } = await requestJson(agent, port, "POST", "/v2/projects", { name });
+  const node = (body: object) => requestJson(agent, port, "POST", `/v2/projects/${id}/nodes`, { compute_id: "local", ...body });
   const link = (a: string, ap: number, b: string, bp: number) =>
-    json(agent, port, "POST", `/v2/projects/${id}/links`, {
+    requestJson(agent, port, "POST", `/v2/projects/${id}/links`, {
       nodes: [{ node_id: a, adapter_number: 0, port_number: ap }, { node_id: b, adapter_number: 0, port_number: bp }],
     });
   let made = 0;

@@ -21,7 +21,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
-import { DURATION_S, freshDatabase, machineLine, PATCHBAY_ROLE, servePatchbay, startChild, stopChildren } from "./harness.js";
+import { DURATION_S, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
 import type { RunningServer } from "../src/server.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -55,6 +55,20 @@ async function publishEvents(m: any, server: RunningServer): Promise<void> {
   process.send!({ sent, seconds: (now() - start) / 1000 });
 }
 
+/** Splits a streamed response into the records `separator` ends (GNS3 stream lines, SSE blocks). */
+function records(res: http.IncomingMessage, separator: string, onRecord: (record: string) => void): void {
+  let buffer = "";
+  res.setEncoding("utf8");
+  res.on("data", (chunk: string) => {
+    buffer += chunk;
+    let end;
+    while ((end = buffer.indexOf(separator)) >= 0) {
+      onRecord(buffer.slice(0, end));
+      buffer = buffer.slice(end + separator.length);
+    }
+  });
+}
+
 /** A subscriber child: opens its share of subscribers, records arrival times per sequence number. */
 async function runSubscribers(port: number, projectId: string, nodeId: string, first: number, count: number): Promise<void> {
   const arrivals: { kind: Kind; at: Map<number, number>; duplicates: number }[] = [];
@@ -84,16 +98,8 @@ async function runSubscribers(port: number, projectId: string, nodeId: string, f
       opened.push(
         new Promise((resolve, reject) => {
           const req = http.get({ host: "127.0.0.1", port, path: `/v2/projects/${projectId}/notifications`, agent }, (res) => {
-            let buffer = "";
-            res.setEncoding("utf8");
-            res.on("data", (chunk: string) => {
-              buffer += chunk;
-              let nl;
-              while ((nl = buffer.indexOf("\n")) >= 0) {
-                const line = buffer.slice(0, nl).trim();
-                buffer = buffer.slice(nl + 1);
-                if (line) gns3Message(sub, line);
-              }
+            records(res, "\n", (line) => {
+              if (line.trim()) gns3Message(sub, line);
             });
             resolve();
           });
@@ -115,17 +121,9 @@ async function runSubscribers(port: number, projectId: string, nodeId: string, f
       opened.push(
         new Promise((resolve, reject) => {
           const req = http.get({ host: "127.0.0.1", port, path: url, agent, headers: { accept: "text/event-stream" } }, (res) => {
-            let buffer = "";
-            res.setEncoding("utf8");
-            res.on("data", (chunk: string) => {
-              buffer += chunk;
-              let end;
-              while ((end = buffer.indexOf("\n\n")) >= 0) {
-                const block = buffer.slice(0, end);
-                buffer = buffer.slice(end + 2);
-                const data = block.split("\n").find((l) => l.startsWith("data:"));
-                if (data && data.length > 6) seen(sub, JSON.parse(data.slice(5)).data?.projectEvents?.data?.node?.x);
-              }
+            records(res, "\n\n", (block) => {
+              const data = block.split("\n").find((l) => l.startsWith("data:"));
+              if (data && data.length > 6) seen(sub, JSON.parse(data.slice(5)).data?.projectEvents?.data?.node?.x);
             });
             resolve();
           });
@@ -170,18 +168,8 @@ async function main() {
     children.push(pb.child);
     const port = pb.msg.port as number;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-    const call = (method: string, p: string, body?: unknown) =>
-      new Promise<any>((resolve, reject) => {
-        const req = http.request({ host: "127.0.0.1", port, method, path: p, agent, headers: { "content-type": "application/json" } }, (res) => {
-          let text = "";
-          res.on("data", (c) => (text += c));
-          res.on("end", () => (res.statusCode! < 300 ? resolve(text ? JSON.parse(text) : null) : reject(new Error(`${method} ${p}: ${res.statusCode} ${text}`))));
-        });
-        req.on("error", reject);
-        req.end(body === undefined ? undefined : JSON.stringify(body));
-      });
-    const project = await call("POST", "/v2/projects", { name: "fanout", auto_close: false });
-    const node = await call("POST", `/v2/projects/${project.project_id}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
+    const project = await requestJson(agent, port, "POST", "/v2/projects", { name: "fanout", auto_close: false });
+    const node = await requestJson(agent, port, "POST", `/v2/projects/${project.project_id}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
 
     const half = Math.ceil(SUBSCRIBERS / 2);
     const workers = [0, 1].map((w) => {
@@ -195,13 +183,7 @@ async function main() {
     // Every subscriber is attached once the server's bus counts them (a socket open is not yet a subscription).
     const t0 = Date.now();
     for (;;) {
-      const metrics: string = await new Promise((resolve) =>
-        http.get({ host: "127.0.0.1", port, path: "/metrics", agent }, (res) => {
-          let text = "";
-          res.on("data", (c) => (text += c));
-          res.on("end", () => resolve(text));
-        }),
-      );
+      const metrics = (await request(agent, port, { method: "GET", path: "/metrics" })).body;
       const n = Number(/^patchbay_event_bus_subscribers (\d+)/m.exec(metrics)?.[1] ?? 0);
       if (n >= SUBSCRIBERS) break;
       if (Date.now() - t0 > 60_000) throw new Error(`only ${n} of ${SUBSCRIBERS} subscribers attached`);

@@ -110,6 +110,13 @@ export function request(agent: http.Agent, port: number, r: Req): Promise<{ stat
   });
 }
 
+/** A JSON request that must succeed (a benchmark's set-up): the parsed answer, or an error naming the request. */
+export async function requestJson(agent: http.Agent, port: number, method: Req["method"], p: string, body?: unknown): Promise<any> {
+  const r = await request(agent, port, { method, path: p, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${r.body.slice(0, 300)}`);
+  return JSON.parse(r.body || "null");
+}
+
 export interface Result {
   name: string;
   rps: number;
