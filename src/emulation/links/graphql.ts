@@ -1,7 +1,8 @@
 import "../nodes/graphql.js"; // EmulatedNode and the enums
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { LinkTypeEnum } from "../nodes/graphql.js";
-import { createLink, deleteLink, getLink, updateLink } from "./operations.js";
+import { availableFilters, createLink, deleteLink, getLink, listNodeLinks, updateLink } from "./operations.js";
+import type { AVAILABLE_FILTERS } from "./filters.js";
 import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 
 export const LinkRef = builder.prismaObject("Link", {
@@ -67,6 +68,44 @@ const toChanges = (i: { filters?: unknown; linkStyle?: unknown; suspend?: boolea
   linkStyle: (i.linkStyle ?? undefined) as LinkChanges["linkStyle"],
   suspend: i.suspend ?? undefined,
 });
+
+type FilterSpec = (typeof AVAILABLE_FILTERS)[number];
+type FilterParameter = FilterSpec["parameters"][number] & { minimum?: number; maximum?: number; unit?: string };
+
+const LinkFilterParameter = builder.objectRef<FilterParameter>("LinkFilterParameter").implement({
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    type: t.exposeString("type", { description: "int or text" }),
+    minimum: t.exposeInt("minimum", { nullable: true }),
+    maximum: t.exposeInt("maximum", { nullable: true }),
+    unit: t.exposeString("unit", { nullable: true }),
+  }),
+});
+const LinkFilterSpec = builder.objectRef<FilterSpec>("LinkFilterSpec").implement({
+  description: "A packet filter a link can apply; its values go under `type` in the link's filters",
+  fields: (t) => ({
+    type: t.exposeString("type"),
+    name: t.exposeString("name"),
+    description: t.exposeString("description"),
+    parameters: t.field({ type: [LinkFilterParameter], resolve: (f) => f.parameters as readonly FilterParameter[] }),
+  }),
+});
+
+builder.prismaObjectField("Link", "availableFilters", (t) =>
+  t.field({
+    type: [LinkFilterSpec],
+    description: "The filters this link supports (none unless an end is a node type that filters)",
+    resolve: (l, _a, ctx) => availableFilters(ctx, l.projectId, l.id),
+  }),
+);
+
+builder.prismaObjectField("Node", "links", (t) =>
+  t.prismaField({
+    type: ["Link"],
+    description: "The links attached to the node",
+    resolve: (_q, n, _a, ctx) => listNodeLinks(ctx, n.projectId, n.id),
+  }),
+);
 
 builder.queryField("link", (t) =>
   t.prismaField({

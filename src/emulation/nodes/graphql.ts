@@ -1,5 +1,7 @@
 import "../projects/graphql.js"; // the Project type this file extends
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
+import { duplicateNode } from "./duplicate.js";
 import { createNode, deleteNode, getNode, updateNode } from "./operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { nodePorts, type NodePort } from "./ports.js";
@@ -159,5 +161,30 @@ builder.mutationFields((t) => ({
       await deleteNode(ctx, String(projectId), String(id));
       return String(id);
     },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  duplicateNode: t.prismaField({
+    type: "Node",
+    description: "A copy of the node (settings and files, new id, name renumbered) placed at (x, y, z)",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), x: t.arg.int({ required: true }), y: t.arg.int({ required: true }), z: t.arg.int() },
+    resolve: (_q, _r, { projectId, id, x, y, z }, ctx) => duplicateNode(ctx, String(projectId), String(id), { x, y, z: z ?? undefined }),
+  }),
+  resetProjectConsoles: t.boolean({
+    description: "Resets the consoles of an opened project's nodes (nothing to drop here: emulators serve their consoles)",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }) },
+    resolve: async (_r, { projectId }, ctx) => {
+      await resetProjectConsoles(ctx, String(projectId));
+      return true;
+    },
+  }),
+  resetNodeConsole: t.prismaField({
+    type: "Node",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: (_q, _r, { projectId, id }, ctx) => resetNodeConsole(ctx, String(projectId), String(id)),
   }),
 }));

@@ -6,7 +6,7 @@ import { linkToRest } from "../links/serialize.js";
 import { listNodeLinks } from "../links/operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { gns3Bytes, readRawBody, sendJson, sendJsonBytes, type Gns3Routes } from "../rest/kit.js";
-import { getOpenedProject } from "../projects/lookup.js";
+import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
 import { duplicateNode } from "./duplicate.js";
 import { openNodeFile, writeNodeFile } from "./files.js";
 import { createNode, deleteNode, getNode, listNodes, restNode, updateNode } from "./operations.js";
@@ -112,14 +112,12 @@ export function nodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
     async ({ res, params, body }) => sendJson(res, 201, await restNode(ctx, await duplicateNode(ctx, params.project_id, params.node_id, body))),
     { schema: z.strictObject({ x: z.int(), y: z.int(), z: z.int().optional() }) },
   );
-  // Consoles are served by the emulators themselves (vpcs listens on its console port), not by a wrapper that
-  // holds client connections, so there is nothing to reset: the project is checked and 204 answered, as GNS3 does.
   routes.add("POST", `${P}/console/reset`, async ({ res, params }) => {
-    await getOpenedProject(ctx, params.project_id);
+    await resetProjectConsoles(ctx, params.project_id);
     res.status(204).end();
   });
   routes.add("POST", `${N}/console/reset`, async ({ res, params }) => {
-    await getNode(ctx, params.project_id, params.node_id);
+    await resetNodeConsole(ctx, params.project_id, params.node_id);
     res.status(204).end();
   });
   routes.add("GET", `${N}/links`, async ({ res, params }) => {

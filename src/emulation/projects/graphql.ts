@@ -4,7 +4,9 @@ import {
   createProject,
   deleteProject,
   listProjects,
+  loadProject,
   openProject,
+  projectStats,
   updateProject,
 } from "./operations.js";
 import { projectSettingsFields, type ProjectSettings } from "./schema.js";
@@ -175,3 +177,27 @@ builder.mutationFields((t) => ({
       duplicateProject(ctx, String(id), { name: input.name, resetMacAddresses: input.resetMacAddresses ?? false }),
   }),
 }));
+
+const ProjectStats = builder.objectRef<Awaited<ReturnType<typeof projectStats>>>("ProjectStats").implement({
+  description: "Object counts (GET /v2/projects/{id}/stats); nodes, links and drawings count 0 while the project is closed",
+  fields: (t) => ({
+    nodes: t.exposeInt("nodes"),
+    links: t.exposeInt("links"),
+    drawings: t.exposeInt("drawings"),
+    snapshots: t.exposeInt("snapshots"),
+  }),
+});
+
+builder.prismaObjectField("Project", "stats", (t) =>
+  t.field({ type: ProjectStats, resolve: (p, _a, ctx) => projectStats(ctx, p.id) }),
+);
+
+builder.mutationField("loadProject", (t) =>
+  t.prismaField({
+    type: "Project",
+    description: "Opens the project of a .gns3 file in the projects directory; ForbiddenError unless the server is local",
+    errors: { types: DOMAIN_ERRORS },
+    args: { path: t.arg.string({ required: true }) },
+    resolve: (_q, _r, args, ctx) => loadProject(ctx, args.path),
+  }),
+);

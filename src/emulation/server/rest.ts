@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { ConflictError } from "../../platform/errors.js";
 import type { AppContext } from "../../platform/context.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
-import { GNS3_VERSION } from "../version.js";
+import { checkClientVersion, GNS3_VERSION } from "../version.js";
 import { shutdownServer, writeDebugBundle } from "./debug.js";
 import { getSettings, guiSettingsSchema, updateSettings } from "./settings.js";
 
@@ -11,12 +10,7 @@ export function serverRoutes(routes: Gns3Routes, ctx: AppContext): void {
   routes.add(
     "POST",
     "/v2/version",
-    ({ res, body }) => {
-      if (body.version !== GNS3_VERSION) {
-        throw new ConflictError(`Client version ${body.version} is not the same as server version ${GNS3_VERSION}`);
-      }
-      sendJson(res, 200, { version: GNS3_VERSION });
-    },
+    ({ res, body }) => sendJson(res, 200, { version: checkClientVersion(body.version) }),
     { schema: z.strictObject({ version: z.string(), local: z.boolean().optional() }) },
   );
 
