@@ -19,4 +19,6 @@ export interface AppContext {
   services: FeatureServices;
   /** Asks the server to close gracefully (the same path as SIGTERM); returns at once. */
   requestShutdown(): void;
+  /** In a GraphQL subscription: aborted when the operation ends (graphql/subscription-scope.ts). */
+  operationEnded?: AbortSignal;
 }

@@ -7,13 +7,14 @@ import type { EventBus } from "../events.js";
  * unsubscribes, socket closes, SSE request aborted). Without it a subscriber on a quiet channel outlived its
  * client until the next event there: resolvers loop over the bus in async generators (ours, and Pothos' errors
  * plugin wraps every typed-error subscription in one), and a generator's return() waits for the pending next().
- * Ending the bus subscription resolves that pending next(), so the generators unwind.
+ * Ending the bus subscription resolves that pending next(), so the generators unwind. Streams that do not come
+ * from the bus (a link's packets) wait on `ctx.operationEnded` for the same reason.
  */
 export function useSubscriptionScope(): Plugin {
   return {
     onSubscribe({ context, extendContext }) {
       const ended = new AbortController();
-      extendContext({ bus: scopedBus((context as unknown as AppContext).bus, ended.signal) } as never);
+      extendContext({ bus: scopedBus((context as unknown as AppContext).bus, ended.signal), operationEnded: ended.signal } as never);
       const end = () => ended.abort();
       return {
         onSubscribeResult: ({ result }) => {
