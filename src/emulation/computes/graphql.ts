@@ -1,8 +1,13 @@
+import type { ArgBuilder } from "@pothos/core";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
 import type { NewCompute } from "./schema.js";
+import { forwardToCompute } from "../compute-api/forwarding/operations.js";
+import { computePorts, type PortUsage } from "./ports.js";
+import { controllerStatistics, type ComputeStatistics } from "./statistics.js";
+import type { HostStatistics } from "./usage.js";
 
 const ComputeProtocol = builder.enumType("ComputeProtocol", {
   values: Object.fromEntries(PROTOCOLS.map((p) => [p.toUpperCase(), { value: p }])) as { HTTP: { value: "http" }; HTTPS: { value: "https" } },
@@ -92,3 +97,80 @@ builder.mutationFields((t) => ({
     resolve: async (_r, args, ctx) => Boolean(await deleteCompute(ctx, args.id)),
   }),
 }));
+
+const HostStatisticsRef = builder.objectRef<HostStatistics>("HostStatistics").implement({
+  description: "A host's load (GNS3's compute statistics)",
+  fields: (t) => ({
+    cpuUsagePercent: t.exposeFloat("cpu_usage_percent"),
+    memoryUsagePercent: t.exposeFloat("memory_usage_percent"),
+    memoryTotal: t.exposeFloat("memory_total", { description: "Bytes" }),
+    memoryFree: t.exposeFloat("memory_free"),
+    memoryUsed: t.exposeFloat("memory_used"),
+    swapTotal: t.exposeFloat("swap_total"),
+    swapFree: t.exposeFloat("swap_free"),
+    swapUsed: t.exposeFloat("swap_used"),
+    swapUsagePercent: t.exposeFloat("swap_usage_percent"),
+    diskUsagePercent: t.exposeFloat("disk_usage_percent"),
+    loadAveragePercent: t.exposeIntList("load_average_percent", { description: "1, 5 and 15 minutes, per CPU" }),
+  }),
+});
+const ComputeStatisticsRef = builder.objectRef<ComputeStatistics>("ComputeStatistics").implement({
+  fields: (t) => ({
+    computeId: t.exposeString("compute_id"),
+    computeName: t.exposeString("compute_name"),
+    statistics: t.field({ type: HostStatisticsRef, resolve: (s) => s.statistics }),
+  }),
+});
+const PortUsageRef = builder.objectRef<PortUsage>("ComputePortUsage").implement({
+  description: "A compute's port ranges and the ports reserved in them",
+  fields: (t) => ({
+    consolePortRange: t.exposeIntList("console_port_range"),
+    consolePorts: t.exposeIntList("console_ports"),
+    udpPortRange: t.exposeIntList("udp_port_range"),
+    udpPorts: t.exposeIntList("udp_ports"),
+  }),
+});
+
+const ForwardMethod = builder.enumType("ComputeForwardMethod", { values: ["POST", "PUT"] as const });
+/** The compute-API path after /v2/compute/{emulator}/ (segments kept as given; the operation encodes them). */
+const forwardArgs = (t: ArgBuilder<Types>) => ({
+  computeId: t.string({ required: true }),
+  emulator: t.string({ required: true, description: "qemu, docker, vpcs …" }),
+  path: t.string({ required: true, description: "What follows /v2/compute/{emulator}/ on the compute" }),
+});
+
+builder.queryFields((t) => ({
+  computeStatistics: t.field({
+    type: [ComputeStatisticsRef],
+    description: "This host measured now and each connected remote compute as of its last poll",
+    resolve: (_r, _a, ctx) => controllerStatistics(ctx),
+  }),
+  computePorts: t.field({
+    type: PortUsageRef,
+    errors: { types: DOMAIN_ERRORS },
+    args: { computeId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => computePorts(ctx, args.computeId),
+  }),
+  computeResource: t.field({
+    type: "JSON",
+    nullable: true,
+    description: "GET passed through to the compute's /v2/compute/{emulator}/{path}; its errors mapped as GNS3's controller maps them",
+    errors: { types: DOMAIN_ERRORS },
+    args: forwardArgs(t.arg),
+    resolve: (_r, a, ctx) => forwardToCompute(ctx, a.computeId, "GET", a.emulator, a.path),
+  }),
+}));
+
+builder.mutationField("forwardToCompute", (t) =>
+  t.field({
+    type: "JSON",
+    nullable: true,
+    description: "POST or PUT passed through to the compute's /v2/compute/{emulator}/{path} with a JSON body",
+    errors: { types: DOMAIN_ERRORS },
+    args: { ...forwardArgs(t.arg), method: t.arg({ type: ForwardMethod, required: true }), body: t.arg({ type: "JSON" }) },
+    resolve: (_r, a, ctx) => {
+      const body = a.body === undefined || a.body === null ? undefined : Buffer.from(JSON.stringify(a.body));
+      return forwardToCompute(ctx, a.computeId, a.method, a.emulator, a.path, body, body ? "application/json" : undefined);
+    },
+  }),
+);

@@ -1,6 +1,7 @@
 import "../nodes/graphql.js"; // the EmulatedNode type and the NodeType enum
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { NodeTypeEnum } from "../nodes/graphql.js";
+import { listAppliances } from "./appliances.js";
 import { CATEGORIES, type TemplateObject } from "./builtin.js";
 import {
   createNodeFromTemplate,
@@ -70,6 +71,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_r, { id }, ctx) => getTemplate(ctx, String(id)),
   }),
+  appliances: t.field({ type: ["JSON"], description: "The appliance catalogue (GNS3 appliance files), as GET /v2/appliances", resolve: () => listAppliances() }),
 }));
 
 builder.mutationFields((t) => ({

@@ -4,6 +4,7 @@ import type { AppContext } from "../../platform/context.js";
 import { restNode } from "../nodes/operations.js";
 import { pythonJsonLine } from "../rest/json.js";
 import { sendJson, validate, type Gns3Routes } from "../rest/kit.js";
+import { listAppliances } from "./appliances.js";
 import { baseTemplateSchema, templateSchema } from "./builtin.js";
 import {
   createNodeFromTemplate,
@@ -63,6 +64,5 @@ export function templateRoutes(routes: Gns3Routes, ctx: AppContext): void {
     { schema: nodeFromTemplateSchema },
   );
 
-  // Appliances describe qemu, iou, dynamips and docker images: none of which this server runs.
-  routes.add("GET", "/v2/appliances", ({ res }) => sendJson(res, 200, []));
+  routes.add("GET", "/v2/appliances", ({ res }) => sendJson(res, 200, listAppliances()));
 }
