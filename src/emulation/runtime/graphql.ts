@@ -3,6 +3,7 @@ import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import type { LinkWithEndpoints } from "../links/serialize.js";
 import { bulkNodeAction, type NodeAction, nodeAction, startLinkCapture, stopLinkCapture } from "./operations.js";
 import type { DataLinkType } from "./pcap.js";
+import "./packets-graphql.js";
 
 /**
  * GraphQL face of the local compute: node lifecycle and packet capture. The results describe the runtime side

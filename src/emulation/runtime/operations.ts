@@ -68,12 +68,22 @@ export async function nodeAction(ctx: AppContext, projectId: string, nodeId: str
         // VPCS cannot be suspended: the compute accepts the request and nothing changes (as in GNS3).
         const reason = unsupportedReason(node);
         if (reason && node.nodeType !== "vpcs") throw new ConflictError(reason);
-        return node;
+        const vm = compute.vm(node.id);
+        if (!vm) return node; // a stopped VM stays stopped
+        await vm.suspend();
+        return setNodeRuntimeState(ctx, node.id, { status: "suspended" });
       }
       case "reload": {
         const reason = unsupportedReason(node);
         if (reason) throw new ConflictError(reason);
         if (ALWAYS_ON.has(node.nodeType)) return node;
+        const vm = compute.vm(node.id);
+        if (vm) {
+          // GNS3 resets the machine in place (system_reset); a suspended VM runs again.
+          await vm.reset();
+          await vm.resume();
+          return setNodeRuntimeState(ctx, node.id, { status: "started" });
+        }
         await stopNow(ctx, node);
         return startNow(ctx, await getNode(ctx, projectId, nodeId));
       }
@@ -161,10 +171,12 @@ export async function stopLinkCapture(ctx: AppContext, projectId: string, linkId
   return setLinkCaptureState(ctx, linkId, { capturing: false, captureComputeId: null });
 }
 
-/** The live capture of a link (GET L/pcap); 409 when there is none. */
+/** The live capture of a link (GET L/pcap, linkPackets); 409 when there is none here. */
 export async function linkCapture(ctx: AppContext, projectId: string, linkId: string): Promise<PcapWriter> {
-  await getLink(ctx, projectId, linkId);
+  const link = await getLink(ctx, projectId, linkId);
   const writer = ctx.services.emulation.runtime.capture(linkId);
+  // With Redis, instances share the database but each runs its own captures: this one may be another's.
+  if (!writer && link.capturing && ctx.config.redisUrl) throw new ConflictError("The packet capture of this link runs on another instance: read it there");
   if (!writer) throw new ConflictError("This link has no active packet capture");
   return writer;
 }

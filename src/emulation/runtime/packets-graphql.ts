@@ -1,0 +1,94 @@
+import { InvalidInputError } from "../../platform/errors.js";
+import { isEventId } from "../../platform/events.js";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import type { ArpSummary, EthernetSummary, Ipv4Summary, PortsSummary, TcpSummary } from "./packet-decode.js";
+import { type DeliveredPacket, FEED_RING, PacketFeed } from "./packet-feed.js";
+import { linkCapture } from "./operations.js";
+
+/** `linkPackets`: the decoded frames of a link's running capture, live (packet-feed.ts). */
+const EthernetHeader = builder.objectRef<EthernetSummary>("EthernetHeader").implement({
+  fields: (t) => ({
+    src: t.exposeString("src", { description: "Source MAC, aa:bb:cc:dd:ee:ff" }),
+    dst: t.exposeString("dst"),
+    etherType: t.exposeInt("etherType", { description: "After the 802.1Q tag if any: 2048 IPv4, 2054 ARP, 34525 IPv6" }),
+    vlan: t.exposeInt("vlan", { nullable: true, description: "802.1Q VLAN id of a tagged frame" }),
+  }),
+});
+
+const ArpPacket = builder.objectRef<ArpSummary>("ArpPacket").implement({
+  fields: (t) => ({
+    operation: t.exposeInt("operation", { description: "1 request, 2 reply" }),
+    senderMac: t.exposeString("senderMac"),
+    senderIp: t.exposeString("senderIp"),
+    targetMac: t.exposeString("targetMac"),
+    targetIp: t.exposeString("targetIp"),
+  }),
+});
+
+const Ipv4Header = builder.objectRef<Ipv4Summary>("Ipv4Header").implement({
+  fields: (t) => ({
+    protocol: t.exposeInt("protocol", { description: "1 ICMP, 6 TCP, 17 UDP, ..." }),
+    src: t.exposeString("src"),
+    dst: t.exposeString("dst"),
+    ttl: t.exposeInt("ttl"),
+    fragmentOffset: t.exposeInt("fragmentOffset", { description: "In bytes; later fragments have no ICMP/TCP/UDP header" }),
+  }),
+});
+
+const IcmpHeader = builder.objectRef<{ type: number; code: number }>("IcmpHeader").implement({
+  fields: (t) => ({ type: t.exposeInt("type", { description: "8 echo request, 0 echo reply, 3 unreachable, ..." }), code: t.exposeInt("code") }),
+});
+
+const UdpHeader = builder.objectRef<PortsSummary>("UdpHeader").implement({
+  fields: (t) => ({ srcPort: t.exposeInt("srcPort"), dstPort: t.exposeInt("dstPort") }),
+});
+
+const TcpHeader = builder.objectRef<TcpSummary>("TcpHeader").implement({
+  fields: (t) => ({
+    srcPort: t.exposeInt("srcPort"),
+    dstPort: t.exposeInt("dstPort"),
+    flags: t.exposeStringList("flags", { description: "Set flags: FIN SYN RST PSH ACK URG ECE CWR" }),
+  }),
+});
+
+const LinkPacket = builder.objectRef<DeliveredPacket>("LinkPacket").implement({
+  description: "One frame of a link's capture, as the pcap file records it, decoded",
+  fields: (t) => ({
+    cursor: t.exposeString("cursor", { description: "Pass as `after` to resume after this packet" }),
+    number: t.exposeInt("number", { description: "The frame's number in the capture file (1-based)" }),
+    dropped: t.exposeInt("dropped", {
+      description: "Packets of this capture this subscriber will not receive between the previous one it received (or `after`) and this one",
+    }),
+    time: t.field({ type: "DateTime", resolve: (p) => new Date(p.time) }),
+    capturedLength: t.exposeInt("capturedLength", { description: "Bytes recorded" }),
+    length: t.exposeInt("length", { description: "Bytes on the wire" }),
+    ethernet: t.field({ type: EthernetHeader, nullable: true, resolve: (p) => p.ethernet }),
+    arp: t.field({ type: ArpPacket, nullable: true, resolve: (p) => p.arp }),
+    ipv4: t.field({ type: Ipv4Header, nullable: true, resolve: (p) => p.ipv4 }),
+    icmp: t.field({ type: IcmpHeader, nullable: true, resolve: (p) => p.icmp }),
+    tcp: t.field({ type: TcpHeader, nullable: true, resolve: (p) => p.tcp }),
+    udp: t.field({ type: UdpHeader, nullable: true, resolve: (p) => p.udp }),
+  }),
+});
+
+builder.subscriptionField("linkPackets", (t) =>
+  t.field({
+    type: LinkPacket,
+    errors: { types: DOMAIN_ERRORS },
+    description:
+      `The frames crossing a link while its capture runs (ConflictError when none runs); ends when the capture stops. ` +
+      `Resumable from the last ${FEED_RING} packets; a subscriber that falls further behind skips the oldest and \`dropped\` counts them.`,
+    args: {
+      projectId: t.arg.id({ required: true }),
+      linkId: t.arg.id({ required: true }),
+      after: t.arg.string({ description: "Resume after this cursor (a cursor of an earlier capture: from the oldest packet held)" }),
+    },
+    subscribe: async (_r, args, ctx) => {
+      if (args.after != null && !isEventId(args.after)) throw new InvalidInputError(`${args.after} is not a packet cursor`);
+      const feed = PacketFeed.of(await linkCapture(ctx, String(args.projectId), String(args.linkId)));
+      const after = args.after == null ? undefined : (feed.positionOf(args.after) ?? "held");
+      return feed.read(after, ctx.operationEnded);
+    },
+    resolve: (p) => p,
+  }),
+);
