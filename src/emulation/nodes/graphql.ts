@@ -2,6 +2,7 @@ import "../projects/graphql.js"; // the Project type this file extends
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
 import { duplicateNode } from "./duplicate.js";
+import { idlePc } from "../runtime/operations.js";
 import { createNode, deleteNode, getNode, updateNode } from "./operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { nodePorts, type NodePort } from "./ports.js";
@@ -186,5 +187,19 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
     resolve: (_q, _r, { projectId, id }, ctx) => resetNodeConsole(ctx, String(projectId), String(id)),
+  }),
+}));
+
+/** Dynamips idle-PC values (GNS3's node routes); this server runs no Dynamips, so the operation refuses. */
+builder.queryFields((t) => ({
+  dynamipsAutoIdlePc: t.string({
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), nodeId: t.arg.id({ required: true }) },
+    resolve: (_r, a, ctx) => idlePc(ctx, String(a.projectId), String(a.nodeId), "auto_idlepc"),
+  }),
+  dynamipsIdlePcProposals: t.stringList({
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), nodeId: t.arg.id({ required: true }) },
+    resolve: (_r, a, ctx) => idlePc(ctx, String(a.projectId), String(a.nodeId), "idlepc_proposals"),
   }),
 }));

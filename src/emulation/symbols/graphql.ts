@@ -1,11 +1,11 @@
-import { builder } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { defaultSymbols, listSymbols, symbolDimensions, type SymbolEntry } from "./operations.js";
 
 const SymbolSize = builder.objectRef<{ width: number; height: number }>("SymbolSize").implement({
   fields: (t) => ({ width: t.exposeInt("width"), height: t.exposeInt("height") }),
 });
 
-const NodeSymbol = builder.objectRef<SymbolEntry>("NodeSymbol").implement({
+export const NodeSymbol = builder.objectRef<SymbolEntry>("NodeSymbol").implement({
   description: "A drawing for nodes on the topology; its file is served at /v2/symbols/{id}/raw",
   fields: (t) => ({
     id: t.exposeString("symbol_id"),
@@ -38,3 +38,13 @@ builder.queryFields((t) => ({
       Object.entries(defaultSymbols()).flatMap(([theme, roles]) => Object.entries(roles).map(([role, symbolId]) => ({ theme, role, symbolId }))),
   }),
 }));
+
+builder.queryField("symbolDimensions", (t) =>
+  t.field({
+    type: SymbolSize,
+    description: "A symbol's image size, by id (built-in or custom)",
+    errors: { types: DOMAIN_ERRORS },
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => symbolDimensions(ctx, args.id),
+  }),
+);
