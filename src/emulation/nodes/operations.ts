@@ -12,6 +12,7 @@ import { projectDir } from "../projects/serialize.js";
 import { allocateConsolePort, assertConsoleFree } from "./console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "./ports.js";
+import { prepareQemuProperties, qemuCustomAdaptersSchema } from "./qemu-properties.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "./serialize.js";
 import { newNodeSchema, nodeChangesSchema, type ConsoleType, type NewNode, type NodeChanges, type NodeLabel, type NodeStatus } from "./schema.js";
 
@@ -40,6 +41,7 @@ const ALLOWED_CONSOLES: Partial<Record<string, readonly (ConsoleType | null)[]>>
   ethernet_hub: [null, "none"],
   cloud: [null, "none", "telnet", "vnc", "spice", "http", "https"],
   nat: [null, "none"],
+  qemu: ["telnet", "none"],
 };
 
 function defaultConsoleType(nodeType: string): ConsoleType | null {
@@ -57,6 +59,23 @@ function checkConsoleType(nodeType: string, consoleType: ConsoleType | null): vo
   if (allowed && !allowed.includes(consoleType)) {
     throw new InvalidInputError(`Console type ${consoleType} is not supported by ${nodeType} nodes (allowed: ${allowed.join(", ")})`);
   }
+}
+
+/**
+ * Emulator properties with rules of their own (qemu: every value reaches a command line); other types keep what
+ * they are given. `changed`: the keys a client sent (all for a new node), for checks that concern only those.
+ */
+async function emulatorProperties(
+  ctx: AppContext,
+  node: { id: string; nodeType: string; computeId: string },
+  merged: Record<string, unknown>,
+  changed: readonly string[] | "all",
+): Promise<Record<string, unknown>> {
+  return node.nodeType === "qemu" ? prepareQemuProperties(ctx, node, merged, changed) : merged;
+}
+
+function checkCustomAdapters(nodeType: string, adapters: unknown): void {
+  if (nodeType === "qemu" && adapters !== undefined) parseInput(qemuCustomAdaptersSchema, adapters);
 }
 
 /** Name rules beyond the schema: spaces are dropped from a node name, so one of spaces only is empty. */
@@ -115,10 +134,11 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
   await assertCompute(ctx, input.computeId);
   const consoleType = input.consoleType === undefined ? defaultConsoleType(input.nodeType) : input.consoleType;
   checkConsoleType(input.nodeType, consoleType);
+  checkCustomAdapters(input.nodeType, input.customAdapters);
   const builtin = BUILTIN_TYPES.has(input.nodeType);
   const ports = defaultPortsMapping(input.nodeType);
-  const properties = { ...(ports && { ports_mapping: ports }), ...input.properties };
   const id = input.nodeId ?? randomUUID();
+  const properties = await emulatorProperties(ctx, { ...input, id }, { ...(ports && { ports_mapping: ports }), ...input.properties }, "all");
   if (await ctx.db.node.findUnique({ where: { id } })) throw new ConflictError(`Node ID ${id} already exists`);
 
   const node = await withUniqueRetry(() =>
@@ -179,8 +199,13 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
   const before = await getNode(ctx, projectId, nodeId);
   const consoleType = changes.consoleType === undefined ? (before.consoleType as ConsoleType | null) : changes.consoleType;
   if (changes.consoleType !== undefined) checkConsoleType(before.nodeType, consoleType);
-  // Emulator properties merge into the current ones, as the compute merges what it is sent.
-  const properties = changes.properties && { ...nodeProperties(before), ...changes.properties };
+  checkCustomAdapters(before.nodeType, changes.customAdapters);
+  // Emulator properties merge into the current ones, as the compute merges what it is sent; an empty change
+  // (the GUI sends `properties: {}` with a move) leaves them as they are.
+  const properties =
+    changes.properties && Object.keys(changes.properties).length
+      ? await emulatorProperties(ctx, before, { ...nodeProperties(before), ...changes.properties }, Object.keys(changes.properties))
+      : undefined;
   const after = await withUniqueRetry(() =>
     ctx.db.$transaction(async (tx) => {
       const name =

@@ -1,7 +1,7 @@
 import type { AppContext } from "../../../platform/context.js";
 import { readRawBody, sendJson, type Gns3Routes } from "../../rest/kit.js";
 import { computeImages, forwardToCompute } from "./operations.js";
-import { IMAGE_DIRS, listImages } from "../images.js";
+import { IMAGE_DIRS, listImages, type ImageEmulator } from "../../images/store.js";
 import { networkInterfaces } from "../network.js";
 
 /**
@@ -26,7 +26,7 @@ export function forwardingRoutes(routes: Gns3Routes, ctx: AppContext): void {
   }
 
   routes.add("GET", "/v2/compute/network/interfaces", ({ res }) => sendJson(res, 200, networkInterfaces()));
-  for (const emulator of Object.keys(IMAGE_DIRS)) {
+  for (const emulator of Object.keys(IMAGE_DIRS) as ImageEmulator[]) {
     routes.add("GET", `/v2/compute/${emulator}/images`, async ({ res }) => sendJson(res, 200, await listImages(ctx, emulator)));
   }
 }

@@ -1,0 +1,344 @@
+import { z } from "zod";
+import type { AppContext } from "../../platform/context.js";
+import { InvalidInputError } from "../../platform/errors.js";
+import { parseInput } from "../../platform/input.js";
+import { LOCAL_ID } from "../computes/model.js";
+import { imageNameSchema } from "../images/names.js";
+import { ImageMissingError, imageMd5, resolveImage } from "../images/store.js";
+
+/**
+ * The qemu node's properties (GNS3 2.2's qemu schema, compat-qemu §2): what a client may set, GNS3's compute
+ * defaults, and the rules that keep every value safe to put on a qemu command line. Properties are stored in the
+ * node row under GNS3's names (as every node type's are) and returned as GNS3 returns them: all keys present,
+ * image fields relative to `images/QEMU`, each with its `<field>_md5sum` echo.
+ */
+
+export const QEMU_PLATFORMS = [
+  "aarch64", "alpha", "arm", "cris", "i386", "lm32", "m68k", "microblaze", "microblazeel", "mips", "mips64", "mips64el",
+  "mipsel", "moxie", "or32", "ppc", "ppc64", "ppcemb", "s390x", "sh4", "sh4eb", "sparc", "sparc64", "tricore", "unicore32",
+  "x86_64", "xtensa", "xtensaeb",
+] as const;
+/** GNS3's template enum; also used for nodes, since the value becomes a `-device` driver name. */
+export const QEMU_ADAPTER_TYPES = [
+  "e1000", "e1000-82544gc", "e1000-82545em", "e1000e", "i82550", "i82551", "i82557a", "i82557b", "i82557c", "i82558a",
+  "i82558b", "i82559a", "i82559b", "i82559c", "i82559er", "i82562", "i82801", "ne2k_pci", "pcnet", "rocker", "rtl8139",
+  "virtio", "virtio-net-pci", "vmxnet3",
+] as const;
+export const QEMU_DISK_INTERFACES = ["ide", "sata", "nvme", "scsi", "sd", "mtd", "floppy", "pflash", "virtio", "none"] as const;
+export const QEMU_BOOT_PRIORITIES = ["c", "d", "n", "cn", "cd", "dn", "dc", "nc", "nd"] as const;
+export const QEMU_ON_CLOSE = ["power_off", "shutdown_signal", "save_vm_state"] as const;
+export const QEMU_PROCESS_PRIORITIES = ["realtime", "very high", "high", "normal", "low", "very low"] as const;
+/** Console types a qemu node serves here: the serial port on telnet, or none (no VNC/SPICE). */
+export const QEMU_CONSOLE_TYPES = ["telnet", "none"] as const;
+
+/** Disk slots, in GNS3's order (hda → drive index 0). */
+export const QEMU_DISKS = ["hda", "hdb", "hdc", "hdd"] as const;
+export type QemuDisk = (typeof QEMU_DISKS)[number];
+
+/** Properties naming a file of the image store; each has a read-only `<field>_md5sum` echo. */
+export const QEMU_IMAGE_FIELDS = [
+  "hda_disk_image", "hdb_disk_image", "hdc_disk_image", "hdd_disk_image", "cdrom_image", "bios_image", "initrd", "kernel_image",
+] as const;
+export type QemuImageField = (typeof QEMU_IMAGE_FIELDS)[number];
+
+const MAC_PATTERN = /^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$/;
+export const macAddressSchema = z.string().regex(MAC_PATTERN, "must be a MAC address like 0c:12:34:56:00:00");
+
+/** An image field: "" (none) or a name relative to images/QEMU. */
+const imageField = z.union([z.literal(""), imageNameSchema]);
+
+/**
+ * `qemu_path` picks the emulator binary: "" / absent (then `platform` does), a bare `qemu-system-<arch>` or
+ * `qemu-kvm`, or a path ending in one. Only the basename counts: the runtime looks it up in PATH, so a client
+ * can never make this server execute a file of its choosing.
+ */
+const QEMU_BINARY = /^(?:.*\/)?(qemu-system-[a-z0-9_]+|qemu-kvm)$/;
+const qemuPathSchema = z.union([z.literal(""), z.string().regex(QEMU_BINARY, "must name a qemu-system-<arch> binary")]);
+
+/** The settable properties, each with its rule (GNS3's names; ranges from GNS3's schemas where it has them). */
+export const qemuPropertyFields = {
+  qemu_path: qemuPathSchema.nullable(),
+  platform: z.enum(QEMU_PLATFORMS).nullable(),
+  ram: z.int().min(32).max(65536),
+  cpus: z.int().min(1).max(255),
+  maxcpus: z.int().min(1).max(255),
+  adapters: z.int().min(0).max(275),
+  adapter_type: z.enum(QEMU_ADAPTER_TYPES),
+  mac_address: z.union([z.literal(""), macAddressSchema]).nullable(),
+  boot_priority: z.enum(QEMU_BOOT_PRIORITIES),
+  hda_disk_image: imageField,
+  hdb_disk_image: imageField,
+  hdc_disk_image: imageField,
+  hdd_disk_image: imageField,
+  hda_disk_interface: z.enum(QEMU_DISK_INTERFACES),
+  hdb_disk_interface: z.enum(QEMU_DISK_INTERFACES),
+  hdc_disk_interface: z.enum(QEMU_DISK_INTERFACES),
+  hdd_disk_interface: z.enum(QEMU_DISK_INTERFACES),
+  cdrom_image: imageField,
+  bios_image: imageField,
+  initrd: imageField,
+  kernel_image: imageField,
+  kernel_command_line: z.string().max(4096).nullable(),
+  options: z.string().max(4096).nullable(),
+  linked_clone: z.boolean(),
+  legacy_networking: z.boolean(),
+  replicate_network_connection_state: z.boolean(),
+  tpm: z.boolean(),
+  uefi: z.boolean(),
+  create_config_disk: z.boolean(),
+  on_close: z.enum(QEMU_ON_CLOSE),
+  cpu_throttling: z.int().min(0).max(800),
+  process_priority: z.enum(QEMU_PROCESS_PRIORITIES),
+  usage: z.string(),
+};
+
+/** Read-only keys GNS3 returns in `properties` and clients send back unchanged (the GUI does): accepted, ignored. */
+const echoFields = Object.fromEntries(QEMU_IMAGE_FIELDS.map((f) => [`${f}_md5sum`, z.string().nullable()]));
+
+/** What a create or update may carry in `properties`: known keys only, each optional. */
+export const qemuPropertiesSchema = z.strictObject({ ...qemuPropertyFields, ...echoFields }).partial();
+export type QemuPropertiesInput = z.input<typeof qemuPropertiesSchema>;
+
+/** The stored properties: every settable key, defaults filled in, plus the md5 echoes. */
+export type QemuProperties = {
+  [K in keyof typeof qemuPropertyFields]: z.output<(typeof qemuPropertyFields)[K]>;
+} & { [K in `${QemuImageField}_md5sum`]: string | null };
+
+/** GNS3's compute defaults (compat-qemu §2); `mac_address` null means "derived from the node id" (§5). */
+export function qemuDefaults(): Omit<QemuProperties, `${QemuImageField}_md5sum`> {
+  return {
+    qemu_path: "",
+    platform: null,
+    ram: 256,
+    cpus: 1,
+    maxcpus: 1,
+    adapters: 1,
+    adapter_type: "e1000",
+    mac_address: null,
+    boot_priority: "c",
+    hda_disk_image: "",
+    hdb_disk_image: "",
+    hdc_disk_image: "",
+    hdd_disk_image: "",
+    hda_disk_interface: "none",
+    hdb_disk_interface: "none",
+    hdc_disk_interface: "none",
+    hdd_disk_interface: "none",
+    cdrom_image: "",
+    bios_image: "",
+    initrd: "",
+    kernel_image: "",
+    kernel_command_line: "",
+    options: "",
+    linked_clone: true,
+    legacy_networking: false,
+    replicate_network_connection_state: true,
+    tpm: false,
+    uefi: false,
+    create_config_disk: false,
+    on_close: "power_off",
+    cpu_throttling: 0,
+    process_priority: "low",
+    usage: "",
+  };
+}
+
+/** GNS3's custom adapter entry (top-level `custom_adapters` of a node): its type and MAC reach `-device` too. */
+export const qemuCustomAdapterSchema = z.strictObject({
+  adapter_number: z.int().min(0).max(274),
+  port_name: z.string().min(1).optional(),
+  adapter_type: z.enum(QEMU_ADAPTER_TYPES).optional(),
+  mac_address: macAddressSchema.optional(),
+});
+export const qemuCustomAdaptersSchema = z.array(qemuCustomAdapterSchema).max(275);
+
+// ------------------------------------------------------------------ MAC addresses (compat-qemu §5)
+
+/** The node's base MAC: `0c:` + hex chars [2:8] of its id + `:00:00` (node e7a3f521-… → 0c:a3:f5:21:00:00). */
+export function qemuBaseMac(nodeId: string): string {
+  const hex = nodeId.replaceAll("-", "").toLowerCase();
+  return `0c:${hex.slice(2, 4)}:${hex.slice(4, 6)}:${hex.slice(6, 8)}:00:00`;
+}
+
+/** Adapter n's MAC: the base plus n as a 48-bit integer; a custom adapter's own MAC wins. */
+export function qemuAdapterMac(base: string, adapter: number, custom?: { mac_address?: string }): string {
+  if (custom?.mac_address) return custom.mac_address.toLowerCase();
+  const value = (BigInt(`0x${base.replaceAll(":", "")}`) + BigInt(adapter)) & 0xffffffffffffn;
+  return value.toString(16).padStart(12, "0").match(/../g)!.join(":");
+}
+
+// ------------------------------------------------------------------ options (compat-qemu §2, refused options: docs/gns3-compat.md)
+
+/** GNS3 rewrites these on set (observed): the acceleration switches become `-machine accel=…`. */
+const REWRITES: [RegExp, string][] = [
+  [/(^|\s)-no-kvm(?=\s|$)/g, "$1-machine accel=tcg"],
+  [/(^|\s)-no-hax(?=\s|$)/g, "$1-machine accel=tcg"],
+  [/(^|\s)-enable-kvm(?=\s|$)/g, "$1-machine accel=kvm"],
+];
+export function rewriteQemuOptions(options: string): string {
+  return REWRITES.reduce((s, [re, to]) => s.replace(re, to), options);
+}
+
+/** Placeholders GNS3 expands in `options` at start. */
+export const QEMU_OPTION_PLACEHOLDERS = ["%vm-name%", "%vm-id%", "%project-id%", "%project-path%", "%guest-cid%", "%console-port%"] as const;
+
+/** Thrown for an option this server refuses; the message is GNS3's ("Forbidden additional option: -netdev"). */
+export class ForbiddenQemuOption extends InvalidInputError {}
+
+/**
+ * Python's shlex.split (POSIX mode, no comments), which GNS3 applies to `options`: whitespace separates words,
+ * single quotes are literal, double quotes keep spaces and honour \\ \" \$ \`, a backslash outside quotes escapes.
+ */
+export function splitQemuOptions(options: string): string[] {
+  const words: string[] = [];
+  let word: string | null = null;
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < options.length; i++) {
+    const c = options[i];
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      else word += c;
+    } else if (quote === '"') {
+      if (c === '"') quote = null;
+      else if (c === "\\" && i + 1 < options.length && '\\"$`\n'.includes(options[i + 1])) word += options[++i];
+      else word += c;
+    } else if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      word ??= "";
+    } else if (c === "\\") {
+      if (i + 1 >= options.length) throw new InvalidInputError("options: No escaped character");
+      word = (word ?? "") + options[++i];
+    } else word = (word ?? "") + c;
+  }
+  if (quote) throw new InvalidInputError("options: No closing quotation");
+  if (word !== null) words.push(word);
+  return words;
+}
+
+/**
+ * The options a client may add, with their argument count. Everything else is refused: an allow-list, because
+ * QEMU has many ways to reach the host (files: -drive -kernel -readconfig -pidfile -D -chardev -serial file:,
+ * programs: -incoming exec:, -netdev tap,script=, devices: -device vfio-pci/usb-host, sockets: -monitor, -gdb,
+ * -s) and a bare word is taken as a disk image. `-m` is refused because the RAM cap counts `ram`.
+ */
+const ALLOWED_OPTIONS: Record<string, 0 | 1> = {
+  machine: 1, M: 1, cpu: 1, accel: 1, smp: 1, numa: 1, rtc: 1, global: 1, device: 1, object: 1, vga: 1, display: 1,
+  k: 1, boot: 1, usbdevice: 1, watchdog: 1, "watchdog-action": 1, icount: 1, overcommit: 1, msg: 1, name: 1, uuid: 1,
+  smbios: 1, "enable-kvm": 0, nographic: 0, "no-reboot": 0, "no-shutdown": 0, "no-hpet": 0, "no-acpi": 0, nodefaults: 0,
+  "no-user-config": 0, usb: 0, "enable-sync-profile": 0, "win2k-hack": 0, "no-fd-bootchk": 0,
+};
+
+/** Sub-option keys that name host files, sockets, programs or devices, wherever they appear (`-device x,romfile=`…). */
+const HOST_KEYS = new Set([
+  "file", "filename", "path", "romfile", "dir", "mem-path", "script", "downscript", "splash", "sock", "socket", "chardev",
+  "fsdev", "host", "hostbus", "hostaddr", "hostport", "hostdevice", "sysfsdev", "vhostfd", "fd", "fds", "tls-creds",
+  "tls-authz", "x509-dir", "dtb", "mount_tag", "logfile", "keyfile", "certfile",
+]);
+/** `-device` drivers and `-object` types that pass host devices, files or memory through. */
+const HOST_DRIVERS = /^(vfio|vhost|usb-host|u2f-passthru|loader|ivshmem|pci-assign|virtio-9p|memory-backend-(file|memfd)|filter-dump|secret|tls-|rng-random|rng-egd|input-linux|cryptodev-vhost|can-host|iothread-vhost|pr-manager)/;
+
+function checkArgument(option: string, arg: string): void {
+  const refuse = () => new ForbiddenQemuOption(`Forbidden additional option: -${option} ${arg}`);
+  // A path or a URL in any argument reaches outside the node (placeholders are checked before expansion).
+  if (arg.includes("/") || arg.includes("%project-path%")) throw refuse();
+  const parts = arg.split(",");
+  for (const part of parts) {
+    const key = part.split("=")[0].split(".").pop()!.trim().toLowerCase();
+    if (part.includes("=") && HOST_KEYS.has(key)) throw refuse();
+  }
+  if (arg.startsWith("{")) throw refuse(); // JSON syntax (-device/-object): keys the checks above cannot see
+  if (option === "global" && parts.some((p) => p.split(/[=.]/).some((t) => HOST_KEYS.has(t.trim().toLowerCase())))) throw refuse();
+  if ((option === "device" || option === "object") && HOST_DRIVERS.test(parts[0].replace(/^(driver|qom-type)=/, ""))) throw refuse();
+  if (option === "usbdevice" && !/^(tablet|mouse|keyboard|braille)$/.test(arg)) throw refuse();
+  if (option === "display" && !/^(none|curses)$/.test(arg)) throw refuse();
+}
+
+/**
+ * Checks `options` as stored (after GNS3's rewrite) and returns its argv words. Throws ForbiddenQemuOption (400 at
+ * set; the runtime answers 409 with the same message at start for a node stored before the rule, e.g. imported).
+ */
+export function qemuOptionsArgv(options: string | null | undefined): string[] {
+  const words = splitQemuOptions(options ?? "");
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (!/^--?[A-Za-z]/.test(word)) throw new ForbiddenQemuOption(`Forbidden additional option: ${word} (options must start with -)`);
+    const name = word.replace(/^--?/, "");
+    const arity = Object.hasOwn(ALLOWED_OPTIONS, name) ? ALLOWED_OPTIONS[name] : undefined;
+    if (arity === undefined) throw new ForbiddenQemuOption(`Forbidden additional option: -${name}`);
+    if (arity === 1) {
+      const arg = words[++i];
+      if (arg === undefined) throw new InvalidInputError(`options: -${name} needs an argument`);
+      checkArgument(name, arg);
+    }
+  }
+  return words;
+}
+
+// ------------------------------------------------------------------ reading and normalising
+
+/**
+ * A node's properties as stored, completed with the defaults: what the runtime reads (a node imported from a
+ * .gns3 file may lack keys or carry GNS3's absolute image paths; those are not trusted here, the runtime resolves
+ * every image through the image store at start).
+ */
+export function readQemuProperties(stored: Record<string, unknown>): QemuProperties {
+  const echoes = Object.fromEntries(QEMU_IMAGE_FIELDS.map((f) => [`${f}_md5sum`, null]));
+  return { ...qemuDefaults(), ...echoes, ...stored } as QemuProperties;
+}
+
+/**
+ * Validates a complete set of properties (current ones with a client's changes merged in) and normalises it: the
+ * md5 echoes dropped (the caller computes them from the store), options rewritten as GNS3 does and checked,
+ * `mac_address` "" or null → the node's base MAC.
+ */
+export function normalizeQemuProperties(nodeId: string, merged: Record<string, unknown>): Omit<QemuProperties, `${QemuImageField}_md5sum`> {
+  const input: Record<string, unknown> = { ...parseInput(qemuPropertiesSchema, merged) };
+  for (const f of QEMU_IMAGE_FIELDS) delete input[`${f}_md5sum`];
+  const props = { ...qemuDefaults(), ...input } as ReturnType<typeof qemuDefaults>;
+  props.options = rewriteQemuOptions(props.options ?? "");
+  qemuOptionsArgv(props.options);
+  if (!props.mac_address) props.mac_address = qemuBaseMac(nodeId);
+  return props;
+}
+
+/** `qemu-system-<platform>` from `qemu_path`'s basename or `platform`; null when neither is set (GNS3: "qemu-system-None"). */
+export function qemuBinaryName(props: Pick<QemuProperties, "qemu_path" | "platform">): string | null {
+  const fromPath = props.qemu_path ? QEMU_BINARY.exec(props.qemu_path)?.[1] : undefined;
+  return fromPath ?? (props.platform ? `qemu-system-${props.platform}` : null);
+}
+
+// ------------------------------------------------------------------ with the image store
+
+/**
+ * The properties to store for a qemu node: `merged` (current properties with the client's changes, or a new
+ * node's) validated and normalised, each image named in `changed` (all of them for a new node) proven to exist in
+ * the local image store (GNS3: 409 "The image <name> is missing", nothing written), and the md5 echoes filled in.
+ * A node on a remote compute has its images there: that compute checks them when the node is placed.
+ */
+export async function prepareQemuProperties(
+  ctx: Pick<AppContext, "config">,
+  node: { id: string; computeId: string },
+  merged: Record<string, unknown>,
+  changed: readonly string[] | "all",
+): Promise<QemuProperties> {
+  const props = normalizeQemuProperties(node.id, merged);
+  const echoes: Record<string, string | null> = {};
+  for (const field of QEMU_IMAGE_FIELDS) {
+    const name = props[field];
+    const previous = typeof merged[`${field}_md5sum`] === "string" ? (merged[`${field}_md5sum`] as string) : null;
+    if (!name || node.computeId !== LOCAL_ID) {
+      echoes[`${field}_md5sum`] = null;
+      continue;
+    }
+    const mustExist = changed === "all" || changed.includes(field);
+    const file = await resolveImage(ctx, name).catch((e: unknown) => {
+      if (mustExist || !(e instanceof ImageMissingError)) throw e;
+      return null;
+    });
+    echoes[`${field}_md5sum`] = file ? await imageMd5(file) : previous;
+  }
+  return { ...props, ...echoes } as QemuProperties;
+}
