@@ -233,8 +233,11 @@ export class RedisBus extends FanoutBus {
   async close(): Promise<void> {
     this.closed = true;
     for (const s of [...this.subscribers]) await s.return();
+    // Between two reconnect attempts (Redis unreachable) ioredis's disconnect() leaves the pending XREAD pending
+    // forever: waiting for the tail loop then would keep a server whose Redis is down from shutting down.
+    const tailing = this.reader.status === "reconnecting" ? undefined : this.tailing;
     this.reader.disconnect();
-    await this.tailing;
+    await tailing;
     await this.writer.quit();
   }
 }
