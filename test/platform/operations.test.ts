@@ -1,9 +1,16 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/platform/db/client.js";
 import { openApiPath } from "../../src/platform/http/openapi.js";
 import { VERSION } from "../../src/platform/ops/version.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { toolAvailable } from "../support/tools.js";
+import { waitFor } from "../support/wait.js";
 
 /**
  * Issue 12, run like infrastructure: the landing page, health and readiness, Prometheus metrics, the OpenAPI
@@ -148,4 +155,54 @@ describe("operations endpoints when something is wrong", () => {
       await s.close();
     }
   });
+
+  it("is not ready while the configured Redis is unreachable, and ready again once it answers", async () => {
+    const port = await closedPort();
+    const s = await startTestServer({ redisUrl: `redis://127.0.0.1:${port}` });
+    let redis: ReturnType<typeof spawn> | undefined;
+    try {
+      const down = await call(s.url, "GET", "/health/ready");
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual({ status: "not ready", checks: { database: "ok", migrations: "ok", redis: "failing", dataDir: "ok" } });
+      if (!toolAvailable("redis-server", spawnSync("redis-server", ["--version"]).status === 0)) return;
+      redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", os.tmpdir()], { stdio: "ignore" });
+      await waitFor(async () => (await call(s.url, "GET", "/health/ready")).status === 200, 10_000, "readiness once Redis answers");
+      expect((await call(s.url, "GET", "/health/ready")).body.checks.redis).toBe("ok");
+    } finally {
+      await s.close();
+      redis?.kill();
+    }
+  });
+
+  it("is not ready while the data directory cannot take a new file, and ready again once it can", async () => {
+    // Tests may run as root, where a chmod does not stop writes: the directory is moved away and a plain file
+    // takes its path, so the probe's write fails (ENOTDIR) for any user. The database lives elsewhere.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-ready-"));
+    const s = await startTestServer({ dataDir });
+    try {
+      expect((await call(s.url, "GET", "/health/ready")).status).toBe(200);
+      fs.renameSync(dataDir, `${dataDir}.away`);
+      fs.writeFileSync(dataDir, "not a directory");
+      const broken = await call(s.url, "GET", "/health/ready");
+      expect(broken.status).toBe(503);
+      expect(broken.body).toEqual({ status: "not ready", checks: { database: "ok", migrations: "ok", redis: "not configured", dataDir: "failing" } });
+      fs.rmSync(dataDir);
+      fs.renameSync(`${dataDir}.away`, dataDir);
+      const again = await call(s.url, "GET", "/health/ready");
+      expect(again).toMatchObject({ status: 200, body: { status: "ready" } });
+    } finally {
+      await s.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(`${dataDir}.away`, { recursive: true, force: true });
+    }
+  });
 });
+
+/** A TCP port nothing listens on (bound by the kernel, then released). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
