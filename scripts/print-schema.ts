@@ -1,9 +1,9 @@
 // Prints the GraphQL schema from the code. With --check, fails when the committed schema.graphql differs.
 import { readFileSync, writeFileSync } from "node:fs";
-import { printSchema } from "graphql";
-import { schema } from "../src/schema.js";
+import { lexicographicSortSchema, printSchema } from "graphql";
+import { graphqlSchema } from "../src/schema.js";
 
-const printed = printSchema(schema) + "\n";
+const printed = printSchema(lexicographicSortSchema(graphqlSchema())) + "\n";
 if (process.argv.includes("--check")) {
   let committed = "";
   try {

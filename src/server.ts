@@ -9,7 +9,7 @@ import { createDb } from "./platform/db/client.js";
 import { scheduleOptimize } from "./platform/db/maintenance.js";
 import { migrate } from "./platform/db/migrate.js";
 import { createBus } from "./platform/events.js";
-import { createGraphQL } from "./platform/graphql/yoga.js";
+import { graphqlOnFirstUse } from "./platform/graphql/on-first-use.js";
 import { mountApiDocs } from "./platform/http/api-docs.js";
 import { basicAuthCheck, WWW_AUTHENTICATE } from "./platform/http/auth.js";
 import { fallbackErrorHandler } from "./platform/http/client-errors.js";
@@ -27,7 +27,6 @@ import { countedBus, createMetrics, METRICS_CONTENT_TYPE, renderMetrics, request
 import { VERSION } from "./platform/ops/version.js";
 import { computeModeGuard, computeModeWebSockets } from "./emulation/compute-api/mode.js";
 import { features } from "./features.js";
-import { schema } from "./schema.js";
 
 export interface RunningServer {
   ctx: AppContext;
@@ -112,8 +111,16 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   app.get("/metrics", async (_req, res) => void res.type(METRICS_CONTENT_TYPE).send(await renderMetrics(metrics)));
   app.use(computeModeGuard(config)); // a compute serves only the compute API (and the operator's pages above)
   mountApiDocs(app, features.flatMap((f) => f.api?.(ctx) ?? []), () => routeTable(app), VERSION);
-  const { yoga, wsRoute } = createGraphQL(schema, ctx, features.flatMap((f) => f.graphqlPlugins?.(ctx) ?? []));
-  app.use(yoga.graphqlEndpoint, (req, res) => yoga(req, res, { req, res }));
+  const graphql = graphqlOnFirstUse("/graphql", async () => {
+    const [{ graphqlSchema }, { createGraphQL }, plugins] = await Promise.all([
+      import("./schema.js"),
+      import("./platform/graphql/yoga.js"),
+      Promise.all(features.map((f) => f.graphqlPlugins?.(ctx) ?? [])),
+    ]);
+    const { yoga, wsRoute } = createGraphQL(graphqlSchema(), ctx, plugins.flat());
+    return { http: (req, res) => yoga(req, res, { req, res }), wsRoute };
+  });
+  app.use(graphql.path, graphql.http);
   for (const f of features) f.mount(app, ctx);
   app.use((_req, res) => void res.status(404).type("text/plain").send("404: Not Found"));
   app.use(fallbackErrorHandler);
@@ -121,7 +128,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   const server = config.tls
     ? https.createServer({ cert: fs.readFileSync(config.tls.certFile), key: fs.readFileSync(config.tls.keyFile) }, app)
     : http.createServer(app);
-  const upgrades = createUpgradeHandler(computeModeWebSockets(config, [wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]), isAuthorized, log);
+  const upgrades = createUpgradeHandler(computeModeWebSockets(config, [graphql.wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]), isAuthorized, log);
   server.on("upgrade", upgrades.handler);
 
   await new Promise<void>((resolve, reject) => {

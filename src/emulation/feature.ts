@@ -4,7 +4,6 @@ import { computeNotificationWebSockets } from "./compute-api/notifications.js";
 import { notificationWebSockets } from "./notifications/websockets.js";
 import { Gns3Routes } from "./rest/kit.js";
 import { gns3Face } from "./rest/openapi.js";
-import { useTopologyReadCache } from "./read-model/graphql.js";
 import { registerRoutes } from "./routes.js";
 import { startEmulationServices, stopEmulationServices } from "./services.js";
 
@@ -24,6 +23,6 @@ export const emulationFeature: Feature = {
     app.use(router);
   },
   websockets: (ctx) => [...notificationWebSockets(ctx), ...computeNotificationWebSockets(ctx)],
-  graphqlPlugins: (ctx) => [useTopologyReadCache(ctx.services.emulation.reads)],
+  graphqlPlugins: async (ctx) => [(await import("./read-model/graphql.js")).useTopologyReadCache(ctx.services.emulation.reads)],
   api: gns3Face,
 };

@@ -21,8 +21,8 @@ export interface Feature {
   /** Mount REST routes (each feature owns a path prefix and its legacy error shapes). */
   mount(app: Express, ctx: AppContext): void;
   websockets?(ctx: AppContext): WebSocketRoute[];
-  /** Yoga plugins the feature adds to the GraphQL endpoint (after start()). */
-  graphqlPlugins?(ctx: AppContext): Plugin[];
+  /** Yoga plugins the feature adds to the GraphQL endpoint, loaded when the endpoint is first used (after start()). */
+  graphqlPlugins?(ctx: AppContext): Promise<Plugin[]>;
   /** The REST face the feature mounts, for its OpenAPI document (/openapi/<id>.json). */
   api?(ctx: AppContext): ApiFace;
 }

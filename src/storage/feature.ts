@@ -4,7 +4,6 @@ import { NotFoundError } from "../platform/errors.js";
 import { anyOf } from "../platform/events.js";
 import { ReadViews } from "../platform/read-views.js";
 import { objectsTopic, quotaTopic, RULE_PAGES } from "./events.js";
-import { useRulePagesReadCache } from "./quota-rules/read-cache.js";
 import { mountCluster } from "./cluster/rest.js";
 import { mountJobs } from "./jobs/rest.js";
 import { recoverJobs, scheduleJobSweep } from "./jobs/operations.js";
@@ -50,5 +49,5 @@ export const storageFeature: Feature = {
     app.use("/api", router);
   },
   api: () => ontapFace,
-  graphqlPlugins: (ctx) => [useRulePagesReadCache(ctx.services.storage.pages)],
+  graphqlPlugins: async (ctx) => [(await import("./quota-rules/read-cache.js")).useRulePagesReadCache(ctx.services.storage.pages)],
 };

@@ -2,7 +2,9 @@ import { parse } from "graphql";
 import { describe, expect, it } from "vitest";
 import { CACHEABLE_FIELDS } from "../../src/emulation/read-model/graphql.js";
 import { isCacheableQuery as cacheable } from "../../src/platform/graphql/read-cache.js";
-import { schema } from "../../src/schema.js";
+import { graphqlSchema } from "../../src/schema.js";
+
+const schema = graphqlSchema();
 import { RULE_PAGE_FIELDS } from "../../src/storage/quota-rules/read-cache.js";
 
 const isCacheableQuery = (s: typeof schema, q: ReturnType<typeof parse>) => cacheable(s, q, CACHEABLE_FIELDS);
