@@ -2,5 +2,7 @@
 import "./cluster/graphql.js";
 import "./svms/graphql.js";
 import "./volumes/graphql.js";
+import "./qtrees/graphql.js";
 import "./quota-rules/graphql.js";
+import "./quota-reports/graphql.js";
 import "./jobs/graphql.js";

@@ -1,25 +1,20 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { NotFoundError } from "../../platform/errors.js";
-import { CODES } from "../ontap/codes.js";
 import { invalid } from "../ontap/body.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { svmRef } from "../svms/operations.js";
 import { limitsObject, qtreeIds, qtreeObject, volumeRef } from "../quota-rules/serialize.js";
+import { getQuotaReport, reportInclude } from "./operations.js";
 
 /**
  * Quota reports show the limits enforced in the file system (a copy taken when quota is turned on or resized),
  * not the rules. Usage is 0: Patchbay emulates the quota policy, no data is written to these volumes.
  */
-const include = { volume: { include: { svm: true } } } as const;
-
-async function getReport(ctx: AppContext, volumeUuid: string, index: string) {
+function getReport(ctx: AppContext, volumeUuid: string, index: string) {
   if (!/^\d{1,9}$/.test(index)) throw invalid("index", "an integer");
-  const row = await ctx.db.enforcedQuota.findUnique({ where: { volumeUuid_reportIndex: { volumeUuid, reportIndex: Number(index) } }, include });
-  if (!row) throw new NotFoundError("entry doesn't exist", { code: CODES.notFound, target: "index" });
-  return row;
+  return getQuotaReport(ctx, volumeUuid, Number(index));
 }
-type ReportRow = Awaited<ReturnType<typeof getReport>>;
+type ReportRow = Awaited<ReturnType<typeof getQuotaReport>>;
 
 const usage = (hard: bigint | null, soft: bigint | null) => ({ ...(limitsObject(hard, soft) ?? {}), used: { total: 0 } });
 
@@ -44,7 +39,7 @@ export function mountQuotaReports(router: Router, ctx: AppContext): void {
     source: {
       keyColumn: "ruleUuid",
       orderFor: (f, dir) => ({ [COLUMNS[f]]: dir }),
-      findMany: (args) => ctx.db.enforcedQuota.findMany({ ...(args as object), include }),
+      findMany: (args) => ctx.db.enforcedQuota.findMany({ ...(args as object), include: reportInclude }),
       count: (args) => ctx.db.enforcedQuota.count(args as never),
       keyOf: (r) => r.ruleUuid,
     },

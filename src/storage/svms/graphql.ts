@@ -1,5 +1,5 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import { createSvm, deleteSvm } from "./operations.js";
+import { createSvm, deleteSvm, getSvm } from "./operations.js";
 
 builder.prismaObject("Svm", {
   description: "A storage virtual machine",
@@ -10,9 +10,15 @@ builder.prismaObject("Svm", {
   }),
 });
 
-builder.queryField("svms", (t) =>
-  t.prismaField({ type: ["Svm"], resolve: (query, _r, _a, ctx) => ctx.db.svm.findMany({ ...query, orderBy: { name: "asc" } }) }),
-);
+builder.queryFields((t) => ({
+  svms: t.prismaField({ type: ["Svm"], resolve: (query, _r, _a, ctx) => ctx.db.svm.findMany({ ...query, orderBy: { name: "asc" } }) }),
+  svm: t.prismaField({
+    type: "Svm",
+    errors: { types: DOMAIN_ERRORS },
+    args: { uuid: t.arg.id({ required: true }) },
+    resolve: (_q, _r, args, ctx) => getSvm(ctx, String(args.uuid)),
+  }),
+}));
 
 builder.mutationFields((t) => ({
   createSvm: t.prismaField({
