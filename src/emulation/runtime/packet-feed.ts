@@ -43,7 +43,8 @@ export class PacketFeed {
   private readonly first: number;
   private ended: boolean;
   private wakers = new Set<() => void>();
-  private readers = 0;
+  /** Where each reader is (the number of the last packet it was given). */
+  private readers = new Set<{ at: number }>();
   private skipped = 0;
 
   /** The feed of a capture, made on first use. */
@@ -95,9 +96,13 @@ export class PacketFeed {
     return feed === this.id ? Number(number) : undefined;
   }
 
-  /** For diagnostics and tests: what the ring holds, how many read it, how many packets readers were lapped on. */
+  /**
+   * For diagnostics and tests: what the ring holds, how many read it, the most packets a reader has yet to read
+   * (beyond FEED_RING it has been lapped), how many packets readers skipped.
+   */
   stats() {
-    return { retained: this.last - this.oldest + 1, readers: this.readers, dropped: this.skipped, last: this.last };
+    const backlog = Math.max(0, ...[...this.readers].map((r) => this.last - r.at));
+    return { retained: this.last - this.oldest + 1, readers: this.readers.size, backlog, dropped: this.skipped, last: this.last };
   }
 
   /**
@@ -111,24 +116,25 @@ export class PacketFeed {
     return this.stream(start, signal);
   }
 
-  private async *stream(previous: number, signal?: AbortSignal): AsyncGenerator<DeliveredPacket> {
-    this.readers++;
+  private async *stream(start: number, signal?: AbortSignal): AsyncGenerator<DeliveredPacket> {
+    const reader = { at: start };
+    this.readers.add(reader);
     try {
       while (!signal?.aborted) {
-        if (previous >= this.last) {
+        if (reader.at >= this.last) {
           if (this.ended) return;
           await this.change(signal);
           continue;
         }
-        const number = Math.max(previous + 1, this.oldest);
+        const number = Math.max(reader.at + 1, this.oldest);
         const packet = this.ring[number % FEED_RING]!;
-        const dropped = number - previous - 1;
+        const dropped = number - reader.at - 1;
         this.skipped += dropped;
-        previous = number;
+        reader.at = number;
         yield { ...packet, cursor: `${this.id}-${number}`, dropped };
       }
     } finally {
-      this.readers--;
+      this.readers.delete(reader);
     }
   }
 
