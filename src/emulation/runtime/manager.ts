@@ -6,10 +6,13 @@ import { ConflictError } from "../../platform/errors.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";
+import { setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
+import { QemuProcess } from "./qemu.js";
+import { prepareQemu, qemuBinary, qemuProperties } from "./qemu-launch.js";
 import { UdpPortPool } from "./udp-port-pool.js";
 import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "./vpcs.js";
 
@@ -22,12 +25,11 @@ import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, V
 type LinkRow = Link & { endpoints: LinkEndpoint[] };
 
 /** Node types this host runs. */
-export const RUNNABLE_TYPES = new Set(["vpcs", "ethernet_hub", "ethernet_switch"]);
+export const RUNNABLE_TYPES = new Set(["vpcs", "qemu", "ethernet_hub", "ethernet_switch"]);
 const ALWAYS_ON = new Set(["ethernet_hub", "ethernet_switch"]);
 
 /** What each unsupported type would need; used in the 409 message at start. */
 const MISSING: Record<string, string> = {
-  qemu: "the QEMU emulator (qemu-system-*) and a disk image",
   docker: "a Docker daemon and the container image",
   dynamips: "the Dynamips emulator and a Cisco IOS image",
   iou: "the IOU binary and an IOU licence",
@@ -40,13 +42,21 @@ const MISSING: Record<string, string> = {
   atm_switch: "the Dynamips ATM switch",
 };
 
-export function unsupportedReason(node: Pick<Node, "name" | "nodeType">): string | null {
+export function unsupportedReason(node: Pick<Node, "name" | "nodeType" | "id" | "propertiesJson">): string | null {
   if (node.nodeType === "vpcs") {
     return findVpcs() ? null : `Node ${node.name} cannot start: the vpcs program is not installed on this host (Debian package vpcs)`;
   }
+  if (node.nodeType === "qemu") {
+    try {
+      qemuBinary(node);
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
   if (RUNNABLE_TYPES.has(node.nodeType)) return null;
   const what = MISSING[node.nodeType] ?? "an emulator this host does not have";
-  return `Node ${node.name} cannot start: ${node.nodeType} nodes are not supported by this compute (they need ${what}); it runs vpcs, ethernet_hub and ethernet_switch nodes`;
+  return `Node ${node.name} cannot start: ${node.nodeType} nodes are not supported by this compute (they need ${what}); it runs vpcs, qemu, ethernet_hub and ethernet_switch nodes`;
 }
 
 interface Attachment {
@@ -90,7 +100,8 @@ export class LocalCompute {
   readonly owner: string;
   readonly runDir: string;
   private attachments = new Map<string, Attachment>();
-  private processes = new Map<string, { projectId: string; proc: VpcsProcess }>();
+  /** Running vpcs and qemu processes; `ports` are the attachment keys the process holds ("node" holder). */
+  private processes = new Map<string, { projectId: string; nodeType: string; proc: VpcsProcess | QemuProcess; ports: string[] }>();
   private devices = new Map<string, { projectId: string; device: EthernetHub | EthernetSwitch }>();
   private links = new Map<string, WiredLink>();
   private locks = new KeyedQueue();
@@ -303,6 +314,7 @@ export class LocalCompute {
         })),
       };
       this.links.set(link.id, wired);
+      for (const e of wired.ends) if (!e.external) await this.carrier(e.nodeId, e.adapter, true);
       return wired;
     } catch (e) {
       for (const t of taken) {
@@ -340,6 +352,7 @@ export class LocalCompute {
         { nodeId: "", nodeType: "nio_udp", adapter, port, key: id, external },
       ];
       this.links.set(id, { projectId: node.projectId, tunnel, ends });
+      await this.carrier(node.id, adapter, true);
     });
     return id;
   }
@@ -359,6 +372,7 @@ export class LocalCompute {
         await end.external.release();
         continue;
       }
+      await this.carrier(end.nodeId, end.adapter, false);
       const d = this.devices.get(end.nodeId);
       if (d) {
         await d.device.removeNio(end.port);
@@ -415,7 +429,12 @@ export class LocalCompute {
     if (reason) throw new ConflictError(reason);
     if (ALWAYS_ON.has(node.nodeType)) return "";
     const running = this.processes.get(node.id);
+    if (running?.proc instanceof QemuProcess && running.proc.running) {
+      await running.proc.resume(); // GNS3: start on a running VM resumes it
+      return running.proc.commandLine;
+    }
     if (running?.proc.running) return running.proc.commandLine;
+    if (node.nodeType === "qemu") return this.startQemu(node, workdir);
     const a = await this.attach(node, 0, 0, "node");
     const key = portKey(node.id, 0, 0);
     const proc = new VpcsProcess({
@@ -434,8 +453,74 @@ export class LocalCompute {
       this.detach(key, "node");
       throw e;
     }
-    this.processes.set(node.id, { projectId: node.projectId, proc });
+    this.processes.set(node.id, { projectId: node.projectId, nodeType: node.nodeType, proc, ports: [key] });
     return proc.commandLine;
+  }
+
+  /**
+   * A VM: refused (409) before anything is launched when its RAM would take the running VMs past the cap; every
+   * adapter gets its attachment now (QEMU's NIC sockets are fixed for the life of the process), so links made
+   * later land on the same ports, as with vpcs.
+   */
+  private async startQemu(node: Node, workdir: string): Promise<string> {
+    const ram = qemuProperties(node).ram;
+    const used = [...this.processes.values()].reduce((sum, p) => sum + (p.proc instanceof QemuProcess && p.proc.running ? p.proc.ram : 0), 0);
+    const cap = this.ctx.config.vmMemoryLimit;
+    if (used + ram > cap) {
+      throw new ConflictError(
+        `Cannot start ${node.name}: it needs ${ram} MB of RAM and the running VMs of this compute already use ${used} of the ${cap} MB allowed (--vm-memory-limit)`,
+      );
+    }
+    const adapters = qemuProperties(node).adapters;
+    const ports: string[] = [];
+    let proc: QemuProcess | undefined;
+    try {
+      const nics = [];
+      for (let n = 0; n < adapters; n++) {
+        const a = await this.attach(node, n, 0, "node");
+        ports.push(portKey(node.id, n, 0));
+        nics.push({ local: a.nodeLocal, remote: a.peer });
+      }
+      const options = await prepareQemu(this.ctx, { node, workdir, runDir: this.runDir, owner: this.owner, nics });
+      proc = new QemuProcess({ ...options, onExit: (log) => void this.exited(node.id, proc!, log) });
+      await proc.start();
+    } catch (e) {
+      for (const k of ports) this.detach(k, "node");
+      throw e;
+    }
+    this.processes.set(node.id, { projectId: node.projectId, nodeType: "qemu", proc, ports });
+    // GNS3's replicate_network_connection_state: an adapter without a link has no carrier.
+    if (qemuProperties(node).replicate_network_connection_state) {
+      for (let n = 0; n < adapters; n++) if (!this.linkedAt(node.id, n)) await proc.setLink(n, false).catch(() => {});
+    }
+    return proc.commandLine;
+  }
+
+  private linkedAt(nodeId: string, adapter: number): boolean {
+    return [...this.links.values()].some((w) => w.ends.some((e) => e.nodeId === nodeId && e.adapter === adapter));
+  }
+
+  /** A link came or went at a running VM's adapter: its NIC's carrier follows (replicate_network_connection_state). */
+  private async carrier(nodeId: string, adapter: number, up: boolean): Promise<void> {
+    const p = this.processes.get(nodeId)?.proc;
+    if (!(p instanceof QemuProcess) || !p.running) return;
+    await p.setLink(adapter, up).catch((e) => this.ctx.log.info("runtime: set_link failed", { node: nodeId, error: String(e) }));
+  }
+
+  /** A VM ended by itself (crash, guest power-off): its ports go back and the node shows stopped. */
+  private async exited(nodeId: string, proc: QemuProcess, log: string): Promise<void> {
+    const p = this.processes.get(nodeId);
+    if (p?.proc !== proc || this.closed) return;
+    this.processes.delete(nodeId);
+    for (const k of p.ports) this.detach(k, "node");
+    this.ctx.log.error("runtime: qemu ended on its own", { node: nodeId, log });
+    await setNodeRuntimeState(this.ctx, nodeId, { status: "stopped" }).catch(() => {});
+  }
+
+  /** The QEMU process of a running qemu node (suspend, resume, reload), or undefined. */
+  vm(nodeId: string): QemuProcess | undefined {
+    const p = this.processes.get(nodeId)?.proc;
+    return p instanceof QemuProcess && p.running ? p : undefined;
   }
 
   async stopProcess(nodeId: string): Promise<void> {
@@ -443,7 +528,7 @@ export class LocalCompute {
     if (!p) return;
     this.processes.delete(nodeId);
     await p.proc.stop();
-    this.detach(portKey(nodeId, 0, 0), "node");
+    for (const k of p.ports) this.detach(k, "node");
   }
 
   /**
@@ -503,7 +588,7 @@ export class LocalCompute {
   runningByType(): Record<string, number> {
     const counts: Record<string, number> = {};
     const add = (type: string) => void (counts[type] = (counts[type] ?? 0) + 1);
-    for (const p of this.processes.values()) if (p.proc.running) add("vpcs");
+    for (const p of this.processes.values()) if (p.proc.running) add(p.nodeType);
     for (const d of this.devices.values()) add(d.device instanceof EthernetSwitch ? "ethernet_switch" : "ethernet_hub");
     return counts;
   }

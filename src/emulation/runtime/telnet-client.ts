@@ -56,10 +56,15 @@ export class TelnetClient {
     }
   }
 
+  /** Sends text as it is, without waiting for anything. */
+  send(text: string): void {
+    this.socket.write(text);
+  }
+
   /** Sends a line and waits for the next prompt (`VPCS> ` by default); returns what the command printed. */
   async run(command: string, timeoutMs = 15_000, prompt = /\n\r?\w*>\s*$/): Promise<string> {
     const from = this.text.length;
-    this.socket.write(`${command}\n`);
+    this.send(`${command}\n`);
     return this.waitFor(prompt, timeoutMs, from);
   }
 

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { ConflictError } from "../../platform/errors.js";
+import { findOnPath } from "./executables.js";
 import { listensOn } from "./listening.js";
 
 /**
@@ -24,16 +25,7 @@ let cachedBinary: string | null | undefined;
 /** Absolute path of the vpcs binary (PATCHBAY_VPCS_PATH or $PATH), or null when it is not installed. */
 export function findVpcs(): string | null {
   if (cachedBinary !== undefined) return cachedBinary;
-  const explicit = process.env.PATCHBAY_VPCS_PATH;
-  const candidates = explicit ? [explicit] : (process.env.PATH ?? "/usr/bin:/bin").split(":").map((d) => path.join(d, "vpcs"));
-  cachedBinary = candidates.find((c) => {
-    try {
-      fs.accessSync(c, fs.constants.X_OK);
-      return fs.statSync(c).isFile();
-    } catch {
-      return false;
-    }
-  }) ?? null;
+  cachedBinary = findOnPath("vpcs", process.env.PATCHBAY_VPCS_PATH);
   return cachedBinary;
 }
 
@@ -53,11 +45,16 @@ export interface VpcsOptions {
   binary?: string;
 }
 
-interface PidFile {
+/** `<runDir>/<node>.json`: what recoverLeftovers reads after a crash (every runtime process kind writes one). */
+export interface PidFile {
   owner: string;
   nodeId: string;
   pids: number[];
   commandLine: string;
+}
+
+export function writePidFile(file: string, body: PidFile): void {
+  fs.writeFileSync(file, JSON.stringify(body));
 }
 
 function readEnviron(pid: number): Map<string, string> | undefined {
@@ -104,7 +101,7 @@ function isOurs(pid: number, owner: string): boolean {
   return readEnviron(pid)?.get(OWNER_ENV) === owner && isAlive(pid);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** SIGTERM, wait up to `graceMs`, then SIGKILL; resolves when none of the pids is alive. */
 export async function killAndWait(pids: number[], owner: string, graceMs = 2000): Promise<void> {
@@ -237,12 +234,11 @@ export class VpcsProcess {
   }
 
   private writePidFile(): void {
-    const body: PidFile = { owner: this.opts.owner, nodeId: this.opts.nodeId, pids: this.pids, commandLine: this.commandLine };
-    fs.writeFileSync(this.pidFile, JSON.stringify(body));
+    writePidFile(this.pidFile, { owner: this.opts.owner, nodeId: this.opts.nodeId, pids: this.pids, commandLine: this.commandLine });
   }
 }
 
-function readTail(file: string): string {
+export function readTail(file: string): string {
   try {
     return fs.readFileSync(file, "utf8").trim().split("\n").slice(-3).join(" ").slice(-300);
   } catch {

@@ -1,0 +1,114 @@
+import type { Node } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError, DomainError } from "../../platform/errors.js";
+import { ImageMissingError, resolveImage } from "../images/store.js";
+import { qemuBaseMac, qemuBinaryName, readQemuProperties, type QemuProperties } from "../nodes/qemu-properties.js";
+import { nodeProperties } from "../nodes/serialize.js";
+import { findOnPath } from "./executables.js";
+import { qemuArgs, type QemuLaunch, type QemuNic } from "./qemu-command.js";
+import { kvmUsable, linkedClone } from "./qemu-host.js";
+import { DEFAULT_NICE, qmpSocketPath, type QemuProcessOptions } from "./qemu.js";
+
+/**
+ * Turns a qemu node row into what runs: the binary (by name in PATH), every image resolved through the image
+ * store (a missing one → 409 naming it), disks as linked clones in the node directory, the accelerator, and
+ * the command line. Nothing is spawned here.
+ */
+const DISKS = ["hda", "hdb", "hdc", "hdd"] as const;
+
+/** GNS3's process_priority as niceness; never above normal priority (the API must win over a booting guest). */
+const NICENESS: Record<string, number> = { "very low": 19, low: DEFAULT_NICE };
+
+export function qemuProperties(node: Pick<Node, "id" | "propertiesJson">): QemuProperties {
+  const p = readQemuProperties(nodeProperties(node));
+  return { ...p, mac_address: p.mac_address || qemuBaseMac(node.id) };
+}
+
+/** The emulator binary of a node, or the 409 GNS3 gives when it has none (compat-qemu §2). */
+export function qemuBinary(node: Pick<Node, "name" | "id" | "propertiesJson">): string {
+  const name = qemuBinaryName(qemuProperties(node));
+  const found = name ? findOnPath(name) : null;
+  if (!found) throw new ConflictError(`QEMU binary path ${name ?? "qemu-system-None"} is not found in the path (node ${node.name})`);
+  return found;
+}
+
+/** An image of the store; a file that vanished since the node was set names the property in the 409. */
+async function image(ctx: AppContext, field: string, name: string): Promise<string | undefined> {
+  if (!name) return undefined;
+  try {
+    return await resolveImage(ctx, name);
+  } catch (e) {
+    if (e instanceof ImageMissingError) throw new ConflictError(`${e.message} (${field})`);
+    throw e;
+  }
+}
+
+export interface QemuLaunchInput {
+  node: Node;
+  workdir: string;
+  runDir: string;
+  owner: string;
+  nics: QemuNic[];
+}
+
+export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Promise<Omit<QemuProcessOptions, "onExit">> {
+  const { node, workdir } = input;
+  const p = qemuProperties(node);
+  const binary = qemuBinary(node);
+  const disks: QemuLaunch["disks"] = {};
+  for (const d of DISKS) {
+    const base = await image(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
+    if (!base) continue;
+    // Without linked_clone GNS3 boots the base itself (one node only); here it is a clone all the same, so an
+    // image is never written by a node — the difference is documented (runtime README).
+    disks[d] = { file: await linkedClone(base, workdir, d), interface: p[`${d}_disk_interface`] };
+  }
+  const qmpSocket = qmpSocketPath(input.runDir, node.id);
+  const consoleHost = ctx.config.host === "::" ? "0.0.0.0" : ctx.config.host;
+  const launch: QemuLaunch = {
+    nodeId: node.id,
+    name: node.name,
+    projectId: node.projectId,
+    properties: p,
+    customAdapters: parseArray(node.customAdapters),
+    disks,
+    cdrom: await image(ctx, "cdrom_image", p.cdrom_image),
+    bios: await image(ctx, "bios_image", p.bios_image),
+    kernel: await image(ctx, "kernel_image", p.kernel_image),
+    initrd: await image(ctx, "initrd", p.initrd),
+    console: node.consoleType === "telnet" && node.console != null ? { host: consoleHost, port: node.console } : undefined,
+    qmpSocket,
+    nics: input.nics,
+    accel: (await kvmUsable(binary)) ? "kvm" : "tcg",
+  };
+  let args: string[];
+  try {
+    args = qemuArgs(launch);
+  } catch (e) {
+    // An option refused at set time (400) is a node that cannot start when it was stored before the rule.
+    if (e instanceof DomainError && e.status === 400) throw new ConflictError(e.message);
+    throw e;
+  }
+  return {
+    owner: input.owner,
+    nodeId: node.id,
+    name: node.name,
+    workdir,
+    runDir: input.runDir,
+    binary,
+    args,
+    qmpSocket,
+    ram: p.ram,
+    onClose: p.on_close,
+    nice: NICENESS[p.process_priority] ?? DEFAULT_NICE,
+  };
+}
+
+function parseArray(json: string): QemuLaunch["customAdapters"] {
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((x) => x && typeof x === "object") : [];
+  } catch {
+    return [];
+  }
+}

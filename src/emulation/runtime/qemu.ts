@@ -1,0 +1,170 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConflictError } from "../../platform/errors.js";
+import { findOnPath } from "./executables.js";
+import { qmp, qmpStatus } from "./qemu-monitor.js";
+import { findOwnedPids, isAlive, killAndWait, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./vpcs.js";
+
+/**
+ * One qemu-system process per started qemu node. Unlike vpcs it stays in the foreground, so the pid is the child
+ * we spawn; it still carries the runtime's environment marker (PATCHBAY_RUNTIME_OWNER / PATCHBAY_NODE_ID) and a
+ * pid file in <dataDir>/run/, so crash recovery and the exit handler find it like a vpcs. Hygiene on top:
+ * - `setpriv --pdeathsig KILL`: the kernel kills the VM when the server dies, even by SIGKILL (no exit handler);
+ * - `nice`: guests boot under TCG at full CPU; the API must stay responsive meanwhile.
+ * The monitor is QMP on a unix socket (qemu-monitor.ts): stop/cont for suspend/resume, system_reset for reload,
+ * quit on stop (then SIGTERM, then SIGKILL).
+ */
+export interface QemuProcessOptions {
+  owner: string;
+  nodeId: string;
+  name: string;
+  workdir: string;
+  runDir: string;
+  binary: string;
+  args: string[];
+  qmpSocket: string;
+  /** Guest RAM in MB (the memory cap counts it). */
+  ram: number;
+  /** GNS3's on_close: power_off (quit), shutdown_signal (ACPI power button first); save_vm_state stops like power_off. */
+  onClose: string;
+  /** 0..19; raised to at least DEFAULT_NICE so guests never outrank the API. */
+  nice: number;
+  /** Called once when the process ends without stop() having asked (a crash, the guest powering off). */
+  onExit?: (log: string) => void;
+}
+
+/** Niceness of VM processes unless process_priority asks for even lower. */
+export const DEFAULT_NICE = 10;
+const READY_TIMEOUT_MS = 15_000;
+const QUIT_GRACE_MS = 3000;
+const POWERDOWN_GRACE_MS = 30_000;
+
+/** Unix socket paths are limited to 108 bytes; a deep data directory gets a short name in the temp directory. */
+export function qmpSocketPath(runDir: string, nodeId: string): string {
+  const p = path.join(runDir, `${nodeId}.qmp`);
+  if (Buffer.byteLength(p) < 100) return p;
+  return path.join(os.tmpdir(), `patchbay-${createHash("sha1").update(p).digest("hex").slice(0, 16)}.qmp`);
+}
+
+export class QemuProcess {
+  pids: number[] = [];
+  readonly commandLine: string;
+  private child?: ChildProcess;
+  private stopping = false;
+  private readonly pidFile: string;
+  private readonly log: string;
+
+  constructor(readonly opts: QemuProcessOptions) {
+    this.pidFile = path.join(opts.runDir, `${opts.nodeId}.json`);
+    this.log = path.join(opts.workdir, "qemu.log");
+    // GNS3's command_line: argv joined with spaces, unquoted.
+    this.commandLine = [opts.binary, ...opts.args].join(" ");
+  }
+
+  get running(): boolean {
+    return this.pids.some(isAlive);
+  }
+
+  get ram(): number {
+    return this.opts.ram;
+  }
+
+  async start(): Promise<void> {
+    const o = this.opts;
+    fs.mkdirSync(o.workdir, { recursive: true });
+    fs.mkdirSync(o.runDir, { recursive: true });
+    await killAndWait(findOwnedPids(o.owner, o.nodeId), o.owner); // a leftover of this node must not hold its ports
+    fs.rmSync(o.qmpSocket, { force: true });
+    fs.writeFileSync(this.log, `Start QEMU with ${this.commandLine}\n\nExecution log:\n`);
+    const out = fs.openSync(this.log, "a");
+    const setpriv = findOnPath("setpriv");
+    const nice = findOnPath("nice");
+    const prefix = [
+      ...(nice ? [nice, "-n", String(Math.max(DEFAULT_NICE, Math.min(19, o.nice)))] : []),
+      ...(setpriv ? [setpriv, "--pdeathsig", "KILL", "--"] : []),
+    ];
+    const [cmd, ...args] = [...prefix, o.binary, ...o.args];
+    const child = spawn(cmd, args, {
+      cwd: o.workdir,
+      env: { ...process.env, [OWNER_ENV]: o.owner, [NODE_ENV]: o.nodeId },
+      stdio: ["ignore", out, out],
+      detached: true, // its own process group: a terminal's Ctrl-C reaches the server, which stops VMs in order
+    });
+    fs.closeSync(out);
+    this.child = child;
+    child.once("error", () => {});
+    child.once("exit", () => {
+      this.pids = [];
+      fs.rmSync(this.pidFile, { force: true });
+      if (!this.stopping) o.onExit?.(readTail(this.log));
+    });
+    if (child.pid) this.pids = [child.pid];
+    writePidFile(this.pidFile, { owner: o.owner, nodeId: o.nodeId, pids: this.pids, commandLine: this.commandLine });
+    if (!(await this.ready())) {
+      this.stopping = true;
+      await killAndWait(this.pids, o.owner, 500);
+      const tail = readTail(this.log);
+      throw new ConflictError(`QEMU could not start ${o.name}${tail ? `: ${tail}` : ""}`);
+    }
+  }
+
+  /** The monitor answers (QEMU has parsed its command line, bound the console and the NICs) or the process died. */
+  private async ready(): Promise<boolean> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline && this.child?.exitCode === null && this.child.signalCode === null) {
+      if (fs.existsSync(this.opts.qmpSocket)) {
+        try {
+          await qmpStatus(this.opts.qmpSocket);
+          return true;
+        } catch {}
+      }
+      await sleep(50);
+    }
+    return false;
+  }
+
+  private command(execute: string, args?: Record<string, unknown>): Promise<unknown> {
+    if (!this.running) throw new ConflictError(`${this.opts.name} is not running`);
+    return qmp(this.opts.qmpSocket, execute, args);
+  }
+
+  async status(): Promise<string> {
+    return this.running ? qmpStatus(this.opts.qmpSocket) : "stopped";
+  }
+
+  /** Pauses the vCPUs (the process, its console and its NIC sockets stay). */
+  async suspend(): Promise<void> {
+    if (["running", "prelaunch"].includes(await this.status())) await this.command("stop");
+  }
+
+  async resume(): Promise<void> {
+    if ((await this.status()) === "paused") await this.command("cont");
+  }
+
+  async reset(): Promise<void> {
+    await this.command("system_reset");
+  }
+
+  /** Carrier of NIC n (GNS3's replicate_network_connection_state): off while its adapter has no link. */
+  async setLink(adapter: number, up: boolean): Promise<void> {
+    if (this.running) await this.command("set_link", { name: `gns3-${adapter}`, up });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const o = this.opts;
+    if (this.running) {
+      const graceful = o.onClose === "shutdown_signal" ? "system_powerdown" : "quit";
+      await qmp(o.qmpSocket, graceful, undefined, 2000).catch(() => {});
+      const deadline = Date.now() + (graceful === "quit" ? QUIT_GRACE_MS : POWERDOWN_GRACE_MS);
+      while (this.running && Date.now() < deadline) await sleep(25);
+    }
+    await killAndWait([...new Set([...this.pids, ...findOwnedPids(o.owner, o.nodeId)])], o.owner);
+    this.pids = [];
+    fs.rmSync(this.pidFile, { force: true });
+    fs.rmSync(o.qmpSocket, { force: true });
+  }
+}
