@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import os from "node:os";
 import path from "node:path";
 
 /** Every setting has an environment variable and a CLI flag; flags win. */
@@ -29,6 +30,11 @@ const OPTIONS = {
   },
   "console-ports": { env: "PATCHBAY_CONSOLE_PORTS", default: "5000-10000", help: "console port range for nodes" },
   "udp-ports": { env: "PATCHBAY_UDP_PORTS", default: "10000-20000", help: "UDP port range for links" },
+  "vm-memory-limit": {
+    env: "PATCHBAY_VM_MEMORY_LIMIT",
+    default: "",
+    help: "MB of guest RAM the running QEMU VMs of this compute may use together; a start beyond it answers 409 (default: half of this host's memory)",
+  },
   "auto-close-delay": {
     env: "PATCHBAY_AUTO_CLOSE_DELAY",
     default: "5000",
@@ -59,6 +65,8 @@ export interface Config {
   allowedRoots: string[];
   consolePorts: [number, number];
   udpPorts: [number, number];
+  /** MB of guest RAM (the qemu nodes' `ram`) running VMs may add up to; starting one more beyond it is refused. */
+  vmMemoryLimit: number;
   /** GNS3 closes an auto_close project this long after its last notification listener left (GNS3: 5 s). */
   autoCloseDelayMs: number;
   logRequests: boolean;
@@ -89,6 +97,13 @@ function range(name: string, value: string): [number, number] {
   const hi = Number(m?.[2]);
   if (!m || lo < 1 || hi > 65535 || lo > hi) throw new ConfigError(`${name} must look like 5000-10000`);
   return [lo, hi];
+}
+
+function megabytes(name: string, value: string, fallback: number): number {
+  if (value === "") return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new ConfigError(`${name} must be a whole number of megabytes`);
+  return n;
 }
 
 function flag(name: string, value: string): boolean {
@@ -149,6 +164,7 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
       .map((root) => path.resolve(root)),
     consolePorts: range("PATCHBAY_CONSOLE_PORTS", get("console-ports")),
     udpPorts: range("PATCHBAY_UDP_PORTS", get("udp-ports")),
+    vmMemoryLimit: megabytes("PATCHBAY_VM_MEMORY_LIMIT", get("vm-memory-limit"), Math.floor(os.totalmem() / 2 ** 21)),
     autoCloseDelayMs,
     logRequests: logFormat !== "off",
     logFormat: logFormat === "pretty" ? "pretty" : "json",
