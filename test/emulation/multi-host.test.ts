@@ -12,7 +12,7 @@ import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes } from "../support/lab.js";
 import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
-import { call, freshDatabaseUrl, gql, portWindow, startTestServer, type TestServer } from "../support/server.js";
+import { call, freshDatabaseUrl, gql, graphqlWsClient, portWindow, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 
 /**
@@ -111,6 +111,17 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
 
       const cap = await call(ctl.url, "POST", `${P}/links/${links[1]}/start_capture`, {});
       expect(cap.status, JSON.stringify(cap.body)).toBe(201);
+      // The relay of a cross-host link runs on the controller: so does its live packet view.
+      const client = graphqlWsClient(ctl);
+      const live: any[] = [];
+      client.subscribe(
+        {
+          query: `subscription($p: ID!, $l: ID!) { linkPackets(projectId: $p, linkId: $l) { ... on SubscriptionLinkPacketsSuccess { data { ethernet { src } ipv4 { src dst } icmp { type } } } } }`,
+          variables: { p: projectId, l: links[1] },
+        },
+        { next: (v) => live.push((v.data as any).linkPackets.data), error: () => {}, complete: () => {} },
+      );
+      await waitFor(async () => /graphql:linkPackets"\} 1/.test(await (await fetch(`${ctl.url}/metrics`)).text()), 10_000, "the packet subscription");
 
       consoles = [await TelnetClient.connect(pc1.console, pc1.console_host), await TelnetClient.connect(pc2.console, pc2.console_host)];
       await consoles[0].waitFor(/VPCS> $/);
@@ -119,6 +130,10 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
       await consoles[1].run("ip 10.0.0.2/24");
       const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
       expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      await waitFor(() => live.some((p) => p.icmp?.type === 0), 10_000, "a live echo reply");
+      expect(live).toContainEqual({ ethernet: { src: "00:50:79:66:68:00" }, ipv4: { src: "10.0.0.1", dst: "10.0.0.2" }, icmp: { type: 8 } });
+      expect(live).toContainEqual({ ethernet: { src: "00:50:79:66:68:01" }, ipv4: { src: "10.0.0.2", dst: "10.0.0.1" }, icmp: { type: 0 } });
+      await client.dispose();
 
       const stop = await call(ctl.url, "POST", `${P}/links/${links[1]}/stop_capture`);
       expect(stop.status).toBe(201);
