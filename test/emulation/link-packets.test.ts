@@ -129,6 +129,20 @@ describe("linkPackets", () => {
     expect((await call(s.url, "POST", `/v2/projects/${P}/links/${L}/stop_capture`)).status).toBe(201);
   });
 
+  it("a subscriber leaving a quiet capture is released at once (graphql-ws and SSE)", async () => {
+    const P = await newProject(s, "quiet");
+    const L = await link(s, P, await node(s, P, "SW1", "ethernet_switch"), await node(s, P, "HUB1", "ethernet_hub"));
+    expect((await call(s.url, "POST", `/v2/projects/${P}/links/${L}/start_capture`, {})).status).toBe(201);
+    const feed = PacketFeed.of(s.ctx.services.emulation.runtime.capture(L)!);
+    const before = await openPacketStreams(s);
+    const streams = [overWs(client, { p: P, l: L }), overSse(s, { p: P, l: L })];
+    await waitFor(async () => (await openPacketStreams(s)) === before + 2 && feed.stats().readers === 2, 10_000, "two readers");
+    for (const st of streams) st.close();
+    // No packet will come to wake them: only the end of the operation can.
+    await waitFor(async () => (await openPacketStreams(s)) === before && feed.stats().readers === 0, 10_000, "the readers to be released");
+    expect((await call(s.url, "POST", `/v2/projects/${P}/links/${L}/stop_capture`)).status).toBe(201);
+  });
+
   it("a reader too slow for a flood keeps a bounded backlog, skips the oldest and counts them in `dropped`", async () => {
     // Two always-running devices: the link carries what the test sends into the relay, as a node would.
     const P = await newProject(s, "flood");
