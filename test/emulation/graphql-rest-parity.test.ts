@@ -1,0 +1,225 @@
+import fs from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { waitFor } from "../support/wait.js";
+
+/**
+ * The GraphQL operations that reach what only REST reached before (the README's REST → GraphQL table), driven
+ * over HTTP against the real server: each succeeds as its REST route does and fails with the same rule, as a
+ * typed error result.
+ */
+
+/** One root field of a GraphQL answer: its result type name and either its data or its error message. */
+async function field(s: TestServer, name: string, document: string, variables: Record<string, unknown> = {}) {
+  const r = await gql(s.url, document, variables);
+  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+  return r.data[name] as { __typename: string; data?: any; message?: string };
+}
+const RESULT = `__typename ... on Error { message }`;
+const success = (kind: "Query" | "Mutation", name: string) => `${kind}${name[0].toUpperCase()}${name.slice(1)}Success`;
+
+async function restProject(s: TestServer, name: string) {
+  const p = await call(s.url, "POST", "/v2/projects", { name });
+  expect(p.status).toBe(201);
+  return p.body as { project_id: string; path: string; filename: string };
+}
+async function restNode(s: TestServer, projectId: string, body: Record<string, unknown>) {
+  const n = await call(s.url, "POST", `/v2/projects/${projectId}/nodes`, { compute_id: "local", ...body });
+  expect(n.status, n.text).toBe(201);
+  return n.body as { node_id: string; name: string };
+}
+async function restLink(s: TestServer, projectId: string, a: string, b: string, bPort = 0) {
+  const ends = [a, b].map((node_id, i) => ({ node_id, adapter_number: 0, port_number: i ? bPort : 0 }));
+  const l = await call(s.url, "POST", `/v2/projects/${projectId}/links`, { nodes: ends });
+  expect(l.status, l.text).toBe(201);
+  return l.body as { link_id: string };
+}
+
+describe("GraphQL parity: server, projects, nodes, links, symbols, computes (local server)", () => {
+  let s: TestServer;
+  beforeAll(async () => void (s = await startTestServer({ local: true })));
+  afterAll(() => s?.close());
+
+  it("emulationServer and checkEmulationVersion answer as GET and POST /v2/version", async () => {
+    const r = await gql(s.url, `{ emulationServer { version local } }`);
+    expect(r.data.emulationServer).toEqual({ version: "2.2.59", local: true });
+    const same = await field(s, "checkEmulationVersion", `query($v: String!) { checkEmulationVersion(version: $v) { ${RESULT} ... on QueryCheckEmulationVersionSuccess { data } } }`, { v: "2.2.59" });
+    expect(same).toEqual({ __typename: success("Query", "checkEmulationVersion"), data: "2.2.59" });
+    const other = await field(s, "checkEmulationVersion", `{ checkEmulationVersion(version: "2.2.0") { ${RESULT} } }`);
+    const rest = await call(s.url, "POST", "/v2/version", { version: "2.2.0" });
+    expect(other).toEqual({ __typename: "ConflictError", message: rest.body.message });
+  });
+
+  it("writeDebugBundle writes the same bundle as POST /v2/debug", async () => {
+    const r = await field(s, "writeDebugBundle", `mutation { writeDebugBundle { ${RESULT} ... on MutationWriteDebugBundleSuccess { data } } }`);
+    expect(r.__typename).toBe(success("Mutation", "writeDebugBundle"));
+    expect(r.data).toBe(path.join(s.dataDir, "debug", "controller.txt"));
+    expect(fs.readFileSync(r.data!, "utf8")).toContain('"version": "2.2.59"');
+  });
+
+  it("loadProject opens a .gns3 file as POST /v2/projects/load does; a path outside the roots is a ForbiddenError", async () => {
+    const p = await restProject(s, "gql-load");
+    expect((await call(s.url, "POST", `/v2/projects/${p.project_id}/close`)).status).toBe(204);
+    const LOAD = `mutation($path: String!) { loadProject(path: $path) { ${RESULT} ... on MutationLoadProjectSuccess { data { id name status } } } }`;
+    const loaded = await field(s, "loadProject", LOAD, { path: path.join(p.path, p.filename) });
+    expect(loaded.data).toEqual({ id: p.project_id, name: "gql-load", status: "OPENED" });
+    const outside = await field(s, "loadProject", LOAD, { path: "/etc/hostname" });
+    expect(outside).toEqual({ __typename: "ForbiddenError", message: "The path is not allowed" });
+  });
+
+  it("Project.stats counts as GET /v2/projects/{id}/stats, zero topology while closed", async () => {
+    const p = await restProject(s, "gql-stats");
+    const hub = await restNode(s, p.project_id, { name: "Hub1", node_type: "ethernet_hub" });
+    const pc = await restNode(s, p.project_id, { name: "PC1", node_type: "vpcs" });
+    await restLink(s, p.project_id, hub.node_id, pc.node_id);
+    const STATS = `query($id: ID!) { project(id: $id) { stats { nodes links drawings snapshots } } }`;
+    const opened = await gql(s.url, STATS, { id: p.project_id });
+    expect(opened.data.project.stats).toEqual({ nodes: 2, links: 1, drawings: 0, snapshots: 0 });
+    expect(opened.data.project.stats).toEqual((await call(s.url, "GET", `/v2/projects/${p.project_id}/stats`)).body);
+    await call(s.url, "POST", `/v2/projects/${p.project_id}/close`);
+    expect((await gql(s.url, STATS, { id: p.project_id })).data.project.stats).toEqual({ nodes: 0, links: 0, drawings: 0, snapshots: 0 });
+  });
+
+  it("duplicateNode, the console resets, EmulatedNode.links and Link.availableFilters act as their REST routes", async () => {
+    const p = await restProject(s, "gql-nodes");
+    const P = p.project_id;
+    const pc = await restNode(s, P, { name: "PC1", node_type: "vpcs" });
+    const hub = await restNode(s, P, { name: "Hub1", node_type: "ethernet_hub" });
+    const hub2 = await restNode(s, P, { name: "Hub2", node_type: "ethernet_hub" });
+    const filtered = await restLink(s, P, pc.node_id, hub.node_id);
+    const plain = await restLink(s, P, hub2.node_id, hub.node_id, 1);
+
+    const DUP = `mutation($p: ID!, $id: ID!) { duplicateNode(projectId: $p, id: $id, x: 50, y: 60) {
+      ${RESULT} ... on MutationDuplicateNodeSuccess { data { id name nodeType x y } } } }`;
+    const copy = await field(s, "duplicateNode", DUP, { p: P, id: pc.node_id });
+    expect(copy.data).toMatchObject({ name: "PC2", nodeType: "VPCS", x: 50, y: 60 });
+    expect((await call(s.url, "GET", `/v2/projects/${P}/nodes/${copy.data.id}`)).body.name).toBe("PC2");
+    expect(await field(s, "duplicateNode", DUP, { p: P, id: randomUUID() })).toMatchObject({ __typename: "NotFoundError" });
+
+    const RESET_ONE = `mutation($p: ID!, $id: ID!) { resetNodeConsole(projectId: $p, id: $id) { ${RESULT} ... on MutationResetNodeConsoleSuccess { data { id } } } }`;
+    expect((await field(s, "resetNodeConsole", RESET_ONE, { p: P, id: pc.node_id })).data).toEqual({ id: pc.node_id });
+    const unknown = randomUUID();
+    expect(await field(s, "resetNodeConsole", RESET_ONE, { p: P, id: unknown })).toEqual({ __typename: "NotFoundError", message: `Node ID ${unknown} doesn't exist` });
+
+    const LINKS = `query($p: ID!, $id: ID!) { emulatedNode(projectId: $p, id: $id) { ... on QueryEmulatedNodeSuccess { data {
+      links { id availableFilters { type name parameters { name type minimum maximum unit } } } } } } }`;
+    const hubLinks = (await gql(s.url, LINKS, { p: P, id: hub.node_id })).data.emulatedNode.data.links;
+    expect(hubLinks.map((l: { id: string }) => l.id)).toEqual([filtered.link_id, plain.link_id]);
+    const restFilters = (await call(s.url, "GET", `/v2/projects/${P}/links/${filtered.link_id}/available_filters`)).body;
+    expect(hubLinks[0].availableFilters.map((f: { type: string }) => f.type)).toEqual(restFilters.map((f: { type: string }) => f.type));
+    expect(hubLinks[0].availableFilters[0].parameters[0]).toEqual({ ...restFilters[0].parameters[0], minimum: -1, maximum: 32767 });
+    expect(hubLinks[1].availableFilters).toEqual([]); // two hubs: nothing filters
+
+    const RESET_ALL = `mutation($p: ID!) { resetProjectConsoles(projectId: $p) { ${RESULT} ... on MutationResetProjectConsolesSuccess { data } } }`;
+    expect((await field(s, "resetProjectConsoles", RESET_ALL, { p: P })).data).toBe(true);
+    await call(s.url, "POST", `/v2/projects/${P}/close`);
+    expect(await field(s, "resetProjectConsoles", RESET_ALL, { p: P })).toEqual({ __typename: "ForbiddenError", message: "The project is not opened" });
+  });
+
+  it("the Dynamips idle-PC queries refuse as their REST routes do", async () => {
+    const p = await restProject(s, "gql-idlepc");
+    const hub = await restNode(s, p.project_id, { name: "Hub1", node_type: "ethernet_hub" });
+    for (const [name, route] of [["dynamipsAutoIdlePc", "auto_idlepc"], ["dynamipsIdlePcProposals", "idlepc_proposals"]]) {
+      const r = await field(s, name, `query($p: ID!, $n: ID!) { ${name}(projectId: $p, nodeId: $n) { ${RESULT} } }`, { p: p.project_id, n: hub.node_id });
+      const rest = await call(s.url, "GET", `/v2/projects/${p.project_id}/nodes/${hub.node_id}/dynamips/${route}`);
+      expect(rest.status).toBe(404);
+      expect(r).toEqual({ __typename: "NotFoundError", message: rest.body.message });
+    }
+  });
+
+  it("symbolDimensions, appliances, computeStatistics and computePorts answer as their REST routes", async () => {
+    const symbol = (await call(s.url, "GET", "/v2/symbols")).body.find((x: { symbol_id: string }) => x.symbol_id.endsWith(".svg")).symbol_id;
+    const DIM = `query($id: String!) { symbolDimensions(id: $id) { ${RESULT} ... on QuerySymbolDimensionsSuccess { data { width height } } } }`;
+    const dims = await field(s, "symbolDimensions", DIM, { id: symbol });
+    expect(dims.data).toEqual((await call(s.url, "GET", `/v2/symbols/${encodeURIComponent(symbol)}/dimensions`)).body);
+    // An unknown id falls back to the default symbol, as on REST; an image whose size cannot be read is a conflict.
+    expect((await field(s, "symbolDimensions", DIM, { id: "nope.svg" })).data).toEqual((await call(s.url, "GET", "/v2/symbols/nope.svg/dimensions")).body);
+    expect((await call(s.url, "POST", "/v2/symbols/garbage.png/raw", "not a png")).status).toBe(204);
+    expect(await field(s, "symbolDimensions", DIM, { id: "garbage.png" })).toEqual({ __typename: "ConflictError", message: "Could not read the size of symbol garbage.png" });
+
+    const r = await gql(s.url, `{ appliances computeStatistics { computeId computeName statistics { memoryTotal loadAveragePercent } } }`);
+    expect(r.data.appliances).toEqual((await call(s.url, "GET", "/v2/appliances")).body);
+    expect(r.data.computeStatistics).toEqual([
+      { computeId: "local", computeName: expect.any(String), statistics: { memoryTotal: expect.any(Number), loadAveragePercent: expect.any(Array) } },
+    ]);
+
+    const PORTS = `query($c: String!) { computePorts(computeId: $c) { ${RESULT} ... on QueryComputePortsSuccess { data { consolePortRange consolePorts udpPortRange udpPorts } } } }`;
+    const ports = await field(s, "computePorts", PORTS, { c: "local" });
+    const rest = (await call(s.url, "GET", "/v2/computes/local/ports")).body;
+    expect(ports.data).toEqual({ consolePortRange: rest.console_port_range, consolePorts: rest.console_ports, udpPortRange: rest.udp_port_range, udpPorts: rest.udp_ports });
+    expect(await field(s, "computePorts", PORTS, { c: "nope" })).toEqual({ __typename: "NotFoundError", message: "Compute ID nope doesn't exist" });
+  });
+
+  it("shutdownServer closes the projects and then the server, as POST /v2/shutdown", async () => {
+    const p = await restProject(s, "gql-shutdown");
+    const r = await field(s, "shutdownServer", `mutation { shutdownServer { ${RESULT} ... on MutationShutdownServerSuccess { data } } }`);
+    expect(r.data).toBe(true);
+    await s.closed;
+    await expect(fetch(`${s.url}/v2/version`)).rejects.toThrow();
+    const restarted = await startTestServer({}, { databaseUrl: s.databaseUrl, dataDir: s.dataDir });
+    try {
+      expect((await call(restarted.url, "GET", `/v2/projects/${p.project_id}`)).body.status).toBe("closed");
+    } finally {
+      await restarted.close();
+    }
+  });
+});
+
+describe("GraphQL parity: the local-only operations on a server that is not local", () => {
+  let s: TestServer;
+  beforeAll(async () => void (s = await startTestServer({ local: false })));
+  afterAll(() => s?.close());
+
+  it("refuses debug, shutdown and load with the REST routes' ForbiddenError, and keeps serving", async () => {
+    const debug = await field(s, "writeDebugBundle", `mutation { writeDebugBundle { ${RESULT} } }`);
+    expect(debug).toEqual({ __typename: "ForbiddenError", message: "You can only debug a local server" });
+    const stop = await field(s, "shutdownServer", `mutation { shutdownServer { ${RESULT} } }`);
+    expect(stop).toEqual({ __typename: "ForbiddenError", message: "You can only stop a local server" });
+    const load = await field(s, "loadProject", `mutation { loadProject(path: "/tmp/x.gns3") { ${RESULT} } }`);
+    expect(load).toEqual({ __typename: "ForbiddenError", message: "Loading a project from a path is only allowed on a local server" });
+    expect(fs.existsSync(path.join(s.dataDir, "debug"))).toBe(false);
+    expect((await gql(s.url, `{ emulationServer { local } }`)).data.emulationServer).toEqual({ local: false });
+  });
+});
+
+describe("GraphQL parity: the pass-through to a remote compute", () => {
+  const COMPUTE_HOST = "127.0.0.2";
+  let ctl: TestServer;
+  let cmp: TestServer;
+  beforeAll(async () => {
+    ctl = await startTestServer();
+    cmp = await startTestServer({ mode: "compute", host: COMPUTE_HOST });
+    const r = await call(ctl.url, "POST", "/v2/computes", { compute_id: "hostb", protocol: "http", host: COMPUTE_HOST, port: cmp.port });
+    expect(r.status).toBe(201);
+    await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 10_000, "compute connected");
+  });
+  afterAll(async () => {
+    await ctl?.close();
+    await cmp?.close();
+  });
+
+  const GET = `query($c: String!, $e: String!, $p: String!) { computeResource(computeId: $c, emulator: $e, path: $p) {
+    ${RESULT} ... on QueryComputeResourceSuccess { data } } }`;
+  const SEND = `mutation($c: String!, $e: String!, $p: String!, $b: JSON) { forwardToCompute(computeId: $c, method: POST, emulator: $e, path: $p, body: $b) {
+    ${RESULT} ... on MutationForwardToComputeSuccess { data } } }`;
+
+  it("computeResource reads through the compute API as GET /v2/computes/{id}/{emulator}/{path}", async () => {
+    const ifaces = await field(ctl, "computeResource", GET, { c: "hostb", e: "network", p: "interfaces" });
+    expect(ifaces.data).toEqual((await call(ctl.url, "GET", "/v2/computes/hostb/network/interfaces")).body);
+    expect(ifaces.data).toContainEqual(expect.objectContaining({ id: "lo", ip_address: "127.0.0.1" }));
+    expect(await field(ctl, "computeResource", GET, { c: "hostb", e: "vpcs", p: "images" })).toEqual({ __typename: "NotFoundError", message: "GET /vpcs/images not found" });
+    expect(await field(ctl, "computeResource", GET, { c: "nope", e: "qemu", p: "images" })).toEqual({ __typename: "NotFoundError", message: "Compute ID nope doesn't exist" });
+  });
+
+  it("forwardToCompute posts a JSON body and maps the compute's conflict to a ConflictError", async () => {
+    const projectId = randomUUID();
+    expect((await call(cmp.url, "POST", "/v2/compute/projects", { project_id: projectId, name: "fwd" })).status).toBe(201);
+    const nodeId = randomUUID();
+    const vars = { c: "hostb", e: "projects", p: `${projectId}/ethernet_hub/nodes`, b: { name: "HubF", node_id: nodeId } };
+    const created = await field(ctl, "forwardToCompute", SEND, vars);
+    expect(created.data).toMatchObject({ node_id: nodeId, name: "HubF" });
+    expect(await field(ctl, "forwardToCompute", SEND, vars)).toEqual({ __typename: "ConflictError", message: `Node ID ${nodeId} already exists` });
+  });
+});
