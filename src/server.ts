@@ -16,6 +16,7 @@ import { fallbackErrorHandler } from "./platform/http/client-errors.js";
 import { requestIds } from "./platform/http/request-id.js";
 import { requestLog } from "./platform/http/request-log.js";
 import { routeTable, type RouteEntry } from "./platform/http/route-table.js";
+import { signedUrlGate } from "./platform/http/signed-url.js";
 import { createUpgradeHandler } from "./platform/http/websockets.js";
 import type { Feature } from "./platform/feature.js";
 import { createLogger } from "./platform/log.js";
@@ -26,6 +27,7 @@ import { landingPage } from "./platform/ops/landing.js";
 import { countedBus, createMetrics, METRICS_CONTENT_TYPE, renderMetrics, requestMetrics } from "./platform/ops/metrics.js";
 import { VERSION } from "./platform/ops/version.js";
 import { computeModeGuard, computeModeWebSockets } from "./emulation/compute-api/mode.js";
+import { sendJson } from "./emulation/rest/kit.js";
 import { features } from "./features.js";
 
 export interface RunningServer {
@@ -99,8 +101,11 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   app.use(requestIds(log)); // every answer (401s too) carries the id, every line logged meanwhile has it
   if (config.logRequests) app.use(requestLog(log));
   mountHealth(app, ctx); // before auth: probes carry no credentials (health.ts says what they reveal)
+  // A signed download URL (GraphQL hands them out for /v2 routes) is its own credential for its one path; a bad
+  // token is a 403 in the GNS3 error shape.
+  app.use("/v2", signedUrlGate(config.urlSecret, (res) => sendJson(res, 403, { message: "Invalid or expired download token", status: 403 })));
   app.use((req, res, next) => {
-    if (isAuthorized(req)) return next();
+    if (res.locals.signedUrl || isAuthorized(req)) return next();
     res.status(401).set("WWW-Authenticate", WWW_AUTHENTICATE);
     if (req.path.startsWith("/api/")) {
       res.type("application/hal+json").send(JSON.stringify({ error: { message: "not authorized for that command", code: "6" } }));

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import os from "node:os";
 import path from "node:path";
@@ -43,6 +44,11 @@ const OPTIONS = {
   "log-format": { env: "PATCHBAY_LOG", default: "json", help: "json (one line per request), pretty (for people: one coloured line each) or off" },
   "body-limit": { env: "PATCHBAY_BODY_LIMIT", default: "1mb", help: "largest JSON body accepted" },
   "upload-limit": { env: "PATCHBAY_UPLOAD_LIMIT", default: "2gb", help: "largest upload (project import, project and node files)" },
+  "url-secret": {
+    env: "PATCHBAY_URL_SECRET",
+    default: "",
+    help: "key that signs download URLs handed out by GraphQL (unset = a random key per process; give instances behind one address the same)",
+  },
 } as const;
 
 type Key = keyof typeof OPTIONS;
@@ -74,6 +80,8 @@ export interface Config {
   logFormat: "json" | "pretty";
   bodyLimit: string;
   uploadLimit: string;
+  /** The HMAC key of signed download URLs (src/platform/http/signed-url.ts). */
+  urlSecret: string;
   /** Load the storage demo fixture at start-up (idempotent). */
   demo: boolean;
 }
@@ -170,5 +178,6 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     logFormat: logFormat === "pretty" ? "pretty" : "json",
     bodyLimit: get("body-limit"),
     uploadLimit: get("upload-limit"),
+    urlSecret: get("url-secret") || randomBytes(32).toString("hex"),
   };
 }

@@ -15,6 +15,8 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     BigInt: { Input: bigint; Output: bigint | number };
     JSON: { Input: unknown; Output: unknown };
+    /** An upload (./upload.ts): input only. */
+    File: { Input: File; Output: never };
   };
   DefaultFieldNullability: false;
 }>({

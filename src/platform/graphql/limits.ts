@@ -89,7 +89,9 @@ const literalChildren = (v: unknown): unknown[] => {
 };
 const literalList = (v: unknown) => ((v as ValueNode).kind === Kind.LIST ? [...(v as { values: readonly ValueNode[] }).values] : undefined);
 
-const jsonChildren = (v: unknown): unknown[] => (v && typeof v === "object" ? Object.values(v) : []);
+/** Only JSON's containers: a value that is neither (a multipart upload's File) is a leaf, whatever it holds inside. */
+const jsonChildren = (v: unknown): unknown[] => (Array.isArray(v) || isPlainObject(v) ? Object.values(v as object) : []);
+const isPlainObject = (v: unknown) => v !== null && typeof v === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 const jsonList = (v: unknown) => (Array.isArray(v) ? v : undefined);
 
 /** The variables of one request, as the client sent them. */

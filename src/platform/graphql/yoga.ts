@@ -1,9 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import type { Request, Response } from "express";
 import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from "graphql";
+import { createFetch } from "@whatwg-node/fetch";
 import { makeServer } from "graphql-ws";
 import { createYoga, type Plugin } from "graphql-yoga";
 import type { WebSocket } from "ws";
+import { parseBytes } from "../bytes.js";
 import type { AppContext } from "../context.js";
 import { DomainError } from "../errors.js";
 import type { WebSocketRoute } from "../http/websockets.js";
@@ -40,6 +42,11 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
     graphiql: { subscriptionsProtocol: "WS", title: "Patchbay GraphiQL" },
     renderGraphiQL: async (options) => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options),
     context: () => ctx,
+    // Uploads (the GraphQL multipart request convention): one file per request, refused while it arrives beyond
+    // the upload limit (413), the `operations` and `map` parts held to the JSON body limit.
+    fetchAPI: createFetch({
+      formDataLimits: { files: 1, fields: 2, parts: 3, fileSize: parseBytes(ctx.config.uploadLimit), fieldSize: parseBytes(ctx.config.bodyLimit) },
+    }),
     logging: false,
     plugins: [useResourceLimits(), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx), ...featurePlugins],
     // Client mistakes keep their message; internal errors reach clients as "Unexpected error." with the request id
