@@ -13,6 +13,11 @@ import "./links/graphql.js";
 import "./templates/graphql.js";
 import "./drawings/graphql.js";
 import "./notifications/graphql.js";
+// files and archives: uploads and signed download URLs
+import "./projects/graphql-files.js";
+import "./nodes/graphql-files.js";
+import "./links/graphql-files.js";
+import "./symbols/graphql-files.js";
 
 builder.queryField("emulationVersion", (t) =>
   t.string({ description: "The GNS3 server version the emulation API is compatible with", resolve: () => GNS3_VERSION }),

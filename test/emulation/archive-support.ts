@@ -59,3 +59,38 @@ export async function getBytes(base: string, url: string) {
   const res = await fetch(base + url);
   return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
 }
+
+/**
+ * An archive of an empty topology and `entries`. yazl refuses unsafe names, so archives are built with
+ * same-length placeholders that are patched afterwards.
+ */
+export async function zipWith(entries: { name: string; placeholder?: string; data?: string; mode?: number }[]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  zip.addBuffer(Buffer.from(JSON.stringify(topology("evil"))), "project.gns3");
+  for (const e of entries) {
+    zip.addBuffer(Buffer.from(e.data ?? "x"), e.placeholder ?? e.name, e.mode ? { mode: e.mode } : {});
+  }
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream) chunks.push(c as Buffer);
+  let buf = Buffer.concat(chunks);
+  for (const e of entries) {
+    if (!e.placeholder) continue;
+    if (e.placeholder.length !== e.name.length) throw new Error(`placeholder ${e.placeholder} must be as long as ${e.name}`);
+    let at = buf.indexOf(e.placeholder);
+    while (at >= 0) {
+      buf.write(e.name, at, "latin1");
+      at = buf.indexOf(e.placeholder, at + 1);
+    }
+  }
+  return buf;
+}
+
+export const topology = (name: string) => ({
+  project_id: "00000000-0000-4000-8000-000000000000",
+  name,
+  type: "topology",
+  revision: 9,
+  version: "2.2.59",
+  topology: { nodes: [], links: [], drawings: [], computes: [] },
+});

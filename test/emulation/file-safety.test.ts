@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yazl from "yazl";
 import { resolveInside } from "../../src/emulation/files/safe-path.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
-import { postBytes } from "./archive-support.js";
+import { postBytes, topology, zipWith } from "./archive-support.js";
 
 /** Sends the path exactly as written: fetch/URL would normalise `..` away before it reaches the server. */
 function rawRequest(base: string, method: string, rawPath: string, body?: string | Buffer): Promise<{ status: number; body: string }> {
@@ -21,38 +21,6 @@ function rawRequest(base: string, method: string, rawPath: string, body?: string
     req.end(body);
   });
 }
-
-/** yazl refuses unsafe names, so archives are built with same-length placeholders that are patched afterwards. */
-async function zipWith(entries: { name: string; placeholder?: string; data?: string; mode?: number }[]): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  zip.addBuffer(Buffer.from(JSON.stringify(topology("evil"))), "project.gns3");
-  for (const e of entries) {
-    zip.addBuffer(Buffer.from(e.data ?? "x"), e.placeholder ?? e.name, e.mode ? { mode: e.mode } : {});
-  }
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const c of zip.outputStream) chunks.push(c as Buffer);
-  let buf = Buffer.concat(chunks);
-  for (const e of entries) {
-    if (!e.placeholder) continue;
-    expect(e.placeholder.length).toBe(e.name.length);
-    let at = buf.indexOf(e.placeholder);
-    while (at >= 0) {
-      buf.write(e.name, at, "latin1");
-      at = buf.indexOf(e.placeholder, at + 1);
-    }
-  }
-  return buf;
-}
-
-const topology = (name: string) => ({
-  project_id: "00000000-0000-4000-8000-000000000000",
-  name,
-  type: "topology",
-  revision: 9,
-  version: "2.2.59",
-  topology: { nodes: [], links: [], drawings: [], computes: [] },
-});
 
 describe("one door to the disk: project files", () => {
   let s: TestServer;

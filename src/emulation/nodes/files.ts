@@ -23,11 +23,16 @@ async function nodeFile(ctx: AppContext, projectId: string, nodeId: string, user
   return { node, file: await resolveInside(root, p) };
 }
 
-export async function openNodeFile(ctx: AppContext, projectId: string, nodeId: string, userPath: string): Promise<Readable> {
+/** The resolved path of a node file that exists (403 outside the node directory, 404 when missing). */
+export async function existingNodeFile(ctx: AppContext, projectId: string, nodeId: string, userPath: string): Promise<string> {
   const { node, file } = await nodeFile(ctx, projectId, nodeId, userPath);
   const stat = await fs.stat(file).catch(() => undefined);
   if (!stat?.isFile()) throw new NotFoundError(`GET /projects/${projectId}/files/project-files/${node.nodeType}/${nodeId}/${userPath} not found`);
-  return createReadStream(file);
+  return file;
+}
+
+export async function openNodeFile(ctx: AppContext, projectId: string, nodeId: string, userPath: string): Promise<Readable> {
+  return createReadStream(await existingNodeFile(ctx, projectId, nodeId, userPath));
 }
 
 /** Writes the upload to the node file, creating its directories. */

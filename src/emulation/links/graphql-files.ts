@@ -1,0 +1,18 @@
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { DownloadUrlRef, downloadUrl, validForArg } from "../files/graphql.js";
+import { linkCapture } from "../runtime/operations.js";
+
+/** The capture of a link over GraphQL: a signed URL of GET …/links/{id}/pcap, which follows the capture live. */
+builder.prismaObjectField("Link", "pcapUrl", (t) =>
+  t.field({
+    type: DownloadUrlRef,
+    description:
+      "Streams the running capture as pcap from its start, then live until it stops (GET /v2/projects/{project_id}/links/{id}/pcap); ConflictError when the link is not capturing",
+    errors: { types: DOMAIN_ERRORS },
+    args: { validFor: validForArg(t.arg) },
+    resolve: async (l, args, ctx) => {
+      await linkCapture(ctx, l.projectId, l.id);
+      return downloadUrl(ctx, `/v2/projects/${l.projectId}/links/${l.id}/pcap`, args.validFor);
+    },
+  }),
+);

@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import "../../platform/graphql/upload.js"; // the File scalar
+import { DownloadUrlRef, downloadUrl, encodeFilePath, uploadedFile, validForArg, WrittenFileRef } from "../files/graphql.js";
+import { projectFile, writeProjectFile } from "./files.js";
+import { assertProjectStopped, importProject } from "./transfer.js";
+
+/**
+ * Project archives and files over GraphQL, with the operations of the REST routes: downloads are signed URLs of
+ * GET /v2/projects/{id}/export and …/files/{path}; import and file writes take a multipart upload.
+ */
+builder.prismaObjectFields("Project", (t) => ({
+  exportUrl: t.field({
+    type: DownloadUrlRef,
+    description: "Downloads the project as a .gns3project archive (GET /v2/projects/{id}/export); the project must be stopped",
+    errors: { types: DOMAIN_ERRORS },
+    args: {
+      includeSnapshots: t.arg.boolean({ required: true, defaultValue: false }),
+      resetMacAddresses: t.arg.boolean({ required: true, defaultValue: false }),
+      keepComputeIds: t.arg.boolean({ required: true, defaultValue: false }),
+      compress: t.arg.boolean({ required: true, defaultValue: true, description: "false: stored entries (REST compression=none)" }),
+      validFor: validForArg(t.arg),
+    },
+    resolve: async (p, args, ctx) => {
+      await assertProjectStopped(ctx, p.id);
+      const query = new URLSearchParams();
+      if (args.includeSnapshots) query.set("include_snapshots", "yes");
+      if (args.resetMacAddresses) query.set("reset_mac_addresses", "yes");
+      if (args.keepComputeIds) query.set("keep_compute_ids", "yes");
+      if (!args.compress) query.set("compression", "none");
+      const q = query.toString();
+      return downloadUrl(ctx, `/v2/projects/${p.id}/export${q ? `?${q}` : ""}`, args.validFor);
+    },
+  }),
+  fileUrl: t.field({
+    type: DownloadUrlRef,
+    description: "Downloads a file of the project directory (GET /v2/projects/{id}/files/{path})",
+    errors: { types: DOMAIN_ERRORS },
+    args: { path: t.arg.string({ required: true }), validFor: validForArg(t.arg) },
+    resolve: async (p, args, ctx) => {
+      await projectFile(ctx, p.id, args.path); // the route's checks now: a typed error instead of a URL that fails
+      return downloadUrl(ctx, `/v2/projects/${p.id}/files/${encodeFilePath(args.path)}`, args.validFor);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  importProject: t.prismaField({
+    type: "Project",
+    description: "Creates a closed project from a .gns3project archive (POST /v2/projects/{id}/import)",
+    errors: { types: DOMAIN_ERRORS },
+    args: {
+      id: t.arg.id({ description: "The new project's id (UUID); a new one when omitted" }),
+      file: t.arg({ type: "File", required: true }),
+      name: t.arg.string({ description: "Replaces the archive's project name" }),
+      path: t.arg.string({ description: "Project directory (local mode only, inside the allowed roots)" }),
+    },
+    resolve: async (_q, _r, args, ctx) =>
+      importProject(ctx, args.id == null ? randomUUID() : String(args.id), await uploadedFile(ctx, args.file), {
+        name: args.name ?? undefined,
+        path: args.path ?? undefined,
+        autoClose: true,
+      }),
+  }),
+  writeProjectFile: t.field({
+    type: WrittenFileRef,
+    description: "Creates or replaces a file of the project directory; its directory must exist (POST /v2/projects/{id}/files/{path})",
+    errors: { types: DOMAIN_ERRORS },
+    args: { projectId: t.arg.id({ required: true }), path: t.arg.string({ required: true }), file: t.arg({ type: "File", required: true }) },
+    resolve: async (_r, args, ctx) => {
+      const data = await uploadedFile(ctx, args.file);
+      await writeProjectFile(ctx, String(args.projectId), args.path, data);
+      return { path: args.path, size: data.length };
+    },
+  }),
+}));

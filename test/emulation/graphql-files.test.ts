@@ -1,0 +1,360 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parsePcap } from "../../src/emulation/runtime/pcap.js";
+import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
+import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
+import { icmpEchoes } from "../support/lab.js";
+import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { toolAvailable } from "../support/tools.js";
+import { waitFor } from "../support/wait.js";
+import { unzip, zipWith } from "./archive-support.js";
+
+/**
+ * Files and archives over GraphQL, with HTTP Basic authentication on: uploads are real multipart requests (the
+ * GraphQL multipart request convention: `operations`, `map`, file parts), downloads go through the signed URLs
+ * the fields return, fetched without credentials.
+ */
+const AUTH = { authorization: `Basic ${Buffer.from("admin:secret").toString("base64")}` };
+const UPLOAD_LIMIT = 8 * 1024 * 1024;
+
+let s: TestServer;
+beforeAll(async () => void (s = await startTestServer({ auth: { user: "admin", password: "secret" }, uploadLimit: "8mb" })));
+afterAll(() => s?.close());
+
+const query = (q: string, variables?: Record<string, unknown>) => gql(s.url, q, variables, AUTH);
+const rest = (method: string, url: string, body?: unknown) => call(s.url, method, url, body, AUTH);
+
+/** One multipart GraphQL request whose variable `file` is the uploaded file. */
+async function upload(q: string, variables: Record<string, unknown>, file: { name: string; data: Buffer | string }) {
+  const form = new FormData();
+  form.set("operations", JSON.stringify({ query: q, variables: { ...variables, file: null } }));
+  form.set("map", JSON.stringify({ 0: ["variables.file"] }));
+  form.set("0", new Blob([typeof file.data === "string" ? file.data : new Uint8Array(file.data)]), file.name);
+  const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: AUTH, body: form });
+  return { status: res.status, body: (await res.json()) as { data?: any; errors?: { message: string; extensions?: any }[] } };
+}
+
+/** A signed URL fetched as a client would: no credentials. */
+async function download(url: string, init: RequestInit = {}) {
+  const res = await fetch(s.url + url, init);
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+const json = (b: Buffer) => JSON.parse(b.toString("utf8"));
+
+async function newProject(name = `files-${randomUUID().slice(0, 8)}`): Promise<string> {
+  const r = await query(`mutation($n: String!) { createProject(input: { name: $n, autoClose: false }) {
+    ... on MutationCreateProjectSuccess { data { id } } } }`, { n: name });
+  return r.data.createProject.data.id;
+}
+
+const WRITE_PROJECT_FILE = `mutation($p: ID!, $path: String!, $file: File!) {
+  writeProjectFile(projectId: $p, path: $path, file: $file) {
+    __typename ... on MutationWriteProjectFileSuccess { data { path size } } ... on Error { message code target } } }`;
+const WRITE_NODE_FILE = `mutation($p: ID!, $n: ID!, $path: String!, $file: File!) {
+  writeNodeFile(projectId: $p, nodeId: $n, path: $path, file: $file) {
+    __typename ... on MutationWriteNodeFileSuccess { data { path size } } ... on Error { message } } }`;
+const IMPORT = `mutation($id: ID, $name: String, $file: File!) {
+  importProject(id: $id, name: $name, file: $file) {
+    __typename ... on MutationImportProjectSuccess { data { id name status nodes { name } } } ... on Error { message } } }`;
+
+async function exportUrl(projectId: string, args = "") {
+  const r = await query(`query($id: ID!) { project(id: $id) { exportUrl${args} {
+    __typename ... on ProjectExportUrlSuccess { data { url expiresAt } } ... on Error { message } } } }`, { id: projectId });
+  return r.data.project.exportUrl;
+}
+
+async function projectFileUrl(projectId: string, file: string) {
+  const r = await query(`query($id: ID!, $path: String!) { project(id: $id) { fileUrl(path: $path) {
+    __typename ... on ProjectFileUrlSuccess { data { url expiresAt } } ... on Error { message } } } }`, { id: projectId, path: file });
+  return r.data.project.fileUrl;
+}
+
+describe("project archives and files", () => {
+  it("exports through a signed URL without credentials and imports the archive with a multipart importProject", async () => {
+    const source = await newProject();
+    expect((await rest("POST", `/v2/projects/${source}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).status).toBe(201);
+    const written = await upload(WRITE_PROJECT_FILE, { p: source, path: "notes.txt" }, { name: "notes.txt", data: "lab notes\n" });
+    expect(written.body.data.writeProjectFile).toEqual({ __typename: "MutationWriteProjectFileSuccess", data: { path: "notes.txt", size: 10 } });
+
+    const before = Date.now();
+    const link = await exportUrl(source, "(includeSnapshots: true, compress: false)");
+    expect(link.__typename).toBe("ProjectExportUrlSuccess");
+    expect(link.data.url).toMatch(new RegExp(`^/v2/projects/${source}/export\\?include_snapshots=yes&compression=none&token=\\d+\\.[\\w-]{43}$`));
+    const expires = Date.parse(link.data.expiresAt);
+    expect(expires).toBeGreaterThan(before + 290_000);
+    expect(expires).toBeLessThan(Date.now() + 301_000);
+
+    const archive = await download(link.data.url);
+    expect(archive.status).toBe(200);
+    expect(archive.headers.get("content-type")).toBe("application/gns3project");
+    const entries = await unzip(archive.body);
+    expect(entries.every((e) => e.method === 0)).toBe(true); // compress: false reached the route
+    expect(entries.find((e) => e.name === "notes.txt")?.data.toString()).toBe("lab notes\n");
+    expect(json(entries.find((e) => e.name === "project.gns3")!.data).topology.nodes.map((n: any) => n.name)).toEqual(["PC1"]);
+    // Auth is on: the same route without the token needs credentials.
+    expect((await download(link.data.url.replace(/[?&]token=.*$/, ""))).status).toBe(401);
+
+    const id = randomUUID();
+    const imported = await upload(IMPORT, { id, name: "imported copy" }, { name: "lab.gns3project", data: archive.body });
+    expect(imported.status).toBe(200);
+    expect(imported.body.data.importProject).toEqual({
+      __typename: "MutationImportProjectSuccess",
+      data: { id, name: "imported copy", status: "CLOSED", nodes: [{ name: "PC1" }] },
+    });
+    const notes = await projectFileUrl(id, "notes.txt");
+    expect((await download(notes.data.url)).body.toString()).toBe("lab notes\n");
+
+    // Without an id the import picks one.
+    const again = await upload(IMPORT, { name: "second copy" }, { name: "lab.gns3project", data: archive.body });
+    expect(again.body.data.importProject.data.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("writes project files (binary, byte for byte) and refuses what REST refuses, with typed errors", async () => {
+    const project = await newProject();
+    const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
+    const r = await upload(WRITE_PROJECT_FILE, { p: project, path: "blob.bin" }, { name: "blob.bin", data: bytes });
+    expect(r.body.data.writeProjectFile.data).toEqual({ path: "blob.bin", size: 70_000 });
+    const url = await projectFileUrl(project, "blob.bin");
+    expect((await download(url.data.url)).body.equals(bytes)).toBe(true);
+
+    // As on REST (GNS3's controller): the directory must exist.
+    const missingDir = await upload(WRITE_PROJECT_FILE, { p: project, path: "no/such/dir.txt" }, { name: "x", data: "x" });
+    expect(missingDir.body.data.writeProjectFile.__typename).toBe("NotFoundError");
+    const unknown = await upload(WRITE_PROJECT_FILE, { p: randomUUID(), path: "a.txt" }, { name: "x", data: "x" });
+    expect(unknown.body.data.writeProjectFile.__typename).toBe("NotFoundError");
+    expect((await projectFileUrl(project, "absent.txt")).__typename).toBe("NotFoundError");
+  });
+
+  it("writes node files (creating their directories) and downloads them", async () => {
+    const project = await newProject();
+    const node = (await rest("POST", `/v2/projects/${project}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).body;
+    const r = await upload(WRITE_NODE_FILE, { p: project, n: node.node_id, path: "configs/startup.vpc" }, { name: "startup.vpc", data: "ip 10.0.0.1/24\n" });
+    expect(r.body.data.writeNodeFile).toEqual({ __typename: "MutationWriteNodeFileSuccess", data: { path: "configs/startup.vpc", size: 15 } });
+    const dir = path.join(s.dataDir, "projects", project, "project-files", "vpcs", node.node_id);
+    expect(fs.readFileSync(path.join(dir, "configs", "startup.vpc"), "utf8")).toBe("ip 10.0.0.1/24\n");
+
+    const q = await query(`query($project: ID!, $n: ID!, $p: String!) { emulatedNode(projectId: $project, id: $n) { ... on QueryEmulatedNodeSuccess { data {
+      fileUrl(path: $p) { __typename ... on EmulatedNodeFileUrlSuccess { data { url } } ... on Error { message } } } } } }`, {
+      project,
+      n: node.node_id,
+      p: "configs/startup.vpc",
+    });
+    const url = q.data.emulatedNode.data.fileUrl.data.url;
+    expect(url).toMatch(new RegExp(`^/v2/projects/${project}/nodes/${node.node_id}/files/configs/startup\\.vpc\\?token=`));
+    const file = await download(url);
+    expect(file.status).toBe(200);
+    expect(file.body.toString()).toBe("ip 10.0.0.1/24\n");
+  });
+});
+
+describe("signed URLs", () => {
+  let project: string;
+  let url: string;
+  beforeAll(async () => {
+    project = await newProject();
+    url = (await exportUrl(project)).data.url;
+  });
+
+  const refused = async (target: string, init?: RequestInit) => {
+    const r = await download(target, init);
+    expect(r.status, target).toBe(403);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect(json(r.body)).toEqual({ message: "Invalid or expired download token", status: 403 });
+  };
+
+  it("open their own path once minted, and nothing once tampered with", async () => {
+    expect((await download(url)).status).toBe(200);
+    const token = url.slice(url.indexOf("token=") + 6);
+    const last = token.at(-1) === "A" ? "B" : "A";
+    await refused(url.slice(0, -1) + last); // forged signature
+    await refused(url.replace(/token=(\d+)/, (_m, e) => `token=${Number(e) + 3600}`)); // a later expiry, same signature
+    await refused(url.replace("/export?", "/export?include_snapshots=yes&")); // another query on the same path
+    await refused(url + `&token=${token}`); // two tokens
+    await refused(url.replace(/token=.*/, "token=garbage"));
+  });
+
+  it("never open another path, method or service", async () => {
+    const token = url.slice(url.indexOf("token=") + 6);
+    const other = await newProject();
+    await refused(`/v2/projects/${other}/export?token=${token}`);
+    await refused(`/v2/projects/${project}/files/project.gns3?token=${token}`);
+    await refused(`/v2/projects?token=${token}`);
+    await refused(`/v2/projects/${project}?token=${token}`, { method: "DELETE" });
+    await refused(url, { method: "POST" });
+    // A bad token is refused even beside valid credentials; a token outside /v2 is no credential at all.
+    const withCredentials = await fetch(`${s.url}/v2/projects/${other}/export?token=${token}`, { headers: AUTH });
+    expect(withCredentials.status).toBe(403);
+    expect((await download(`/graphql?query=%7Bprojects%7Bid%7D%7D&token=${token}`)).status).toBe(401);
+    expect((await rest("GET", `/v2/projects/${project}`)).status).toBe(200); // nothing was deleted
+  });
+
+  it("expire", async () => {
+    const short = await exportUrl(project, "(validFor: 1)");
+    const expiresAt = Date.parse(short.data.expiresAt);
+    await waitFor(() => Date.now() > expiresAt + 1000, 5000, "the expiry");
+    await refused(short.data.url);
+    for (const validFor of [0, 3601]) {
+      const r = await exportUrl(project, `(validFor: ${validFor})`);
+      expect(r).toEqual({ __typename: "InvalidInputError", message: "validFor must be 1-3600 seconds" });
+    }
+  });
+});
+
+describe("symbols", () => {
+  const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30"/></svg>`;
+  const UPLOAD_SYMBOL = `mutation($id: String!, $file: File!) { uploadSymbol(id: $id, file: $file) {
+    __typename ... on MutationUploadSymbolSuccess { data { id theme builtin size { width height } rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }
+    ... on Error { message code target } } }`;
+
+  it("uploads a symbol and serves it through the URL the mutation returns", async () => {
+    const r = await upload(UPLOAD_SYMBOL, { id: "lab/my-router.svg" }, { name: "my-router.svg", data: SVG });
+    expect(r.body.data.uploadSymbol).toMatchObject({
+      __typename: "MutationUploadSymbolSuccess",
+      data: { id: "my-router.svg", theme: "Custom symbols", builtin: false, size: { width: 40, height: 30 } },
+    });
+    const raw = await download(r.body.data.uploadSymbol.data.rawUrl.data.url);
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get("content-type")).toBe("image/svg+xml");
+    expect(raw.body.toString()).toBe(SVG);
+
+    const builtin = await query(`{ symbols(theme: "Classic") { id rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }`);
+    const computer = builtin.data.symbols.find((x: any) => x.id === ":/symbols/classic/computer.svg");
+    expect(computer.rawUrl.data.url).toMatch(/^\/v2\/symbols\/%3A%2Fsymbols%2Fclassic%2Fcomputer\.svg\/raw\?token=/);
+    expect((await download(computer.rawUrl.data.url)).body.toString()).toContain("<svg");
+  });
+
+  it("refuses a symbol beyond its 2 MiB limit and a name that is not a file name, with typed errors", async () => {
+    const big = await upload(UPLOAD_SYMBOL, { id: "huge.svg" }, { name: "huge.svg", data: Buffer.alloc(2 * 1024 * 1024 + 1, 0x20) });
+    expect(big.body.data.uploadSymbol).toEqual({
+      __typename: "InvalidInputError",
+      message: `The file may not exceed ${2 * 1024 * 1024} bytes`,
+      code: "REQUEST_ENTITY_TOO_LARGE",
+      target: "file",
+    });
+    const dotted = await upload(UPLOAD_SYMBOL, { id: "../.." }, { name: "x.svg", data: SVG });
+    expect(dotted.body.data.uploadSymbol.__typename).toBe("InvalidInputError");
+    expect(fs.existsSync(path.join(s.dataDir, "symbols", "huge.svg"))).toBe(false);
+  });
+});
+
+describe("hostile uploads and paths", () => {
+  it("refuses a zip-slip archive in a GraphQL import and writes nothing", async () => {
+    const id = randomUUID();
+    const archive = await zipWith([{ name: "ok.txt" }, { name: "../evil.txt", placeholder: "AA/evil.txt" }]);
+    const r = await upload(IMPORT, { id }, { name: "evil.gns3project", data: archive });
+    expect(r.body.data.importProject.__typename).toBe("ConflictError");
+    expect(r.body.data.importProject.message).toMatch(/^Cannot import project, unsafe archive entry/);
+    const projects = path.join(s.dataDir, "projects");
+    expect(fs.existsSync(path.join(projects, "evil.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(projects, id))).toBe(false);
+    expect(fs.readdirSync(projects).filter((n) => n.startsWith(".import-"))).toEqual([]);
+    expect((await rest("GET", `/v2/projects/${id}`)).status).toBe(404);
+  });
+
+  it("refuses path traversal in file writes and file URLs with ForbiddenError and writes nothing outside", async () => {
+    const project = await newProject();
+    const node = (await rest("POST", `/v2/projects/${project}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).body;
+    for (const evil of ["../evil.txt", "../../../../tmp/evil.txt", "/etc/evil.txt", "a\\..\\..\\evil.txt"]) {
+      const w = await upload(WRITE_PROJECT_FILE, { p: project, path: evil }, { name: "x", data: "x" });
+      expect(w.body.data.writeProjectFile, evil).toMatchObject({ __typename: "ForbiddenError" });
+      const n = await upload(WRITE_NODE_FILE, { p: project, n: node.node_id, path: evil }, { name: "x", data: "x" });
+      expect(n.body.data.writeNodeFile, evil).toMatchObject({ __typename: "ForbiddenError" });
+    }
+    expect((await projectFileUrl(project, "../../../etc/passwd")).__typename).toBe("ForbiddenError");
+    expect(fs.existsSync(path.join(s.dataDir, "projects", "evil.txt"))).toBe(false);
+    expect(fs.existsSync(path.join(s.dataDir, "evil.txt"))).toBe(false);
+  });
+
+  it("refuses an upload beyond the upload limit while it arrives (413), and keeps serving", async () => {
+    const project = await newProject();
+    const r = await upload(WRITE_PROJECT_FILE, { p: project, path: "big.bin" }, { name: "big.bin", data: Buffer.alloc(UPLOAD_LIMIT + 1) });
+    expect(r.status).toBe(413);
+    expect(r.body.errors?.[0].extensions?.code).toBe("REQUEST_ENTITY_TOO_LARGE");
+    expect(fs.existsSync(path.join(s.dataDir, "projects", project, "big.bin"))).toBe(false);
+    // Just under the limit: accepted (a file is one value for the input limits, however many chunks it came in).
+    const fits = await upload(WRITE_PROJECT_FILE, { p: project, path: "fits.bin" }, { name: "fits.bin", data: Buffer.alloc(UPLOAD_LIMIT - 4096, 1) });
+    expect(fits.body.errors).toBeUndefined();
+    expect(fits.body.data.writeProjectFile.data.size).toBe(UPLOAD_LIMIT - 4096);
+    expect((await query("{ emulationVersion }")).data.emulationVersion).toBe("2.2.59");
+  });
+
+  it("takes files only as multipart file parts, one per request", async () => {
+    const project = await newProject();
+    const asJson = await query(WRITE_PROJECT_FILE, { p: project, path: "a.txt", file: "not a file" });
+    expect(asJson.errors?.[0].message).toMatch(/File must be a file part of a multipart\/form-data request/);
+
+    const form = new FormData();
+    form.set("operations", JSON.stringify({ query: WRITE_PROJECT_FILE, variables: { p: project, path: "a.txt", file: null } }));
+    form.set("map", JSON.stringify({ 0: ["variables.file"], 1: ["variables.path"] }));
+    form.set("0", new Blob(["a"]), "a.txt");
+    form.set("1", new Blob(["b"]), "b.txt");
+    const two = await fetch(`${s.url}/graphql`, { method: "POST", headers: AUTH, body: form });
+    expect(two.status).toBe(400);
+    expect(((await two.json()) as any).errors[0].message).toMatch(/^POST body sent invalid multipart data: (Files|Parts) limit exceeded/);
+    expect(fs.existsSync(path.join(s.dataDir, "projects", project, "a.txt"))).toBe(false);
+  });
+});
+
+describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("link captures", () => {
+  const consoles: TelnetClient[] = [];
+  afterAll(() => consoles.forEach((c) => c.close()));
+
+  it("streams a running capture through the pcap URL of the link, and refuses one for a link that is not capturing", async () => {
+    const project = await newProject();
+    const P = `/v2/projects/${project}`;
+    const ids: Record<string, string> = {};
+    for (const [name, type] of [["PC1", "vpcs"], ["PC2", "vpcs"], ["SW1", "ethernet_switch"]]) {
+      ids[name] = (await rest("POST", `${P}/nodes`, { name, node_type: type, compute_id: "local" })).body.node_id;
+    }
+    const links: string[] = [];
+    for (const [pc, port] of [["PC1", 0], ["PC2", 1]] as const) {
+      const r = await rest("POST", `${P}/links`, {
+        nodes: [
+          { node_id: ids[pc], adapter_number: 0, port_number: 0 },
+          { node_id: ids.SW1, adapter_number: 0, port_number: port },
+        ],
+      });
+      links.push(r.body.link_id);
+    }
+    const pcapUrl = async (linkId: string) =>
+      (
+        await query(`query($p: ID!, $l: ID!) { link(projectId: $p, id: $l) { ... on QueryLinkSuccess { data {
+          pcapUrl { __typename ... on LinkPcapUrlSuccess { data { url } } ... on Error { message } } } } } }`, { p: project, l: linkId })
+      ).data.link.data.pcapUrl;
+    expect(await pcapUrl(links[0])).toEqual({ __typename: "ConflictError", message: "This link has no active packet capture" });
+
+    expect((await rest("POST", `${P}/links/${links[0]}/start_capture`, {})).status).toBe(201);
+    expect((await rest("POST", `${P}/nodes/start`)).status).toBe(204);
+    for (const [pc, ip] of [["PC1", "10.0.0.1"], ["PC2", "10.0.0.2"]]) {
+      const c = await TelnetClient.connect((await rest("GET", `${P}/nodes/${ids[pc]}`)).body.console);
+      consoles.push(c);
+      await c.waitFor(/VPCS> $/);
+      await c.run(`ip ${ip}/24`);
+    }
+
+    const url = (await pcapUrl(links[0])).data.url;
+    expect(url).toMatch(new RegExp(`^${P}/links/${links[0]}/pcap\\?token=`));
+    const abort = new AbortController();
+    const stream = await fetch(s.url + url, { signal: abort.signal }); // no credentials
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
+    const received: Buffer[] = [];
+    const reading = (async () => {
+      try {
+        for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) received.push(Buffer.from(chunk));
+      } catch {}
+    })();
+    expect((await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
+    const echoes = await waitFor(() => {
+      const seen = icmpEchoes(parsePcap(Buffer.concat(received)).packets.map((p) => p.data));
+      return seen.some((e) => e.type === 0) && seen;
+    }, 10_000, "the echo reply in the pcap stream");
+    expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
+    abort.abort();
+    await reading;
+    expect((await rest("POST", `${P}/nodes/stop`)).status).toBe(204);
+  }, 60_000);
+});
