@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controllerTopic } from "../../src/emulation/events.js";
 import { asGns3 } from "../support/gns3-events.js";
 import { busSubscribed, call, gql, onPostgres, startTestServer, type TestServer } from "../support/server.js";
+import { localNodeTypes } from "../support/tools.js";
 
 async function waitFor<T>(probe: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
   const until = Date.now() + ms;
@@ -50,7 +51,7 @@ describe("computes: registry", () => {
       user: null,
       connected: true,
       last_error: null,
-      capabilities: { version: "2.2.59", node_types: ["vpcs", "ethernet_hub", "ethernet_switch"], platform: process.platform },
+      capabilities: { version: "2.2.59", node_types: localNodeTypes(), platform: process.platform },
     };
     // A server of its own: the list must hold the local compute and nothing else, whatever other tests created.
     const fresh = await startTestServer();
@@ -203,7 +204,7 @@ describe("computes: registry", () => {
   it("serves its own compute API so another instance can use it as a compute", async () => {
     expect((await call(s.url, "GET", "/v2/compute/capabilities")).body).toEqual({
       version: "2.2.59",
-      node_types: ["vpcs", "ethernet_hub", "ethernet_switch"],
+      node_types: localNodeTypes(),
       platform: process.platform,
     });
     expect((await call(s.url, "GET", "/v2/compute/version")).body).toEqual({ version: "2.2.59", local: false });
@@ -263,7 +264,7 @@ describe("computes: connection monitor against a second Patchbay instance", () =
     expect(up).toMatchObject({
       connected: true,
       last_error: null,
-      capabilities: { version: "2.2.59", node_types: ["vpcs", "ethernet_hub", "ethernet_switch"], platform: process.platform },
+      capabilities: { version: "2.2.59", node_types: localNodeTypes(), platform: process.platform },
     });
     expect(typeof up.cpu_usage_percent).toBe("number");
     expect(typeof up.memory_usage_percent).toBe("number");

@@ -13,7 +13,7 @@ import { icmpEchoes } from "../support/lab.js";
 import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
 import { call, freshDatabaseUrl, gql, graphqlWsClient, portWindow, startTestServer, type TestServer } from "../support/server.js";
-import { toolAvailable } from "../support/tools.js";
+import { localNodeTypes, toolAvailable } from "../support/tools.js";
 
 /**
  * Two Patchbay instances on loopback: a controller on 127.0.0.1 and a compute (PATCHBAY_MODE=compute) on
@@ -254,7 +254,7 @@ describe("compute mode, the compute node API and forwarding (no vpcs needed)", (
     ws.terminate();
     expect(status).toBe(403);
     expect((await call(cmp.url, "GET", "/v2/version")).status).toBe(200);
-    expect((await call(cmp.url, "GET", "/v2/compute/capabilities")).body.node_types).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
+    expect((await call(cmp.url, "GET", "/v2/compute/capabilities")).body.node_types).toEqual(localNodeTypes());
   });
 
   it("node routes: 400s in the GNS3 shape, 404s for unknown projects and nodes, create/get/update/delete", async () => {
@@ -320,13 +320,13 @@ describe("compute mode, the compute node API and forwarding (no vpcs needed)", (
     const F = "/v2/computes/hostb";
     const qemuDir = path.join(cmp.dataDir, "images", "QEMU");
     fs.mkdirSync(qemuDir, { recursive: true });
-    fs.writeFileSync(path.join(qemuDir, "b.qcow2"), "bb");
-    fs.writeFileSync(path.join(qemuDir, "a.qcow2"), "a");
+    fs.writeFileSync(path.join(qemuDir, "b.qcow2"), "bbbbbbbb");
+    fs.writeFileSync(path.join(qemuDir, "a.qcow2"), "aaaaaaa"); // GNS3 lists no file under 7 bytes
     const images = await call(ctl.url, "GET", `${F}/qemu/images`);
     expect(images.status).toBe(200);
     expect(images.body).toEqual([
-      { filename: "a.qcow2", path: "a.qcow2", md5sum: "0cc175b9c0f1b6a831c399e269772661", filesize: 1 },
-      { filename: "b.qcow2", path: "b.qcow2", md5sum: "21ad0bd836b90d08f4cf640b4c298e7c", filesize: 2 },
+      { filename: "a.qcow2", path: "a.qcow2", md5sum: "5d793fc5b00a2348c3fb9ab59e5ca98a", filesize: 7 },
+      { filename: "b.qcow2", path: "b.qcow2", md5sum: "810247419084c82d03809fc886fedaad", filesize: 8 },
     ]);
     const vpcs = await call(ctl.url, "GET", `${F}/vpcs/images`);
     expect(vpcs.status).toBe(404);

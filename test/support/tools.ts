@@ -1,3 +1,5 @@
+import { findOnPath } from "../../src/emulation/runtime/executables.js";
+
 /**
  * Tests that need a system tool (vpcs, ansible-playbook) skip where it is missing — except in CI, where
  * PATCHBAY_TEST_REQUIRE_TOOLS=1 turns a missing tool into a failure, so nothing is skipped silently.
@@ -6,3 +8,6 @@ export function toolAvailable(name: string, present: boolean): boolean {
   if (!present && process.env.PATCHBAY_TEST_REQUIRE_TOOLS) throw new Error(`${name} is required (PATCHBAY_TEST_REQUIRE_TOOLS) but not installed`);
   return present;
 }
+
+/** The node types a local compute lists in its capabilities on this host: qemu only where QEMU is installed. */
+export const localNodeTypes = () => ["vpcs", "ethernet_hub", "ethernet_switch", ...(findOnPath("qemu-system-x86_64") ? ["qemu"] : [])];

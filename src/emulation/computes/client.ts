@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import { Readable } from "node:stream";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from "../../platform/errors.js";
 import { LOCAL_ID } from "./model.js";
@@ -44,17 +45,21 @@ export async function computeTarget(ctx: AppContext, computeId: string): Promise
 
 export const computeUrl = (t: ComputeTarget, route: string) => `${t.protocol}://${t.host.includes(":") ? `[${t.host}]` : t.host}:${t.port}${route}`;
 
-/** One request; network failures and timeouts become 504 (UnavailableError), any HTTP answer is returned as is. */
+/**
+ * One request; network failures and timeouts become 504 (UnavailableError), any HTTP answer is returned as is. A
+ * Readable body is streamed (image uploads passed on by the controller), the timeout then counting idle time.
+ */
 export function computeRequest(
   t: ComputeTarget,
   method: string,
   route: string,
-  body?: Buffer | object,
+  body?: Buffer | object | Readable,
   opts: { timeoutMs?: number; contentType?: string } = {},
 ): Promise<ComputeAnswer> {
-  const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
+  const stream = body instanceof Readable ? body : undefined;
+  const payload = body === undefined || stream ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
   const headers: Record<string, string> = { accept: "application/json" };
-  if (payload) headers["content-type"] = opts.contentType ?? "application/json";
+  if (payload || stream) headers["content-type"] = opts.contentType ?? "application/json";
   if (t.user) headers.authorization = `Basic ${Buffer.from(`${t.user}:${t.password ?? ""}`).toString("base64")}`;
   const request = t.protocol === "https" ? https.request : http.request;
   return new Promise((resolve, reject) => {
@@ -77,7 +82,9 @@ export function computeRequest(
     }
     req.on("timeout", () => req.destroy(new Error("timed out")));
     req.on("error", fail);
-    req.end(payload);
+    if (!stream) return void req.end(payload);
+    stream.on("error", (e) => req.destroy(e));
+    stream.pipe(req);
   });
 }
 

@@ -1,5 +1,6 @@
 import os from "node:os";
 import type { AppContext } from "../../platform/context.js";
+import { findOnPath } from "../runtime/executables.js";
 import { GNS3_VERSION } from "../version.js";
 import { systemUsage } from "../notifications/usage.js";
 
@@ -47,9 +48,14 @@ export const isRemote = (node: { computeId: string }) => node.computeId !== LOCA
 /** Reserved by GNS3 for the GNS3 VM compute, which Patchbay does not run. */
 export const VM_ID = "vm";
 
-/** What this server can run itself: the node types of the built-in runtime. */
+/**
+ * What this server can run itself: the node types of the built-in runtime. qemu only when `qemu-system-x86_64`
+ * is installed (GNS3 lists every emulator it knows; the GUI offers a compute for a template by this list, so a
+ * host that cannot start a VM is not offered).
+ */
 export function localCapabilities(): Capabilities {
-  return { version: GNS3_VERSION, node_types: ["vpcs", "ethernet_hub", "ethernet_switch"], platform: process.platform };
+  const qemu = findOnPath("qemu-system-x86_64") ? ["qemu"] : [];
+  return { version: GNS3_VERSION, node_types: ["vpcs", "ethernet_hub", "ethernet_switch", ...qemu], platform: process.platform };
 }
 
 export function localName(): string {

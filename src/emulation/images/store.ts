@@ -158,8 +158,14 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
       done(null, chunk);
     },
   });
+  // The body is piped rather than part of the pipeline: a refusal must not destroy it (that would reset the
+  // client's connection before it reads the 413); left unread, the HTTP server discards the rest.
+  const written = pipeline(meter, createWriteStream(tmp, { flags: "wx", mode: 0o600 }));
+  body.on("error", (e) => meter.destroy(e));
+  body.on("close", () => body.readableEnded || meter.destroy(new InvalidInputError(`The upload of ${name} was interrupted`)));
+  body.pipe(meter);
   try {
-    await pipeline(body, meter, createWriteStream(tmp, { flags: "wx", mode: 0o600 }));
+    await written;
     const md5 = hash.digest("hex");
     await finishers.run(target, async () => {
       await fs.rename(tmp, target).catch((e: NodeJS.ErrnoException) => {

@@ -79,7 +79,17 @@ export const qemuPropertyFields = {
   initrd: imageField,
   kernel_image: imageField,
   kernel_command_line: z.string().max(4096).nullable(),
-  options: z.string().max(4096).nullable(),
+  options: z
+    .string()
+    .max(4096)
+    .nullable()
+    .superRefine((value, check) => {
+      try {
+        qemuOptionsArgv(rewriteQemuOptions(value ?? ""));
+      } catch (e) {
+        check.addIssue({ code: "custom", message: (e as Error).message });
+      }
+    }),
   linked_clone: z.boolean(),
   legacy_networking: z.boolean(),
   replicate_network_connection_state: z.boolean(),
@@ -151,6 +161,36 @@ export const qemuCustomAdapterSchema = z.strictObject({
   mac_address: macAddressSchema.optional(),
 });
 export const qemuCustomAdaptersSchema = z.array(qemuCustomAdapterSchema).max(275);
+
+/** The template of a qemu node: the node settings GNS3's qemu template carries besides the properties. */
+export const qemuTemplateNodeFields = {
+  console_type: z.enum(QEMU_CONSOLE_TYPES),
+  console_auto_start: z.boolean(),
+  first_port_name: z.string(),
+  port_name_format: z.string(),
+  port_segment_size: z.int().min(0),
+  custom_adapters: qemuCustomAdaptersSchema,
+};
+
+/**
+ * GNS3's qemu template defaults: the node's, but `process_priority` "normal", `mac_address` "" (still derived per
+ * node), no `platform` (GNS3's schema says "i386"; the GUI's wizard always sends the binary it picked, and an i386
+ * default would boot x86_64 guests on the wrong emulator), plus the node settings.
+ */
+export function qemuTemplateDefaults(): Record<string, unknown> {
+  const { platform: _none, usage: _usage, ...node } = qemuDefaults();
+  return {
+    ...node,
+    mac_address: "",
+    process_priority: "normal",
+    console_type: "telnet",
+    console_auto_start: false,
+    first_port_name: "",
+    port_name_format: "Ethernet{0}",
+    port_segment_size: 0,
+    custom_adapters: [],
+  };
+}
 
 // ------------------------------------------------------------------ MAC addresses (compat-qemu §5)
 
@@ -299,7 +339,6 @@ export function normalizeQemuProperties(nodeId: string, merged: Record<string, u
   for (const f of QEMU_IMAGE_FIELDS) delete input[`${f}_md5sum`];
   const props = { ...qemuDefaults(), ...input } as ReturnType<typeof qemuDefaults>;
   props.options = rewriteQemuOptions(props.options ?? "");
-  qemuOptionsArgv(props.options);
   if (!props.mac_address) props.mac_address = qemuBaseMac(nodeId);
   return props;
 }

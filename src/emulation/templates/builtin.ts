@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { UUID_PATTERN } from "../../platform/input.js";
 import { defaultPortsMapping } from "../nodes/ports.js";
+import { qemuPropertyFields, qemuTemplateDefaults, qemuTemplateNodeFields } from "../nodes/qemu-properties.js";
 import { NODE_TYPES, type NodeType } from "../nodes/schema.js";
 
 /**
@@ -133,8 +134,14 @@ const RULES: Record<NodeType, TypeRules> = {
     defaults: () => ({ category: "guest", default_name_format: "TraceNG{0}", symbol: ":/symbols/traceng.svg", ip_address: "", default_destination: "", console_type: "none" }),
     nodeProperties: ["ip_address", "default_destination"],
   },
+  qemu: {
+    fields: Object.fromEntries(
+      Object.entries({ ...qemuPropertyFields, ...qemuTemplateNodeFields }).filter(([k]) => k !== "usage").map(([k, v]) => [k, v.optional()]),
+    ),
+    defaults: () => ({ category: "guest", default_name_format: "{name}-{0}", symbol: ":/symbols/qemu_guest.svg", usage: "", ...qemuTemplateDefaults() }),
+    nodeProperties: Object.keys(qemuPropertyFields),
+  },
   // Emulators this server does not run: their templates are kept as the client sends them.
-  qemu: { fields: null, defaults: () => ({ category: "guest", default_name_format: "{name}-{0}", symbol: ":/symbols/qemu_guest.svg", usage: "" }), nodeProperties: "all" },
   docker: { fields: null, defaults: () => ({ category: "guest", default_name_format: "{name}-{0}", symbol: ":/symbols/docker_guest.svg", usage: "" }), nodeProperties: "all" },
   iou: { fields: null, defaults: () => ({ category: "router", default_name_format: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg", usage: "" }), nodeProperties: "all" },
   dynamips: { fields: null, defaults: () => ({ category: "router", default_name_format: "R{0}", symbol: ":/symbols/router.svg", usage: "" }), nodeProperties: "all" },
