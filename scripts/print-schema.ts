@@ -1,9 +1,8 @@
 // Prints the GraphQL schema from the code. With --check, fails when the committed schema.graphql differs.
 import { readFileSync, writeFileSync } from "node:fs";
-import { lexicographicSortSchema, printSchema } from "graphql";
-import { graphqlSchema } from "../src/schema.js";
+import { printedSchema } from "../src/schema.js";
 
-const printed = printSchema(lexicographicSortSchema(graphqlSchema())) + "\n";
+const printed = printedSchema();
 if (process.argv.includes("--check")) {
   let committed = "";
   try {
