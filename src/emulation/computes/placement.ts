@@ -24,7 +24,9 @@ import type { ComputeMonitor } from "./monitor.js";
 const STATUS_POLL_MS = 2_000;
 /** Tear-down calls to a compute that may be gone must not hold the runtime's per-link queue for long. */
 const TEARDOWN_TIMEOUT_MS = 3_000;
-const PLACEABLE = new Set(["vpcs", "ethernet_hub", "ethernet_switch"]);
+const PLACEABLE = new Set(["vpcs", "qemu", "ethernet_hub", "ethernet_switch"]);
+/** Node types with a process on their compute: a command line to read back, a status that can change there. */
+const PROCESS_TYPES = ["vpcs", "qemu"];
 
 const nodeRoute = (node: Pick<Node, "projectId" | "nodeType" | "id">) => `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes/${node.id}`;
 const portRoute = (node: Node, adapter: number, port: number) => `${nodeRoute(node)}/adapters/${adapter}/ports/${port}/nio`;
@@ -81,12 +83,13 @@ export class Placement {
    * is free and in its range, else picks another (as GNS3's port manager does); the controller records the answer.
    */
   private async createOnCompute(t: ComputeTarget, node: Node): Promise<Node> {
-    if (!PLACEABLE.has(node.nodeType)) throw new ConflictError(`Compute '${t.name}' cannot run ${node.nodeType} nodes (it runs vpcs, ethernet_hub and ethernet_switch)`);
+    if (!PLACEABLE.has(node.nodeType)) throw new ConflictError(`Compute '${t.name}' cannot run ${node.nodeType} nodes (it runs vpcs, qemu, ethernet_hub and ethernet_switch)`);
     await this.ensureProject(t, node.projectId);
     const props = nodeProperties(node);
     const body: Record<string, unknown> = { node_id: node.id, name: node.name };
     if (node.nodeType !== "ethernet_hub") body.console_type = node.consoleType ?? "none";
     if (node.nodeType === "vpcs") body.mac_offset = await this.runtime.macOffset(node);
+    else if (node.nodeType === "qemu") Object.assign(body, props); // its images must be on that compute (uploaded through it)
     else body.ports_mapping = props.ports_mapping ?? [];
     if (node.console != null) body.console = node.console;
     const answer = await computeJson(t, "POST", `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes`, body);
@@ -122,7 +125,7 @@ export class Placement {
   private async refresh(t: ComputeTarget, node: Node): Promise<Node> {
     const answer = await computeJson(t, "GET", nodeRoute(node));
     const state: Parameters<typeof setNodeRuntimeState>[2] = { status: answer.status };
-    if (node.nodeType === "vpcs") state.commandLine = answer.command_line ?? "";
+    if (PROCESS_TYPES.includes(node.nodeType)) state.commandLine = answer.command_line ?? "";
     if (typeof answer.console === "number" && answer.console !== node.console) state.console = answer.console;
     return setNodeRuntimeState(this.ctx, node.id, state);
   }
@@ -247,7 +250,7 @@ export class Placement {
     const node = await this.ctx.db.node.findFirst({ where: { id: event.node_id, computeId } });
     if (!node || !["stopped", "started", "suspended"].includes(event.status)) return;
     const state: Parameters<typeof setNodeRuntimeState>[2] = { status: event.status };
-    if (node.nodeType === "vpcs" && "command_line" in event) state.commandLine = event.command_line ?? "";
+    if (PROCESS_TYPES.includes(node.nodeType) && "command_line" in event) state.commandLine = event.command_line ?? "";
     await setNodeRuntimeState(this.ctx, node.id, state);
   }
 
@@ -328,12 +331,12 @@ export class Placement {
     this.timer = setTimeout(() => void this.poll().finally(() => this.schedulePoll()), STATUS_POLL_MS);
   }
 
-  /** A started remote vpcs can die on its host: read the status of those back (GNS3 gets it as a compute event). */
+  /** A started remote vpcs or VM can die on its host: read the status of those back (GNS3 gets it as a compute event). */
   private async poll(): Promise<void> {
     const computeIds = [...this.connected].filter(([, up]) => up).map(([id]) => id);
     if (!computeIds.length) return;
     const nodes = await this.ctx.db.node.findMany({
-      where: { computeId: { in: computeIds }, nodeType: "vpcs", status: "started", project: { status: "opened" } },
+      where: { computeId: { in: computeIds }, nodeType: { in: PROCESS_TYPES }, status: { not: "stopped" }, project: { status: "opened" } },
     });
     for (const n of nodes) {
       if (this.stopped) return;

@@ -21,7 +21,7 @@ import { getComputeProject } from "../projects/operations.js";
  * its built-in local compute, so the runtime runs it exactly as a local node (processes, devices, console
  * ports); what the controller adds is NIOs: a node port joined to a UDP endpoint on another host.
  */
-export const COMPUTE_NODE_TYPES = ["vpcs", "ethernet_hub", "ethernet_switch"] as const;
+export const COMPUTE_NODE_TYPES = ["vpcs", "qemu", "ethernet_hub", "ethernet_switch"] as const;
 export type ComputeNodeType = (typeof COMPUTE_NODE_TYPES)[number];
 
 export interface ComputeNodeInput {
@@ -29,7 +29,7 @@ export interface ComputeNodeInput {
   name?: string;
   console?: number | null;
   consoleType?: ConsoleType | null;
-  /** Emulator properties: ports_mapping (hub, switch), startup_script and mac_offset (vpcs). */
+  /** Emulator properties: ports_mapping (hub, switch), startup_script and mac_offset (vpcs), GNS3's qemu properties. */
   properties: Record<string, unknown>;
 }
 
@@ -45,16 +45,17 @@ export interface UdpNio {
 export function computeNodeToRest(ctx: AppContext, node: Node, dir: string) {
   const props = nodeProperties(node);
   const base = { name: node.name, node_id: node.id, project_id: node.projectId, status: node.status };
-  if (node.nodeType === "vpcs") {
-    return {
+  if (node.nodeType === "vpcs" || node.nodeType === "qemu") {
+    const process = {
       ...base,
       command_line: node.commandLine ?? "",
       console: node.console,
       console_host: ctx.config.host,
       console_type: node.consoleType,
       node_directory: nodeDirectory(dir, node),
-      startup_script_path: "startup.vpc",
     };
+    // GNS3's qemu compute object carries its properties flat, as they are sent.
+    return node.nodeType === "vpcs" ? { ...process, startup_script_path: "startup.vpc" } : { ...props, ...process };
   }
   const withPorts = { ...base, ports_mapping: props.ports_mapping ?? [], usage: typeof props.usage === "string" ? props.usage : "" };
   if (node.nodeType === "ethernet_hub") return withPorts;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AppContext } from "../../../platform/context.js";
 import { NotFoundError } from "../../../platform/errors.js";
 import { uuidSchema } from "../../../platform/input.js";
+import { qemuPropertiesSchema } from "../../nodes/qemu-properties.js";
 import { sendJson, type Gns3Routes } from "../../rest/kit.js";
 import { NODE_ACTIONS } from "../../runtime/operations.js";
 import type { DataLinkType } from "../../runtime/pcap.js";
@@ -43,6 +44,7 @@ const createSchemas: Record<ComputeNodeType, z.ZodObject> = {
     // Patchbay extension: the controller's MAC offset for the node, unique across the computes of a project.
     mac_offset: z.int().min(0).max(255).optional(),
   }),
+  qemu: z.strictObject({ ...common, ...consoleFields, ...qemuPropertiesSchema.shape }),
   ethernet_switch: z.strictObject({ ...common, ...consoleFields, ports_mapping: portsMapping.optional() }),
   ethernet_hub: z.strictObject({ ...common, ports_mapping: portsMapping.optional() }),
 };
@@ -74,7 +76,7 @@ function portParams(params: Record<string, string>): [number, number] {
   return [Number(a), Number(p)];
 }
 
-/** REST adapter of the compute node API (compat §15) for vpcs, ethernet_hub and ethernet_switch. */
+/** REST adapter of the compute node API (compat §15) for vpcs, qemu, ethernet_hub and ethernet_switch. */
 export function computeNodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
   routes.add("POST", `${P}/ports/udp`, async ({ res, params }) => sendJson(res, 201, { udp_port: await allocateUdpPort(ctx, params.project_id) }));
 
@@ -97,11 +99,18 @@ export function computeNodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
     });
 
     for (const action of NODE_ACTIONS) {
-      // As GNS3's compute: a vpcs start answers with the node, every other action with 204.
+      // As GNS3's compute: a vpcs or qemu start answers with the node, every other action with 204.
       routes.add("POST", `${N}/${action}`, async ({ res, params }) => {
         const node = await computeNodeAction(ctx, params.project_id, type, params.node_id, action);
-        if (type === "vpcs" && action === "start") sendJson(res, 200, await computeNodeJson(ctx, node));
+        if ((type === "vpcs" || type === "qemu") && action === "start") sendJson(res, 200, await computeNodeJson(ctx, node));
         else res.status(204).end();
+      });
+    }
+    if (type === "qemu") {
+      // The qemu compute's resume (the controller resumes with start, which does the same on a paused VM).
+      routes.add("POST", `${N}/resume`, async ({ res, params }) => {
+        await computeNodeAction(ctx, params.project_id, type, params.node_id, "start");
+        res.status(204).end();
       });
     }
 
