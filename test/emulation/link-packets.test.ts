@@ -254,7 +254,11 @@ describe("linkPackets", () => {
       await step("the packets are those of the pcap file, in its order", async () => {
         const file = (await call(s.url, "GET", `/v2/projects/${P}/links/${L}`)).body.capture_file_path;
         const recorded = parsePcap(fs.readFileSync(file)).packets;
-        for (const p of packets(ws)) expect(recorded[p.number - 1].data.length).toBe(p.capturedLength);
+        const mac = (b: Buffer) => [...b].map((x) => x.toString(16).padStart(2, "0")).join(":");
+        for (const p of packets(ws)) {
+          const frame = recorded[p.number - 1].data;
+          expect([frame.length, mac(frame.subarray(6, 12)), mac(frame.subarray(0, 6))]).toEqual([p.capturedLength, p.ethernet.src, p.ethernet.dst]);
+        }
       });
 
       await step("a reconnect with `after` gets what it missed, then live packets", async () => {
