@@ -13,6 +13,8 @@ export interface QuotaChange {
   svmUuid: string;
   volumeUuid: string;
   ruleUuid?: string;
+  /** RULE_UPDATED: the rule's fields the change gave a new value (QuotaRule field names). */
+  changed?: string[];
 }
 
 export interface StorageObjectChange {

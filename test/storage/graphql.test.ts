@@ -118,6 +118,27 @@ describe("storage GraphQL", () => {
     expect(again.quotaChanges.cursor).toBe(events[1].quotaChanges.cursor);
   });
 
+  it("types rule events: kind, the rule with its qtree, and the names of the fields an update changed", async () => {
+    const made = await create({ type: "USER", users: [{ name: "kim" }], qtreeName: "qt1", limits: { spaceHardLimit: 1024 } });
+    const uuid = made.data.createQuotaRule.data.uuid;
+    await busIdle();
+    const before = s.ctx.bus.subscriberCount();
+    const sub = subscribeWs(`subscription { quotaChanges(volumeUuid: "${volumeUuid}") { kind changed rule { uuid userMapping qtree { id name } } } }`, 3);
+    await busSubscribed(s, before);
+    const UPDATE = `mutation($u: ID!, $l: QuotaLimitsInput!) { updateQuotaRule(uuid: $u, limits: $l) { __typename } }`;
+    // same space limit (no change), a new files limit and user mapping
+    expect((await gql(s.url, UPDATE, { u: uuid, l: { spaceHardLimit: 1024, filesHardLimit: 5, userMapping: true } })).data.updateQuotaRule.__typename).toBe("MutationUpdateQuotaRuleSuccess");
+    await gql(s.url, UPDATE, { u: uuid, l: { spaceHardLimit: 2048 } });
+    await create({ type: "TREE", qtreeName: "qt2" });
+    const [first, second, third] = (await sub.done).map((e) => e.quotaChanges);
+    await sub.dispose();
+    const qt1 = (await gql(s.url, `query($svm: String!) { volumes(svm: { name: $svm }) { qtrees { id name } } }`, { svm })).data.volumes[0].qtrees.find((q: any) => q.name === "qt1");
+    // `rule` is the rule as it is when the event is delivered: the second update may already be in
+    expect(first).toMatchObject({ kind: "RULE_UPDATED", changed: ["filesHardLimit", "userMapping"], rule: { uuid, userMapping: true, qtree: { id: qt1.id, name: "qt1" } } });
+    expect(second).toMatchObject({ kind: "RULE_UPDATED", changed: ["spaceHardLimit"] });
+    expect(third).toMatchObject({ kind: "RULE_CREATED", changed: null, rule: { qtree: { name: "qt2" } } });
+  });
+
   it("streams over SSE too", async () => {
     const ctrl = new AbortController();
     await busIdle(); // the previous test's subscriptions: a release under way would cancel out the new one

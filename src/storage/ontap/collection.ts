@@ -14,6 +14,11 @@ export interface CollectionSource<Row> {
   keyOf: (row: Row) => string;
 }
 
+/** A page's order: the sort keys asked for, then the key, so that rows with equal values page stably. */
+export function pageOrder(source: Pick<CollectionSource<unknown>, "orderFor" | "keyColumn">, keys: CollectionQuery["orderBy"]): object[] {
+  return [...keys.map((o) => source.orderFor(o.field, o.dir)), { [source.keyColumn]: "asc" }];
+}
+
 export interface Page<Row> {
   rows: Row[];
   /** Set when return_records=false: the number of matching records. */
@@ -24,7 +29,7 @@ export interface Page<Row> {
 export async function readPage<Row>(source: CollectionSource<Row>, q: CollectionQuery, where: object, originalUrl: string): Promise<Page<Row>> {
   if (!q.returnRecords) return { rows: [], count: await source.count({ where }) };
   const keyed = q.orderBy.length === 0;
-  const orderBy = [...q.orderBy.map((o) => source.orderFor(o.field, o.dir)), { [source.keyColumn]: "asc" }];
+  const orderBy = pageOrder(source, q.orderBy);
   let pageWhere = where;
   let skip: number | undefined;
   if (q.startAfter !== undefined) {

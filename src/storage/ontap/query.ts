@@ -34,10 +34,21 @@ export function parseBool(name: string, v: string | undefined, dflt: boolean): b
   throw invalid(name, "true or false");
 }
 
+/** How long a request may wait for its job: whole seconds from 0 to 120 (ONTAP's maximum). */
+export function checkTimeout(seconds: number, name = "return_timeout"): number {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 120) throw invalid(name, "an integer from 0 to 120");
+  return seconds;
+}
+
 export function parseTimeout(v: string | undefined, dflt: number): number {
   if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v) || Number(v) > 120) throw invalid("return_timeout", "an integer from 0 to 120");
-  return Number(v);
+  if (!/^\d+$/.test(v)) throw invalid("return_timeout", "an integer from 0 to 120");
+  return checkTimeout(Number(v));
+}
+
+/** At most one sort key per sortable field: a bound on the statement a client can ask for. */
+export function checkOrderLength(keys: number, sortable: Set<string>, name = "order_by"): void {
+  if (keys > sortable.size) throw invalid(name, `at most ${sortable.size} fields`);
 }
 
 export function parseCollectionQuery(
@@ -56,7 +67,7 @@ export function parseCollectionQuery(
     throw invalid("max_records", "an integer from 1 to 10000");
   }
   const orderKeys = (single(query, "order_by") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  if (orderKeys.length > sortable.size) throw invalid("order_by", `at most ${sortable.size} fields`);
+  checkOrderLength(orderKeys.length, sortable);
   const orderBy = orderKeys.map((s) => {
       const [field, dir = "asc", extra] = s.split(/\s+/);
       if (extra !== undefined || (dir !== "asc" && dir !== "desc")) throw invalid("order_by", "<field> [asc|desc]");

@@ -73,3 +73,6 @@ export function ruleOrder(field: string, dir: "asc" | "desc"): object {
   if (field === "volume.name") return { volume: { name: dir } };
   return { [COLUMN_ORDER[field]]: dir };
 }
+
+/** How both faces order rule pages (REST `order_by`, GraphQL `orderBy`): the fields above, then the key. */
+export const RULE_ORDER = { keyColumn: "uuid", orderFor: ruleOrder };

@@ -3,10 +3,13 @@ import { InvalidInputError, NotFoundError } from "../../platform/errors.js";
 import { isEventId } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { termsCondition, type Term } from "../ontap/filter.js";
+import { pageOrder } from "../ontap/collection.js";
+import { checkOrderLength } from "../ontap/query.js";
 import { quotaTopic, type QuotaChange } from "../events.js";
+import { jobResult, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf, withJob } from "../jobs/graphql.js";
 import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js";
-import { userEntries } from "./serialize.js";
-import { ruleFilterFields } from "./filters.js";
+import { qtreeIdOf, qtreeIds, userEntries } from "./serialize.js";
+import { ruleFilterFields, RULE_ORDER, RULE_SORTABLE } from "./filters.js";
 import { findRulePage } from "./page.js";
 import { fieldNames, inTermsOf } from "../input.js";
 import { LIMIT_NAMES, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
@@ -25,12 +28,47 @@ const QuotaGroup = builder.objectRef<{ name: string | null; id: string | null }>
   fields: (t) => ({ name: t.exposeString("name", { nullable: true }), id: t.exposeString("id", { nullable: true }) }),
 });
 
+const QuotaQtree = builder.objectRef<{ name: string; id: number | null }>("QuotaQtree").implement({
+  description: "The qtree a rule names (REST `qtree`): a tree rule's target, a user or group rule's scope",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "\"\" for the default tree rule" }),
+    id: t.exposeInt("id", { nullable: true, description: "The qtree's id in its volume (REST `qtree.id`); null for the default tree rule, which names no qtree" }),
+  }),
+});
+
+/**
+ * A rule's qtree id: the page loader reads it with the page; rules Prisma loaded for a connection share one lookup
+ * for the page (`lazyQtreeIds`), made when the first of them is asked; a single rule looks its own up.
+ */
+const QTREE_IDS = Symbol("qtree ids");
+type RuleQtree = { volumeUuid: string; qtreeName: string | null; qtreeId?: number | null; [QTREE_IDS]?: () => Promise<Map<string, number>> };
+
+function lazyQtreeIds<R extends RuleQtree>(ctx: AppContext, rows: R[]): R[] {
+  let ids: Promise<Map<string, number>> | undefined;
+  const load = () => (ids ??= qtreeIds(ctx, rows));
+  for (const r of rows) r[QTREE_IDS] = load;
+  return rows;
+}
+
+async function ruleQtree(ctx: AppContext, r: RuleQtree) {
+  if (r.qtreeName === null) return null;
+  if (r.qtreeId !== undefined) return { name: r.qtreeName, id: r.qtreeId };
+  const ids = await (r[QTREE_IDS] ?? (() => qtreeIds(ctx, [r])))();
+  return { name: r.qtreeName, id: qtreeIdOf(ids, r) ?? null };
+}
+
 builder.prismaObject("QuotaRule", {
   fields: (t) => ({
     uuid: t.exposeID("uuid"),
     type: t.field({ type: QuotaRuleType, resolve: (r) => r.type.toUpperCase() as "USER" }),
     volume: t.relation("volume"),
     qtreeName: t.exposeString("qtreeName", { nullable: true, description: "null for a volume-level user or group rule; \"\" for the default tree rule" }),
+    qtree: t.field({
+      type: QuotaQtree,
+      nullable: true,
+      description: "null for a volume-level user or group rule, which REST reports without qtree",
+      resolve: (r, _a, ctx) => ruleQtree(ctx, r),
+    }),
     users: t.field({
       type: [QuotaUser],
       select: { users: { orderBy: { position: "asc" } } },
@@ -49,6 +87,11 @@ builder.prismaObject("QuotaRule", {
 const StringFilter = builder.inputType("StringFilter", {
   fields: (t) => ({ eq: t.string(), in: t.stringList(), startsWith: t.string(), isNull: t.boolean() }),
 });
+const IntFilter = builder.inputType("IntFilter", {
+  description: "Operators are ANDed; use QuotaRuleFilter.or for alternatives",
+  fields: (t) => ({ eq: t.int(), in: t.intList(), lt: t.int(), lte: t.int(), gt: t.int(), gte: t.int(), isNull: t.boolean() }),
+});
+const BooleanFilter = builder.inputType("BooleanFilter", { fields: (t) => ({ eq: t.boolean(), isNull: t.boolean() }) });
 const BigIntFilter = builder.inputType("BigIntFilter", {
   description: "Operators are ANDed; use QuotaRuleFilter.or for alternatives",
   fields: (t) => ({
@@ -61,8 +104,10 @@ const BigIntFilter = builder.inputType("BigIntFilter", {
   }),
 });
 type StrF = { eq?: string | null; in?: string[] | null; startsWith?: string | null; isNull?: boolean | null };
-type NumF = { eq?: bigint | null; lt?: bigint | null; lte?: bigint | null; gt?: bigint | null; gte?: bigint | null; isNull?: boolean | null };
+type NumF = { eq?: bigint | number | null; in?: number[] | null; lt?: bigint | number | null; lte?: bigint | number | null; gt?: bigint | number | null; gte?: bigint | number | null; isNull?: boolean | null };
+type BoolF = { eq?: boolean | null; isNull?: boolean | null };
 interface RuleFilter {
+  uuid?: StrF | null;
   svmName?: StrF | null;
   svmUuid?: StrF | null;
   volumeName?: StrF | null;
@@ -72,6 +117,9 @@ interface RuleFilter {
   userName?: StrF | null;
   userId?: StrF | null;
   groupName?: StrF | null;
+  groupId?: StrF | null;
+  qtreeId?: NumF | null;
+  userMapping?: BoolF | null;
   spaceHardLimit?: NumF | null;
   spaceSoftLimit?: NumF | null;
   filesHardLimit?: NumF | null;
@@ -79,7 +127,9 @@ interface RuleFilter {
   or?: RuleFilter[] | null;
 }
 const QuotaRuleFilter = builder.inputRef<RuleFilter>("QuotaRuleFilter").implement({
+  description: "The rule fields REST filters on, with the same meaning (the same translation into the database)",
   fields: (t) => ({
+    uuid: t.field({ type: StringFilter }),
     svmName: t.field({ type: StringFilter }),
     svmUuid: t.field({ type: StringFilter }),
     volumeName: t.field({ type: StringFilter }),
@@ -89,6 +139,9 @@ const QuotaRuleFilter = builder.inputRef<RuleFilter>("QuotaRuleFilter").implemen
     userName: t.field({ type: StringFilter, description: "matches when any user of the rule matches" }),
     userId: t.field({ type: StringFilter }),
     groupName: t.field({ type: StringFilter }),
+    groupId: t.field({ type: StringFilter }),
+    qtreeId: t.field({ type: IntFilter, description: "the id of the qtree the rule names (REST qtree.id)" }),
+    userMapping: t.field({ type: BooleanFilter, description: "user rules only: other rules have none (isNull)" }),
     spaceHardLimit: t.field({ type: BigIntFilter }),
     spaceSoftLimit: t.field({ type: BigIntFilter }),
     filesHardLimit: t.field({ type: BigIntFilter }),
@@ -98,16 +151,17 @@ const QuotaRuleFilter = builder.inputRef<RuleFilter>("QuotaRuleFilter").implemen
 });
 
 const FIELD_OF: Record<string, string> = {
+  uuid: "uuid", groupId: "group.id", qtreeId: "qtree.id", userMapping: "user_mapping",
   svmName: "svm.name", svmUuid: "svm.uuid", volumeName: "volume.name", volumeUuid: "volume.uuid", qtreeName: "qtree.name",
   userName: "users.name", userId: "users.id", groupName: "group.name", spaceHardLimit: "space.hard_limit",
   spaceSoftLimit: "space.soft_limit", filesHardLimit: "files.hard_limit", filesSoftLimit: "files.soft_limit",
 };
 
 /** Each operator becomes a term of the ONTAP filter machinery, so both faces filter identically. */
-function termsOf(f: StrF & NumF): Term[][] {
+function termsOf(f: Omit<StrF, "in"> & NumF & BoolF & { in?: (string | number)[] | null }): Term[][] {
   const out: Term[][] = [];
   if (f.eq != null) out.push([{ op: "eq", value: String(f.eq) }]);
-  if (f.in?.length) out.push(f.in.map((v) => ({ op: "eq", value: v })));
+  if (f.in?.length) out.push(f.in.map((v) => ({ op: "eq", value: String(v) })));
   if (f.startsWith != null) out.push([{ op: "like", parts: [f.startsWith, ""] }]);
   for (const op of ["lt", "lte", "gt", "gte"] as const) if (f[op] != null) out.push([{ op, value: String(f[op]) }]);
   if (f.isNull != null) out.push([{ op: f.isNull ? "null" : "notNull" }]);
@@ -120,7 +174,7 @@ export async function ruleWhere(ctx: AppContext, filter: RuleFilter | null | und
   const and: object[] = [];
   if (filter.type?.length) and.push({ type: { in: filter.type.map((t) => t.toLowerCase()) } });
   for (const [key, name] of Object.entries(FIELD_OF)) {
-    const f = filter[key as keyof RuleFilter] as (StrF & NumF) | null | undefined;
+    const f = filter[key as keyof RuleFilter] as Parameters<typeof termsOf>[0] | null | undefined;
     if (f) for (const terms of termsOf(f)) and.push(await termsCondition(name, fields[name], terms));
   }
   if (filter.or?.length) and.push({ OR: await Promise.all(filter.or.map((o) => ruleWhere(ctx, o))) });
@@ -137,6 +191,24 @@ function pageCovers(query: { include?: Record<string, unknown>; select?: Record<
 
 const pageArgs = ({ take, skip, cursor }: { take?: number; skip?: number; cursor?: object }) => ({ take, skip, cursor });
 
+// ---- ordering: REST's order_by fields, in the same order (the connection's cursor is the rule, so pages stay put)
+const OrderDirection = builder.enumType("OrderDirection", { values: ["ASC", "DESC"] as const });
+const QuotaRuleOrderField = builder.enumType("QuotaRuleOrderField", {
+  description: "The fields REST's order_by sorts quota rules by",
+  values: Object.fromEntries([...RULE_SORTABLE].map((f) => [f.replace(/\./g, "_").toUpperCase(), { value: f, description: `REST order_by=${f}` }])),
+});
+const QuotaRuleOrder = builder.inputType("QuotaRuleOrder", {
+  fields: (t) => ({
+    field: t.field({ type: QuotaRuleOrderField, required: true }),
+    direction: t.field({ type: OrderDirection, defaultValue: "ASC" }),
+  }),
+});
+
+function ruleOrderBy(keys: { field: string; direction?: "ASC" | "DESC" | null }[] | null | undefined): object[] {
+  checkOrderLength(keys?.length ?? 0, RULE_SORTABLE, "orderBy");
+  return pageOrder(RULE_ORDER, (keys ?? []).map((k) => ({ field: k.field, dir: k.direction === "DESC" ? "desc" : "asc" })));
+}
+
 builder.queryFields((t) => ({
   quotaRule: t.prismaField({
     type: "QuotaRule",
@@ -148,11 +220,15 @@ builder.queryFields((t) => ({
     {
       type: "QuotaRule",
       cursor: "uuid",
-      args: { filter: t.arg({ type: QuotaRuleFilter }) },
+      args: {
+        filter: t.arg({ type: QuotaRuleFilter }),
+        orderBy: t.arg({ type: [QuotaRuleOrder], description: "Sort keys, most significant first (REST order_by); ties by uuid" }),
+      },
       resolve: async (query, _r, args, ctx) => {
+        const orderBy = ruleOrderBy(args.orderBy);
         const where = await ruleWhere(ctx, args.filter);
-        if (pageCovers(query)) return findRulePage(ctx, { ...pageArgs(query), where, orderBy: { uuid: "asc" } }) as never;
-        return ctx.db.quotaRule.findMany({ ...query, where, orderBy: { uuid: "asc" } });
+        if (pageCovers(query)) return findRulePage(ctx, { ...pageArgs(query), where, orderBy }) as never;
+        return lazyQtreeIds(ctx, await ctx.db.quotaRule.findMany({ ...query, where, orderBy }));
       },
       totalCount: async (_r, args, ctx) => ctx.db.quotaRule.count({ where: await ruleWhere(ctx, args.filter) }),
     },
@@ -238,31 +314,41 @@ const GRAPHQL_NAMES = fieldNames(Object.fromEntries(LIMIT_NAMES.map((f) => [f, `
 builder.mutationFields((t) => ({
   createQuotaRule: t.prismaField({
     type: "QuotaRule",
-    description: "Create a rule (and the volume's default rule of its type when missing); waits for the resize job",
-    errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: CreateQuotaRuleInput, required: true }) },
+    description: "Create a rule (and the volume's default rule of its type when missing); its job resizes enforcement",
+    errors: { types: DOMAIN_ERRORS, result: jobResult },
+    args: { input: t.arg({ type: CreateQuotaRuleInput, required: true }), returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }) },
     resolve: async (query, _r, args, ctx) => {
+      const timeout = returnTimeoutOf(args.returnTimeout);
       const { uuid, job } = await inTermsOf(GRAPHQL_NAMES, () => createRule(ctx, ruleInput(args.input)));
-      await job.done;
-      return ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid } });
+      const finished = await jobWithin(job, timeout);
+      return withJob(await ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid } }), finished);
     },
   }),
   updateQuotaRule: t.prismaField({
     type: "QuotaRule",
     description: "Change limits or user mapping; with quota on, the new limits are enforced (resize)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { uuid: t.arg.id({ required: true }), limits: t.arg({ type: LimitsInputType, required: true }) },
+    errors: { types: DOMAIN_ERRORS, result: jobResult },
+    args: {
+      uuid: t.arg.id({ required: true }),
+      limits: t.arg({ type: LimitsInputType, required: true }),
+      returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    },
     resolve: async (query, _r, args, ctx) => {
+      const timeout = returnTimeoutOf(args.returnTimeout);
       const job = await inTermsOf(GRAPHQL_NAMES, () => updateRule(ctx, String(args.uuid), limitsInput(args.limits)));
-      await job.done;
-      return ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid: String(args.uuid) } });
+      const finished = await jobWithin(job, timeout);
+      return withJob(await ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid: String(args.uuid) } }), finished);
     },
   }),
   deleteQuotaRule: t.prismaField({
     type: "Job",
+    description: "Delete a rule; the job resizes enforcement",
     errors: { types: DOMAIN_ERRORS },
-    args: { uuid: t.arg.id({ required: true }) },
-    resolve: async (_q, _r, args, ctx) => (await deleteRule(ctx, String(args.uuid))).done,
+    args: { uuid: t.arg.id({ required: true }), returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }) },
+    resolve: async (_q, _r, args, ctx) => {
+      const timeout = returnTimeoutOf(args.returnTimeout);
+      return jobWithin(await deleteRule(ctx, String(args.uuid)), timeout);
+    },
   }),
 }));
 
@@ -280,6 +366,11 @@ const QuotaChangeRef = builder.objectRef<QuotaChangeEvent>("QuotaChange").implem
     svmUuid: t.exposeID("svmUuid"),
     volumeUuid: t.exposeID("volumeUuid"),
     ruleUuid: t.exposeID("ruleUuid", { nullable: true }),
+    changed: t.stringList({
+      nullable: true,
+      description: "RULE_UPDATED: the QuotaRule fields the change gave a new value (spaceHardLimit, userMapping, …); null for other kinds",
+      resolve: (e) => (e.kind === "RULE_UPDATED" ? (e.changed ?? []) : null),
+    }),
     rule: t.prismaField({
       type: "QuotaRule",
       nullable: true,

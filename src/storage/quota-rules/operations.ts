@@ -115,11 +115,13 @@ export async function updateRule(ctx: AppContext, uuid: string, given: RuleLimit
     const message = "User mapping cannot be turned on for a rule with several users.";
     throw new FieldError(["userMapping"], { kind: "refused", message, code: CODES.badCombination });
   }
+  const data = limitData(patch);
   await ctx.db.$transaction(async (tx) => {
-    await tx.quotaRule.update({ where: { uuid }, data: limitData(patch) });
+    await tx.quotaRule.update({ where: { uuid }, data });
     await markResizing(tx, rule.volumeUuid);
   });
-  await publishQuotaChange(ctx, { kind: "RULE_UPDATED", svmUuid: rule.svmUuid, volumeUuid: rule.volumeUuid, ruleUuid: uuid });
+  const changed = Object.entries(data).filter(([field, value]) => rule[field as keyof typeof data] !== value).map(([field]) => field);
+  await publishQuotaChange(ctx, { kind: "RULE_UPDATED", svmUuid: rule.svmUuid, volumeUuid: rule.volumeUuid, ruleUuid: uuid, changed });
   return startJob(ctx, { action: "update", resource: "quota rule", key: uuid }, rule.svmUuid, () => resizeIfEnabled(ctx, rule.volumeUuid));
 }
 

@@ -12,9 +12,11 @@ export const RULE_PAGE_FIELDS = new Set([
   ...["edges", "pageInfo", "totalCount"].map((f) => `QueryQuotaRulesConnection.${f}`),
   ...["cursor", "node"].map((f) => `QueryQuotaRulesConnectionEdge.${f}`),
   ...["endCursor", "hasNextPage", "hasPreviousPage", "startCursor"].map((f) => `PageInfo.${f}`),
-  ...["uuid", "type", "qtreeName", "users", "group", "volume", "spaceHardLimit", "spaceSoftLimit", "filesHardLimit", "filesSoftLimit", "userMapping"].map(
+  ...["uuid", "type", "qtreeName", "qtree", "users", "group", "volume", "spaceHardLimit", "spaceSoftLimit", "filesHardLimit", "filesSoftLimit", "userMapping"].map(
     (f) => `QuotaRule.${f}`,
   ),
+  // a rule's qtree id moves with qtree creation, renaming and deletion, which are published
+  ...["id", "name"].map((f) => `QuotaQtree.${f}`),
   ...["id", "name"].map((f) => `QuotaUser.${f}`),
   ...["id", "name"].map((f) => `QuotaGroup.${f}`),
   ...["uuid", "name", "quotaEnabled", "quotaState", "size", "svm"].map((f) => `Volume.${f}`),

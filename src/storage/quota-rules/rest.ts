@@ -8,7 +8,7 @@ import { RULE_PAGES } from "../events.js";
 import { createRule, deleteRule, getRule, updateRule } from "./operations.js";
 import { findRulePage, type RulePageRow } from "./page.js";
 import { createRuleSchema, ruleLimitsSchema, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
-import { ruleFilterFields, ruleOrder, RULE_SORTABLE } from "./filters.js";
+import { ruleFilterFields, RULE_ORDER, RULE_SORTABLE } from "./filters.js";
 import { ruleHref, ruleRecords } from "./serialize.js";
 
 type RuleRow = Awaited<ReturnType<typeof getRule>> | RulePageRow;
@@ -47,8 +47,7 @@ export function mountQuotaRules(router: Router, ctx: AppContext): void {
     defaults: ["svm", "volume"],
     keys: ["uuid"],
     source: {
-      keyColumn: "uuid",
-      orderFor: ruleOrder,
+      ...RULE_ORDER,
       findMany: (args) => findRulePage(ctx, args),
       count: (args) => ctx.db.quotaRule.count(args as never),
       keyOf: (r) => r.uuid,

@@ -21,6 +21,9 @@ export function limitsObject(hard: bigint | null, soft: bigint | null) {
 export const userEntries = (users: { name: string | null; userId: string | null }[]) =>
   users.map((u) => (u.userId !== null ? { id: u.userId } : { name: u.name ?? "" }));
 
+/** The id `qtreeIds` (or a page's loaded ids) found for a rule's (volume, qtree name). */
+export const qtreeIdOf = (ids: Map<string, number>, r: { volumeUuid: string; qtreeName: string | null }) => ids.get(`${r.volumeUuid}/${r.qtreeName}`);
+
 /** qtree.id for every (volume, qtree name) in one query. */
 export async function qtreeIds(ctx: AppContext, rows: { volumeUuid: string; qtreeName: string | null }[]) {
   const wanted = rows.filter((r) => r.qtreeName);
@@ -58,7 +61,7 @@ export async function ruleRecords(ctx: AppContext, rows: RuleRow[]): Promise<Rec
       volume: volumeRef(r.volume),
       type: r.type,
       // Volume-level user/group rules carry no qtree (Ansible compares qtree.name with None).
-      ...(r.qtreeName !== null ? { qtree: qtreeObject(r.volumeUuid, r.qtreeName, ids.get(`${r.volumeUuid}/${r.qtreeName}`)) } : {}),
+      ...(r.qtreeName !== null ? { qtree: qtreeObject(r.volumeUuid, r.qtreeName, qtreeIdOf(ids, r)) } : {}),
       ...(r.type === "user" ? { users: userEntries(r.users), user_mapping: r.userMapping ?? false } : {}),
       ...(r.type === "group" ? { group: r.groupId !== null ? { id: r.groupId } : { name: r.groupName ?? "" } } : {}),
       ...(space ? { space } : {}),

@@ -1,4 +1,5 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { jobResult, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf, withJob } from "../jobs/graphql.js";
 import { createQtree, deleteQtree, getQtree, updateQtree } from "../qtrees/operations.js";
 import type { SecurityStyle as SecurityStyleValue } from "../qtrees/schema.js";
 import { createVolume, updateVolume } from "./operations.js";
@@ -66,10 +67,17 @@ builder.mutationFields((t) => ({
   }),
   setVolumeQuota: t.prismaField({
     type: "Job",
-    description: "Turn quota on (enforce the current rules) or off (clear enforcement); returns the finished job",
+    description: "Turn quota on (enforce the current rules) or off (clear enforcement), as a job",
     errors: { types: DOMAIN_ERRORS },
-    args: { volumeUuid: t.arg.id({ required: true }), enabled: t.arg.boolean({ required: true }) },
-    resolve: async (_q, _r, args, ctx) => (await updateVolume(ctx, String(args.volumeUuid), { quotaEnabled: args.enabled })).done,
+    args: {
+      volumeUuid: t.arg.id({ required: true }),
+      enabled: t.arg.boolean({ required: true }),
+      returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    },
+    resolve: async (_q, _r, args, ctx) => {
+      const timeout = returnTimeoutOf(args.returnTimeout);
+      return jobWithin(await updateVolume(ctx, String(args.volumeUuid), { quotaEnabled: args.enabled }), timeout);
+    },
   }),
   createQtree: t.prismaField({
     type: "Qtree",
@@ -92,12 +100,18 @@ builder.mutationFields((t) => ({
   }),
   renameQtree: t.prismaField({
     type: "Qtree",
-    description: "Rename a qtree; the quota rules scoped to it follow",
-    errors: { types: DOMAIN_ERRORS },
-    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.int({ required: true }), name: t.arg.string({ required: true }) },
+    description: "Rename a qtree; the quota rules scoped to it follow. The rename runs in the job: `data` has the new name once it ended",
+    errors: { types: DOMAIN_ERRORS, result: jobResult },
+    args: {
+      volumeUuid: t.arg.id({ required: true }),
+      id: t.arg.int({ required: true }),
+      name: t.arg.string({ required: true }),
+      returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    },
     resolve: async (_q, _r, args, ctx) => {
-      await (await updateQtree(ctx, String(args.volumeUuid), args.id, { name: args.name })).succeeded();
-      return getQtree(ctx, String(args.volumeUuid), args.id);
+      const timeout = returnTimeoutOf(args.returnTimeout);
+      const job = await jobWithin(await updateQtree(ctx, String(args.volumeUuid), args.id, { name: args.name }), timeout);
+      return withJob(await getQtree(ctx, String(args.volumeUuid), args.id), job);
     },
   }),
   deleteQtree: t.boolean({
