@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +40,11 @@ async function restLink(s: TestServer, projectId: string, a: string, b: string, 
 
 describe("GraphQL parity: server, projects, nodes, links, symbols, computes (local server)", () => {
   let s: TestServer;
-  beforeAll(async () => void (s = await startTestServer({ local: true })));
+  let root: string; // a directory local mode may put projects in (--allowed-roots)
+  beforeAll(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-roots-"));
+    s = await startTestServer({ local: true, allowedRoots: [root] });
+  });
   afterAll(() => s?.close());
 
   it("emulationServer and checkEmulationVersion answer as GET and POST /v2/version", async () => {
@@ -67,6 +72,18 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
     expect(loaded.data).toEqual({ id: p.project_id, name: "gql-load", status: "OPENED" });
     const outside = await field(s, "loadProject", LOAD, { path: "/etc/hostname" });
     expect(outside).toEqual({ __typename: "ForbiddenError", message: "The path is not allowed" });
+  });
+
+  it("createProject and duplicateProject take a project directory as POST /v2/projects and …/duplicate do", async () => {
+    const CREATE = `mutation($name: String!, $path: String) { createProject(input: { name: $name, path: $path }) {
+      ${RESULT} ... on MutationCreateProjectSuccess { data { id path } } } }`;
+    const created = await field(s, "createProject", CREATE, { name: "gql-at-path", path: path.join(root, "lab") });
+    expect(created.data.path).toBe(path.join(root, "lab"));
+    expect(fs.existsSync(path.join(root, "lab", "gql-at-path.gns3"))).toBe(true);
+    expect(await field(s, "createProject", CREATE, { name: "gql-elsewhere", path: "/etc/gql-elsewhere" })).toEqual({ __typename: "ForbiddenError", message: "The path is not allowed" });
+    const DUP = `mutation($id: ID!, $path: String) { duplicateProject(id: $id, input: { name: "gql-copy", path: $path }) {
+      ${RESULT} ... on MutationDuplicateProjectSuccess { data { path } } } }`;
+    expect((await field(s, "duplicateProject", DUP, { id: created.data.id, path: path.join(root, "copy") })).data.path).toBe(path.join(root, "copy"));
   });
 
   it("Project.stats counts as GET /v2/projects/{id}/stats, zero topology while closed", async () => {
@@ -179,6 +196,9 @@ describe("GraphQL parity: the local-only operations on a server that is not loca
     expect(stop).toEqual({ __typename: "ForbiddenError", message: "You can only stop a local server" });
     const load = await field(s, "loadProject", `mutation { loadProject(path: "/tmp/x.gns3") { ${RESULT} } }`);
     expect(load).toEqual({ __typename: "ForbiddenError", message: "Loading a project from a path is only allowed on a local server" });
+    const p = await restProject(s, "not-local");
+    const dup = await field(s, "duplicateProject", `mutation($id: ID!) { duplicateProject(id: $id, input: { name: "c", path: "/tmp/c" }) { ${RESULT} } }`, { id: p.project_id });
+    expect(dup).toEqual({ __typename: "ForbiddenError", message: "Duplicating to a custom path is only allowed on a local server" });
     expect(fs.existsSync(path.join(s.dataDir, "debug"))).toBe(false);
     expect((await gql(s.url, `{ emulationServer { local } }`)).data.emulationServer).toEqual({ local: false });
   });

@@ -92,16 +92,21 @@ const settingsFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["f
   variables: t.field({ type: [VariableInput], description: "null clears them" }),
 });
 
+/** The project directory a client chooses: local servers only, inside the allowed roots (as on REST). */
+const pathField = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) =>
+  t.string({ description: "The project directory (local servers only, inside the allowed roots); on update only the current one is accepted" });
+
 const CreateProjectInput = builder.inputType("CreateProjectInput", {
-  fields: (t) => ({ name: t.string({ required: true }), id: t.id({ description: "Chosen project id (UUID)" }), ...settingsFields(t) }),
+  fields: (t) => ({ name: t.string({ required: true }), id: t.id({ description: "Chosen project id (UUID)" }), path: pathField(t), ...settingsFields(t) }),
 });
 const UpdateProjectInput = builder.inputType("UpdateProjectInput", {
-  fields: (t) => ({ name: t.string(), ...settingsFields(t) }),
+  fields: (t) => ({ name: t.string(), path: pathField(t), ...settingsFields(t) }),
 });
 const DuplicateProjectInput = builder.inputType("DuplicateProjectInput", {
   fields: (t) => ({
     name: t.string({ required: true, description: "Taken as <name>-1, <name>-2, … when in use" }),
     resetMacAddresses: t.boolean(),
+    path: pathField(t),
   }),
 });
 
@@ -135,8 +140,8 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     args: { input: t.arg({ type: CreateProjectInput, required: true }) },
     resolve: (_q, _r, { input }, ctx) => {
-      const { name, id, ...settings } = input;
-      return createProject(ctx, { ...toSettings(settings), name, projectId: id == null ? undefined : String(id) });
+      const { name, id, path, ...settings } = input;
+      return createProject(ctx, { ...toSettings(settings), name, projectId: id == null ? undefined : String(id), path });
     },
   }),
   updateProject: t.prismaField({
@@ -144,8 +149,8 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateProjectInput, required: true }) },
     resolve: (_q, _r, { id, input }, ctx) => {
-      const { name, ...settings } = input;
-      return updateProject(ctx, String(id), { ...toSettings(settings), name });
+      const { name, path, ...settings } = input;
+      return updateProject(ctx, String(id), { ...toSettings(settings), name, path });
     },
   }),
   deleteProject: t.boolean({
@@ -174,7 +179,7 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: DuplicateProjectInput, required: true }) },
     resolve: (_q, _r, { id, input }, ctx) =>
-      duplicateProject(ctx, String(id), { name: input.name, resetMacAddresses: input.resetMacAddresses ?? false }),
+      duplicateProject(ctx, String(id), { name: input.name, resetMacAddresses: input.resetMacAddresses ?? false, path: input.path }),
   }),
 }));
 
