@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
-import { icmpEchoes } from "../support/lab.js";
+import { followPcap, icmpEchoes } from "../support/lab.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
@@ -56,8 +56,8 @@ const WRITE_PROJECT_FILE = `mutation($p: ID!, $path: String!, $file: File!) {
 const WRITE_NODE_FILE = `mutation($p: ID!, $n: ID!, $path: String!, $file: File!) {
   writeNodeFile(projectId: $p, nodeId: $n, path: $path, file: $file) {
     __typename ... on MutationWriteNodeFileSuccess { data { path size } } ... on Error { message } } }`;
-const IMPORT = `mutation($id: ID, $name: String, $file: File!) {
-  importProject(id: $id, name: $name, file: $file) {
+const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
+  importProject(id: $id, name: $name, path: $path, file: $file) {
     __typename ... on MutationImportProjectSuccess { data { id name status nodes { name } } } ... on Error { message } } }`;
 
 async function exportUrl(projectId: string, args = "") {
@@ -252,6 +252,13 @@ describe("hostile uploads and paths", () => {
     expect(fs.existsSync(path.join(projects, id))).toBe(false);
     expect(fs.readdirSync(projects).filter((n) => n.startsWith(".import-"))).toEqual([]);
     expect((await rest("GET", `/v2/projects/${id}`)).status).toBe(404);
+
+    // A project directory of the client's choosing is for local servers only, as on REST.
+    const elsewhere = await upload(IMPORT, { id, path: "/tmp/elsewhere" }, { name: "ok.gns3project", data: await zipWith([]) });
+    expect(elsewhere.body.data.importProject).toEqual({
+      __typename: "ForbiddenError",
+      message: "Importing to a custom path is only allowed on a local server",
+    });
   });
 
   it("refuses path traversal in file writes and file URLs with ForbiddenError and writes nothing outside", async () => {
@@ -337,24 +344,16 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("link captures", ()
 
     const url = (await pcapUrl(links[0])).data.url;
     expect(url).toMatch(new RegExp(`^${P}/links/${links[0]}/pcap\\?token=`));
-    const abort = new AbortController();
-    const stream = await fetch(s.url + url, { signal: abort.signal }); // no credentials
-    expect(stream.status).toBe(200);
-    expect(stream.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
-    const received: Buffer[] = [];
-    const reading = (async () => {
-      try {
-        for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) received.push(Buffer.from(chunk));
-      } catch {}
-    })();
+    const stream = await followPcap(s.url + url); // no credentials
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
     expect((await consoles[0].run("ping 10.0.0.2 -c 2", 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
     const echoes = await waitFor(() => {
-      const seen = icmpEchoes(parsePcap(Buffer.concat(received)).packets.map((p) => p.data));
+      const seen = icmpEchoes(parsePcap(stream.bytes()).packets.map((p) => p.data));
       return seen.some((e) => e.type === 0) && seen;
     }, 10_000, "the echo reply in the pcap stream");
     expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
-    abort.abort();
-    await reading;
+    await stream.stop();
     expect((await rest("POST", `${P}/nodes/stop`)).status).toBe(204);
   }, 60_000);
 });

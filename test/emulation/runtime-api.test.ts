@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
-import { icmpEchoes } from "../support/lab.js";
+import { followPcap, icmpEchoes } from "../support/lab.js";
 import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
@@ -197,23 +197,15 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
       await consoles[0].run("ip 10.0.0.1/24");
       await consoles[1].run("ip 10.0.0.2/24");
 
-      const abort = new AbortController();
-      const stream = await fetch(`${s.url}${P}/links/${links[0]}/pcap`, { signal: abort.signal });
-      expect(stream.status).toBe(200);
-      expect(stream.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
-      const received: Buffer[] = [];
-      const reading = (async () => {
-        try {
-          for await (const chunk of stream.body as unknown as AsyncIterable<Uint8Array>) received.push(Buffer.from(chunk));
-        } catch {}
-      })();
+      const stream = await followPcap(`${s.url}${P}/links/${links[0]}/pcap`);
+      expect(stream.response.status).toBe(200);
+      expect(stream.response.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
 
       const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
       expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(3);
-      await waitFor(() => icmpEchoes(parsePcap(Buffer.concat(received)).packets.map((p) => p.data)).some((e) => e.type === 0));
-      abort.abort();
-      await reading;
-      const streamed = parsePcap(Buffer.concat(received));
+      await waitFor(() => icmpEchoes(parsePcap(stream.bytes()).packets.map((p) => p.data)).some((e) => e.type === 0));
+      await stream.stop();
+      const streamed = parsePcap(stream.bytes());
       expect(streamed.linktype).toBe(1);
 
       const stop = await call(s.url, "POST", `${P}/links/${links[0]}/stop_capture`);

@@ -10,3 +10,26 @@ export function icmpEchoes(frames: Buffer[]) {
   }
   return out;
 }
+
+/**
+ * Follows a live pcap stream (GET …/links/{id}/pcap, or a signed URL of it): the response, the bytes received
+ * so far (`bytes()`), and `stop()`, which leaves the stream and waits until reading has ended.
+ */
+export async function followPcap(url: string) {
+  const abort = new AbortController();
+  const response = await fetch(url, { signal: abort.signal });
+  const received: Buffer[] = [];
+  const reading = (async () => {
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) received.push(Buffer.from(chunk));
+    } catch {}
+  })();
+  return {
+    response,
+    bytes: () => Buffer.concat(received),
+    stop: async () => {
+      abort.abort();
+      await reading;
+    },
+  };
+}
