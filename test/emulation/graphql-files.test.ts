@@ -167,6 +167,8 @@ describe("signed URLs", () => {
 
   it("open their own path once minted, and nothing once tampered with", async () => {
     expect((await download(url)).status).toBe(200);
+    const head = await download(url, { method: "HEAD" }); // the GET's headers
+    expect([head.status, head.headers.get("content-type")]).toEqual([200, "application/gns3project"]);
     const token = url.slice(url.indexOf("token=") + 6);
     const last = token.at(-1) === "A" ? "B" : "A";
     await refused(url.slice(0, -1) + last); // forged signature
@@ -341,6 +343,8 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("link captures", ()
       await c.waitFor(/VPCS> $/);
       await c.run(`ip ${ip}/24`);
     }
+
+    expect(await exportUrl(project)).toEqual({ __typename: "ConflictError", message: "Project must be stopped in order to export it" });
 
     const url = (await pcapUrl(links[0])).data.url;
     expect(url).toMatch(new RegExp(`^${P}/links/${links[0]}/pcap\\?token=`));
