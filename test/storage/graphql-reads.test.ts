@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { call, gql, type TestServer } from "../support/server.js";
+import { postRule, serverWithFixture, storageFixture } from "./fixture.js";
+
+/**
+ * The ONTAP reads of one object (and the qtree and cluster collections) through GraphQL over HTTP, against REST's
+ * answer for the same object, and REST's 404 as a typed NotFoundError.
+ */
+let s: TestServer;
+let fixture: Awaited<ReturnType<typeof storageFixture>>;
+serverWithFixture((server, f) => {
+  s = server;
+  fixture = f;
+});
+
+const RESULT = `__typename ... on Error { message code target }`;
+async function field(name: string, document: string, variables: Record<string, unknown> = {}) {
+  const r = await gql(s.url, document, variables);
+  expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+  return r.data[name] as { __typename: string; data?: any; message?: string; code?: string; target?: string };
+}
+const MISSING = "00000000-0000-4000-8000-000000000000";
+const restNotFound = async (url: string) => {
+  const r = await call(s.url, "GET", url);
+  expect(r.status).toBe(404);
+  return { __typename: "NotFoundError", ...r.body.error };
+};
+
+describe("GraphQL parity: ONTAP reads", () => {
+  it("cluster answers as GET /api/cluster", async () => {
+    const r = await gql(s.url, `{ cluster { name uuid version { full generation major minor } } }`);
+    const rest = (await call(s.url, "GET", "/api/cluster")).body;
+    expect(r.data.cluster).toEqual({ name: rest.name, uuid: rest.uuid, version: rest.version });
+  });
+
+  it("svm answers as GET /api/svm/svms/{uuid}; an unknown uuid is REST's 404 as a NotFoundError", async () => {
+    const SVM = `query($u: ID!) { svm(uuid: $u) { ${RESULT} ... on QuerySvmSuccess { data { uuid name volumes { name } } } } }`;
+    expect((await field("svm", SVM, { u: fixture.svmUuid })).data).toEqual({ uuid: fixture.svmUuid, name: "svm1", volumes: [{ name: "vol1" }] });
+    expect(await field("svm", SVM, { u: MISSING })).toEqual(await restNotFound(`/api/svm/svms/${MISSING}`));
+  });
+
+  it("qtrees and qtree answer as GET /api/storage/qtrees[/{volume}/{id}]", async () => {
+    const rest = (await call(s.url, "GET", `/api/storage/qtrees?volume.uuid=${fixture.volumeUuid}&fields=name,security_style,unix_permissions`)).body.records;
+    const all = await gql(s.url, `query($v: ID) { qtrees(volumeUuid: $v) { id name securityStyle unixPermissions volume { uuid } } }`, { v: fixture.volumeUuid });
+    expect(all.data.qtrees).toEqual(
+      rest.map((q: any) => ({ id: q.id, name: q.name, securityStyle: q.security_style.toUpperCase(), unixPermissions: q.unix_permissions, volume: { uuid: fixture.volumeUuid } })),
+    );
+    expect(all.data.qtrees.map((q: { name: string }) => q.name)).toEqual(["qt1", "qt2"]);
+
+    const QTREE = `query($v: ID!, $id: Int!) { qtree(volumeUuid: $v, id: $id) { ${RESULT} ... on QueryQtreeSuccess { data { id name } } } }`;
+    const first = rest[0];
+    expect((await field("qtree", QTREE, { v: fixture.volumeUuid, id: first.id })).data).toEqual({ id: first.id, name: first.name });
+    expect(await field("qtree", QTREE, { v: fixture.volumeUuid, id: 999 })).toEqual(await restNotFound(`/api/storage/qtrees/${fixture.volumeUuid}/999`));
+  });
+
+  it("quotaReport answers as GET /api/storage/quota/reports/{volume}/{index}", async () => {
+    expect((await postRule(s.url, { type: "tree", "qtree.name": "qt1", "files.hard_limit": "40" })).status).toBe(201);
+    const on = await call(s.url, "PATCH", `/api/storage/volumes/${fixture.volumeUuid}?return_timeout=30`, { "quota.enabled": true });
+    expect(on.status, on.text).toBe(200);
+    const reports = (await call(s.url, "GET", `/api/storage/quota/reports?volume.uuid=${fixture.volumeUuid}&qtree.name=qt1&type=tree`)).body.records;
+    expect(reports).toHaveLength(1);
+    const REPORT = `query($v: ID!, $i: Int!) { quotaReport(volumeUuid: $v, index: $i) { ${RESULT}
+      ... on QueryQuotaReportSuccess { data { index type qtreeName filesHardLimit volume { uuid } } } } }`;
+    expect((await field("quotaReport", REPORT, { v: fixture.volumeUuid, i: reports[0].index })).data).toEqual({
+      index: reports[0].index,
+      type: "TREE",
+      qtreeName: "qt1",
+      filesHardLimit: 40,
+      volume: { uuid: fixture.volumeUuid },
+    });
+    expect(await field("quotaReport", REPORT, { v: fixture.volumeUuid, i: 123456 })).toEqual(
+      await restNotFound(`/api/storage/quota/reports/${fixture.volumeUuid}/123456`),
+    );
+  });
+});
