@@ -1,0 +1,210 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parsePcap } from "../../src/emulation/runtime/pcap.js";
+import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
+import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
+import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
+import { icmpEchoes } from "../support/lab.js";
+import { GuestConsole, guestProperties, processesMentioning, qemuInstalled, received, testGuest } from "../support/qemu-guest.js";
+import { call, type TestServer, startTestServer } from "../support/server.js";
+import { step } from "../support/steps.js";
+import { toolAvailable } from "../support/tools.js";
+import { waitFor } from "../support/wait.js";
+
+/**
+ * The QEMU lab, black-box through the REST API with real qemu processes: two tiny Linux guests (VM1, VM2) and a
+ * vpcs PC on a switch, first all on the local compute, then with VM2 on a second instance in compute mode. The
+ * guest is built from Debian packages (cached between runs) and uploaded through the image API.
+ */
+const tools = toolAvailable("qemu-system-x86_64, qemu-img and vpcs", qemuInstalled() && findVpcs() !== null);
+
+async function upload(server: TestServer, computeId: string, files: Record<string, string>): Promise<void> {
+  for (const [name, file] of Object.entries(files)) {
+    const r = await fetch(`${server.url}/v2/computes/${computeId}/qemu/images/${name}`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: fs.readFileSync(file),
+    });
+    expect(r.status, await r.text()).toBeLessThan(300);
+  }
+}
+
+interface Lab {
+  server: TestServer;
+  P: string;
+  ids: Record<string, string>;
+  links: Record<string, string>;
+  consoles: GuestConsole[];
+  pc?: TelnetClient;
+}
+
+/** VM1 (local), VM2 (on `vm2Compute`), PC1 and SW1 (local), each end node on a switch port; images uploaded first (through the controller, which streams them on to a remote compute). */
+async function buildLab(server: TestServer, vm2Compute: string, guest: { kernel: string; initrd: string }): Promise<Lab> {
+  for (const computeId of new Set(["local", vm2Compute])) await upload(server, computeId, { vmlinuz: guest.kernel, "initrd.gz": guest.initrd });
+  const p = await call(server.url, "POST", "/v2/projects", { name: `qemu-lab-${randomUUID().slice(0, 8)}` });
+  const lab: Lab = { server, P: `/v2/projects/${p.body.project_id}`, ids: {}, links: {}, consoles: [] };
+  const nodes: [string, string, string, object?][] = [
+    ["VM1", "qemu", "local", guestProperties("vm1", "10.0.0.1/24")],
+    ["VM2", "qemu", vm2Compute, guestProperties("vm2", "10.0.0.2/24")],
+    ["PC1", "vpcs", "local"],
+    ["SW1", "ethernet_switch", "local"],
+  ];
+  for (const [name, type, computeId, properties] of nodes) {
+    const r = await call(server.url, "POST", `${lab.P}/nodes`, { name, node_type: type, compute_id: computeId, ...(properties && { properties }) });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    lab.ids[name] = r.body.node_id;
+  }
+  for (const [name, port] of [["VM1", 0], ["VM2", 1], ["PC1", 2]] as const) {
+    const r = await call(server.url, "POST", `${lab.P}/links`, {
+      nodes: [
+        { node_id: lab.ids[name], adapter_number: 0, port_number: 0 },
+        { node_id: lab.ids.SW1, adapter_number: 0, port_number: port },
+      ],
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    lab.links[name] = r.body.link_id;
+  }
+  return lab;
+}
+
+function closeConsoles(lab: Lab | undefined): void {
+  lab?.consoles.forEach((c) => c.close());
+  lab?.pc?.close();
+}
+
+const nodesByName = async (lab: Lab) => Object.fromEntries(((await call(lab.server.url, "GET", `${lab.P}/nodes`)).body as any[]).map((n) => [n.name, n]));
+
+/** The story both labs tell once started: consoles, pings, a capture on VM2's link, suspend/resume of VM2, stop. */
+async function labStory(lab: Lab): Promise<void> {
+  const { server, P, ids, links } = lab;
+  let byName = await nodesByName(lab);
+  await step("the serial consoles give the guests' shells; PC1 gets its address", async () => {
+    lab.consoles.push(await GuestConsole.open(byName.VM1.console, byName.VM1.console_host, "vm1"));
+    lab.consoles.push(await GuestConsole.open(byName.VM2.console, byName.VM2.console_host, "vm2"));
+    lab.pc = await TelnetClient.connect(byName.PC1.console, byName.PC1.console_host);
+    await lab.pc.waitFor(/VPCS> $/);
+    await lab.pc.run("ip 10.0.0.3/24");
+  });
+  const [vm1, vm2] = lab.consoles;
+
+  await step("VM1 → VM2 and VM2 → PC1 over the switch; PC1 → VM1", async () => {
+    expect(received(await vm1.run("ping -c 3 -W 2 10.0.0.2"))).toBeGreaterThan(0);
+    expect(received(await vm2.run("ping -c 3 -W 2 10.0.0.3"))).toBeGreaterThan(0);
+    expect(await lab.pc!.run("ping 10.0.0.1 -c 2", 20_000)).toMatch(/10\.0\.0\.1 icmp_seq=\d+ ttl=64/);
+  });
+
+  await step("a capture on VM2's link holds VM1's echo requests to VM2 and VM2's replies", async () => {
+    const start = await call(server.url, "POST", `${P}/links/${links.VM2}/start_capture`, {});
+    expect(start.status, JSON.stringify(start.body)).toBe(201);
+    expect(received(await vm1.run("ping -c 2 -W 2 10.0.0.2"))).toBeGreaterThan(0);
+    const stop = await call(server.url, "POST", `${P}/links/${links.VM2}/stop_capture`, {});
+    const echoes = icmpEchoes(parsePcap(fs.readFileSync(stop.body.capture_file_path ?? start.body.capture_file_path)).packets.map((p) => p.data));
+    expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
+    expect(echoes).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
+  });
+
+  await step("VM2 suspended: status suspended, pings unanswered; started again: it answers with the same address", async () => {
+    const s = await call(server.url, "POST", `${P}/nodes/${ids.VM2}/suspend`);
+    expect(s.status).toBe(200);
+    expect(s.body.status).toBe("suspended");
+    expect(received(await vm1.run("ping -c 2 -W 1 10.0.0.2"))).toBe(0);
+    const r = await call(server.url, "POST", `${P}/nodes/${ids.VM2}/start`);
+    expect(r.body.status).toBe("started");
+    expect(received(await vm1.run("ping -c 3 -W 2 10.0.0.2"))).toBeGreaterThan(0);
+  });
+
+  await step("bulk stop: every node stopped, the consoles closed, no qemu process left", async () => {
+    expect((await call(server.url, "POST", `${P}/nodes/stop`)).status).toBe(204);
+    byName = await nodesByName(lab);
+    expect(byName.VM1.status).toBe("stopped");
+    expect(byName.VM2.status).toBe("stopped");
+    await waitFor(() => processesMentioning([ids.VM1, ids.VM2]).length === 0, 5000, "no qemu of the lab running");
+    await expect(TelnetClient.connect(byName.VM2.console, byName.VM2.console_host, 2000)).rejects.toThrow();
+  });
+}
+
+/** The command line of a started VM: its kernel, a UDP NIC on the link fabric, the MAC derived from its id. */
+function expectVmCommandLine(node: any): void {
+  expect(node.status).toBe("started");
+  expect(node.command_line).toMatch(new RegExp(`qemu-system-x86_64 -name ${node.name} -m 128M .*-kernel \\S+/images/QEMU/vmlinuz`));
+  expect(node.command_line).toMatch(/-netdev socket,id=gns3-0,udp=127\.0\.0\.1:\d+,localaddr=127\.0\.0\.1:\d+/);
+  const hex = node.node_id.replaceAll("-", "");
+  expect(node.command_line).toContain(`virtio-net-pci,mac=0c:${hex.slice(2, 4)}:${hex.slice(4, 6)}:${hex.slice(6, 8)}:00:00`);
+}
+
+describe.skipIf(!tools)("QEMU lab on the local compute: VM1, VM2 and PC1 on a switch (requires qemu-system-x86_64, qemu-img and vpcs)", () => {
+  let lab: Lab;
+
+  beforeAll(async () => {
+    // Room for VM1 and VM2 (128 MB each), not for a third: the memory cap is part of the story.
+    const guest = testGuest(); // before any server: the build blocks this process, servers included
+    lab = await buildLab(await startTestServer({ vmMemoryLimit: 300 }), "local", guest);
+  }, 120_000);
+
+  afterAll(async () => {
+    closeConsoles(lab);
+    await lab?.server.close();
+  });
+
+  it("starts the VMs, refuses one past the RAM cap, pings VM↔VM and PC↔VM, captures, suspends and resumes, and leaves no qemu behind", async () => {
+    const { server, P, ids } = lab;
+    await step("bulk start: each VM runs its qemu with the guest kernel", async () => {
+      expect((await call(server.url, "POST", `${P}/nodes/start`)).status).toBe(204);
+      const byName = await nodesByName(lab);
+      expectVmCommandLine(byName.VM1);
+      expectVmCommandLine(byName.VM2);
+      expect(processesMentioning([ids.VM1, ids.VM2])).toHaveLength(2);
+    });
+
+    await step("the memory cap: a third VM that would pass it is refused before anything is launched", async () => {
+      const r = await call(server.url, "POST", `${P}/nodes`, { name: "VM3", node_type: "qemu", compute_id: "local", properties: guestProperties("vm3", "10.0.0.9/24") });
+      expect(r.status).toBe(201);
+      const start = await call(server.url, "POST", `${P}/nodes/${r.body.node_id}/start`);
+      expect(start.status).toBe(409);
+      expect(start.body.message).toMatch(/VM3: .*128 MB.*256 of the 300 MB/);
+      expect(processesMentioning([r.body.node_id])).toEqual([]);
+      expect((await call(server.url, "DELETE", `${P}/nodes/${r.body.node_id}`)).status).toBe(204);
+    });
+
+    await labStory(lab);
+  }, 150_000);
+});
+
+describe.skipIf(!tools)("QEMU lab across hosts: VM2 on a second instance in compute mode (requires qemu-system-x86_64, qemu-img and vpcs)", () => {
+  let lab: Lab;
+  let cmp: TestServer;
+  let compute: Awaited<ReturnType<typeof computeInstance>>;
+
+  beforeAll(async () => {
+    const guest = testGuest();
+    const ctl = await startTestServer({ host: CONTROLLER_HOST });
+    compute = await computeInstance();
+    cmp = await compute.start();
+    await registerCompute(ctl, "hostb", cmp.port);
+    lab = await buildLab(ctl, "hostb", guest);
+  }, 120_000);
+
+  afterAll(async () => {
+    closeConsoles(lab);
+    await lab?.server.close();
+    await cmp?.close();
+    await compute?.drop();
+  });
+
+  it("VM2 runs on the compute (its console there), and the same lab story holds across the hosts", async () => {
+    const { server, P, ids } = lab;
+    await step("bulk start: VM2's qemu is the compute's, its console on the compute's address", async () => {
+      expect((await call(server.url, "POST", `${P}/nodes/start`)).status).toBe(204);
+      const byName = await nodesByName(lab);
+      expectVmCommandLine(byName.VM1);
+      expectVmCommandLine(byName.VM2);
+      expect(byName.VM2.console_host).toBe(COMPUTE_HOST);
+      expect(byName.VM2.command_line).toContain(cmp.dataDir);
+      const there = await call(cmp.url, "GET", `/v2/compute/projects/${P.split("/").pop()}/qemu/nodes/${ids.VM2}`);
+      expect(there.body).toMatchObject({ status: "started", ram: 128, kernel_image: "vmlinuz" });
+    });
+
+    await labStory(lab);
+  }, 150_000);
+});
