@@ -17,6 +17,8 @@ import { unzip, zipWith } from "./archive-support.js";
  * the fields return, fetched without credentials.
  */
 const AUTH = { authorization: `Basic ${Buffer.from("admin:secret").toString("base64")}` };
+/** A header no HTML form can send: multipart (and other form) POSTs need one (cross-site request forgery). */
+const PREFLIGHT = { "graphql-preflight": "1" };
 const UPLOAD_LIMIT = 8 * 1024 * 1024;
 
 let s: TestServer;
@@ -32,7 +34,7 @@ async function upload(q: string, variables: Record<string, unknown>, file: { nam
   form.set("operations", JSON.stringify({ query: q, variables: { ...variables, file: null } }));
   form.set("map", JSON.stringify({ 0: ["variables.file"] }));
   form.set("0", new Blob([typeof file.data === "string" ? file.data : new Uint8Array(file.data)]), file.name);
-  const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: AUTH, body: form });
+  const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: { ...AUTH, ...PREFLIGHT }, body: form });
   return { status: res.status, body: (await res.json()) as { data?: any; errors?: { message: string; extensions?: any }[] } };
 }
 
@@ -300,10 +302,37 @@ describe("hostile uploads and paths", () => {
     form.set("map", JSON.stringify({ 0: ["variables.file"], 1: ["variables.path"] }));
     form.set("0", new Blob(["a"]), "a.txt");
     form.set("1", new Blob(["b"]), "b.txt");
-    const two = await fetch(`${s.url}/graphql`, { method: "POST", headers: AUTH, body: form });
+    const two = await fetch(`${s.url}/graphql`, { method: "POST", headers: { ...AUTH, ...PREFLIGHT }, body: form });
     expect(two.status).toBe(400);
     expect(((await two.json()) as any).errors[0].message).toMatch(/^POST body sent invalid multipart data: (Files|Parts) limit exceeded/);
     expect(fs.existsSync(path.join(s.dataDir, "projects", project, "a.txt"))).toBe(false);
+  });
+});
+
+describe("cross-site request forgery", () => {
+  it("refuses form POSTs (multipart, urlencoded, text/plain) without a header a form cannot send, before running anything", async () => {
+    const project = await newProject();
+    const form = new FormData();
+    form.set("operations", JSON.stringify({ query: WRITE_PROJECT_FILE, variables: { p: project, path: "planted.txt", file: null } }));
+    form.set("map", JSON.stringify({ 0: ["variables.file"] }));
+    form.set("0", new Blob(["x"]), "planted.txt");
+    const deletion = `mutation { deleteProject(id: "${project}") { __typename } }`;
+    const forms: [string, BodyInit, Record<string, string>][] = [
+      ["multipart/form-data", form, {}],
+      ["application/x-www-form-urlencoded", new URLSearchParams({ query: deletion }), {}],
+      ["text/plain", JSON.stringify({ query: deletion }), { "content-type": "text/plain" }],
+    ];
+    for (const [type, body, headers] of forms) {
+      // What a page of another site can make a browser send: the credentials it holds, no custom header.
+      const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: { ...AUTH, ...headers }, body });
+      expect(res.status, type).toBe(403);
+      expect(((await res.json()) as any).errors[0]).toMatchObject({ message: expect.stringContaining(`A ${type} POST needs`), extensions: { code: "CSRF_PREVENTED" } });
+    }
+    expect(fs.existsSync(path.join(s.dataDir, "projects", project, "planted.txt"))).toBe(false);
+    expect((await rest("GET", `/v2/projects/${project}`)).status).toBe(200);
+    // With the header (a page of another site adding one needs a CORS preflight, which has no credentials).
+    const urlencoded = await fetch(`${s.url}/graphql`, { method: "POST", headers: { ...AUTH, ...PREFLIGHT }, body: new URLSearchParams({ query: "{ emulationVersion }" }) });
+    expect(((await urlencoded.json()) as any).data).toEqual({ emulationVersion: "2.2.59" });
   });
 });
 

@@ -10,6 +10,7 @@ import type { AppContext } from "../context.js";
 import { DomainError } from "../errors.js";
 import type { WebSocketRoute } from "../http/websockets.js";
 import { currentRequestId } from "../log.js";
+import { useCsrfPrevention } from "./csrf.js";
 import { useResourceLimits } from "./limits.js";
 import { useOperationChoice } from "./operation-choice.js";
 import { useSubscriptionMetrics } from "./subscription-metrics.js";
@@ -48,7 +49,7 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
       formDataLimits: { files: 1, fields: 2, parts: 3, fileSize: parseBytes(ctx.config.uploadLimit), fieldSize: parseBytes(ctx.config.bodyLimit) },
     }),
     logging: false,
-    plugins: [useResourceLimits(), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx), ...featurePlugins],
+    plugins: [useCsrfPrevention(), useResourceLimits(), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx), ...featurePlugins],
     // Client mistakes keep their message; internal errors reach clients as "Unexpected error." with the request id
     // (extensions.requestId, also the X-Request-Id header), and the log under that id.
     maskedErrors: {
