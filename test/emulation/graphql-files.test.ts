@@ -122,6 +122,14 @@ describe("project archives and files", () => {
     const url = await projectFileUrl(project, "blob.bin");
     expect((await download(url.data.url)).body.equals(bytes)).toBe(true);
 
+    // Names that need percent-encoding in the URL are encoded per segment and decoded once by the route.
+    fs.mkdirSync(path.join(s.dataDir, "projects", project, "dir #1"));
+    const odd = "dir #1/notes ?&é%20.txt";
+    expect((await upload(WRITE_PROJECT_FILE, { p: project, path: odd }, { name: "n.txt", data: "odd" })).body.data.writeProjectFile.data.path).toBe(odd);
+    const oddUrl = (await projectFileUrl(project, odd)).data.url;
+    expect(oddUrl).toContain("/files/dir%20%231/notes%20%3F%26%C3%A9%2520.txt?token=");
+    expect((await download(oddUrl)).body.toString()).toBe("odd");
+
     // As on REST (GNS3's controller): the directory must exist.
     const missingDir = await upload(WRITE_PROJECT_FILE, { p: project, path: "no/such/dir.txt" }, { name: "x", data: "x" });
     expect(missingDir.body.data.writeProjectFile.__typename).toBe("NotFoundError");
