@@ -32,7 +32,63 @@ export function isStale() {
   return [...INPUTS, ...files(SRC)].some((f) => fs.statSync(f).mtimeMs > built);
 }
 
-export function build() {
+/** The bundle (dist/launch.js runs it) and, beside it, the code caches starts write for it (patchbay.*.cache). */
+const BUNDLE = path.join(DIST, "patchbay.cjs");
+const isBundleOutput = (rel) => rel.startsWith("patchbay.");
+
+const queryCompilersOutside = {
+  name: "prisma-query-compilers-outside",
+  setup(build) {
+    build.onResolve({ filter: /query_compiler_\w+_bg\.\w+\.wasm-base64\.mjs$/ }, (args) => ({
+      path: args.path.replace(/\.mjs$/, ".js"),
+      external: true,
+    }));
+  },
+};
+
+/**
+ * dist/main.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
+ * instead of ~900 modules, and CommonJS because only a classic script takes V8's code cache on Node 20 (launch.ts).
+ * Left outside: native drivers, the GraphiQL page's 9 MB of assets (loaded when the page is first asked for), and
+ * Prisma's query compilers (2.2 MB of base64 each: only the database in use loads its own, as its CommonJS form).
+ * Code that names files beside itself goes through platform/package-root.ts, which works from the bundle too.
+ */
+async function bundle() {
+  let esbuild;
+  try {
+    esbuild = createRequire(import.meta.url)("esbuild");
+  } catch {
+    throw new Error("building dist/ needs the development dependencies (esbuild): run npm install");
+  }
+  // Written beside and renamed into place: a server starting meanwhile (another test run) reads the old or the new.
+  const tmp = `${BUNDLE}.${process.pid}.tmp`;
+  try {
+    await esbuild.build({
+      entryPoints: [path.join(DIST, "main.js")],
+      outfile: tmp,
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      target: "node20",
+      // import() becomes require(): a vm.Script (launch.ts) has no module loader for import() without an experimental flag.
+      supported: { "dynamic-import": false },
+      external: ["libsql", "pg-native", "@graphql-yoga/render-graphiql"],
+      define: { "import.meta.dirname": "__dirname", "import.meta.url": "__import_meta_url" },
+      banner: { js: 'var __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+      plugins: [queryCompilersOutside],
+      logLevel: "error",
+    });
+    // The entry's #! line would be a syntax error inside launch.ts's function wrapper; a comment keeps the lines.
+    fs.writeFileSync(tmp, fs.readFileSync(tmp, "utf8").replace(/^#!/, "//"));
+    fs.renameSync(tmp, BUNDLE);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+  // The caches of the old bundle (V8 would reject them; this only frees the space).
+  for (const f of fs.readdirSync(DIST).filter((f) => f.endsWith(".cache"))) fs.rmSync(path.join(DIST, f), { force: true });
+}
+
+export async function build() {
   let tsc;
   try {
     tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
@@ -41,34 +97,29 @@ export function build() {
   }
   const r = spawnSync(process.execPath, [tsc, "-p", path.join(ROOT, "tsconfig.build.json")], { stdio: "inherit" });
   if (r.status !== 0) throw new Error(`tsc failed (exit ${r.status ?? r.signal}): dist/ not updated`);
-  // Files the server reads at run time next to its modules, and outputs whose source is gone.
-  for (const file of files(SRC)) {
-    const rel = path.relative(SRC, file);
-    if (file.endsWith(".ts") || file.endsWith(".md")) continue;
-    fs.mkdirSync(path.dirname(path.join(DIST, rel)), { recursive: true });
-    fs.copyFileSync(file, path.join(DIST, rel));
-  }
+  // Outputs whose source is gone.
   for (const file of files(DIST)) {
     const rel = path.relative(DIST, file);
-    if (rel.startsWith(".")) continue;
+    if (rel.startsWith(".") || isBundleOutput(rel)) continue;
     const source = rel.endsWith(".js") ? rel.replace(/\.js$/, ".ts") : rel;
     if (!fs.existsSync(path.join(SRC, source))) fs.rmSync(file);
   }
-  fs.chmodSync(path.join(DIST, "main.js"), 0o755); // the package's bin: runnable as ./dist/main.js too
+  await bundle();
+  fs.chmodSync(path.join(DIST, "launch.js"), 0o755); // the package's bin: runnable as ./dist/launch.js too
   fs.writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 
-export function buildIfStale() {
+export async function buildIfStale() {
   if (!isStale()) return false;
   console.error("patchbay: building dist/ (src/ is newer than the last build) …");
-  build();
+  await build();
   return true;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   try {
-    if (process.argv.includes("--if-stale")) buildIfStale();
-    else build();
+    if (process.argv.includes("--if-stale")) await buildIfStale();
+    else await build();
   } catch (e) {
     console.error(`patchbay: ${e.message}`);
     process.exit(1);

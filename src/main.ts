@@ -1,11 +1,11 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // The package's bin once compiled (dist/main.js; npm start runs it too, npm run dev runs this file with tsx). A young
 // generation of 4 MB semi-spaces instead of 16 keeps ~25 MB less RSS at no measured cost: docs/benchmarks.md, "Memory and start".
-import { ConfigError, helpText, loadConfig } from "./platform/config.js";
+import { ConfigError, helpText, loadConfig, type Config } from "./platform/config.js";
 import { describeStartupError } from "./platform/ops/startup-errors.js";
 import { VERSION } from "./platform/ops/version.js";
 
-let config;
+let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig(process.argv.slice(2));
 } catch (e) {
@@ -23,45 +23,50 @@ if (config.version) {
   process.exit(0);
 }
 
-// Loaded after the arguments are checked, so --help and usage errors answer at once.
-const { startServer } = await import("./server.js");
-const { loadDemoFixture } = await import("./storage/demo.js");
-let server;
-try {
-  server = await startServer(config);
-  if (config.demo) await loadDemoFixture(server.ctx);
-} catch (e) {
-  // A known cause (database down or missing, port taken, data directory unusable) in one line; anything else is a bug.
-  const line = describeStartupError(e, config);
-  console.error(line ? `patchbay: ${line}` : e);
-  process.exit(1);
-}
-// A compute serves only the compute API: GraphiQL there answers 403, so it is not advertised.
-console.error(
-  config.mode === "compute"
-    ? `Patchbay on ${server.url}  (${VERSION}, compute mode: serves the compute API ${server.url}/v2/compute)`
-    : `Patchbay on ${server.url}  (${VERSION}; start page: ${server.url}/  GraphiQL: ${server.url}/graphql)`,
-);
-
-// A bug that escapes every handler still ends the process (its state is unknown), but as a log line.
-for (const event of ["uncaughtException", "unhandledRejection"] as const) {
-  process.on(event, (error) => {
-    server.ctx.log.error(event, { error });
+// An async function, not top-level await: the bundle `npm start` runs is CommonJS (see scripts/build.mjs).
+async function main(config: Config): Promise<void> {
+  // Loaded after the arguments are checked, so --help and usage errors answer at once.
+  const { startServer } = await import("./server.js");
+  const { loadDemoFixture } = await import("./storage/demo.js");
+  let server;
+  try {
+    server = await startServer(config);
+    if (config.demo) await loadDemoFixture(server.ctx);
+  } catch (e) {
+    // A known cause (database down or missing, port taken, data directory unusable) in one line; anything else is a bug.
+    const line = describeStartupError(e, config);
+    console.error(line ? `patchbay: ${line}` : e);
     process.exit(1);
-  });
+  }
+  // A compute serves only the compute API: GraphiQL there answers 403, so it is not advertised.
+  console.error(
+    config.mode === "compute"
+      ? `Patchbay on ${server.url}  (${VERSION}, compute mode: serves the compute API ${server.url}/v2/compute)`
+      : `Patchbay on ${server.url}  (${VERSION}; start page: ${server.url}/  GraphiQL: ${server.url}/graphql)`,
+  );
+
+  // A bug that escapes every handler still ends the process (its state is unknown), but as a log line.
+  for (const event of ["uncaughtException", "unhandledRejection"] as const) {
+    process.on(event, (error) => {
+      server.ctx.log.error(event, { error });
+      process.exit(1);
+    });
+  }
+
+  // POST /v2/shutdown closes the server through ctx.requestShutdown; the process then ends normally.
+  void server.closed.then(() => process.exit(0));
+
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      server.ctx.log.info("shutting down", { signal });
+      const force = setTimeout(() => process.exit(1), 15_000);
+      force.unref();
+      server.close().then(() => process.exit(0), () => process.exit(1));
+    });
+  }
 }
 
-// POST /v2/shutdown closes the server through ctx.requestShutdown; the process then ends normally.
-void server.closed.then(() => process.exit(0));
-
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    server.ctx.log.info("shutting down", { signal });
-    const force = setTimeout(() => process.exit(1), 15_000);
-    force.unref();
-    server.close().then(() => process.exit(0), () => process.exit(1));
-  });
-}
+void main(config);

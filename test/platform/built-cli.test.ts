@@ -11,7 +11,7 @@ import { VERSION } from "../../src/platform/ops/version.js";
  * version, migrations, built-in symbols, GraphiQL's assets loaded on demand, Swagger UI's) found from dist/.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const BIN = path.join(ROOT, "dist/main.js");
+const BIN = path.join(ROOT, "dist/launch.js");
 const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-bin-"));
 let child: ChildProcess | undefined;
 let url = "";

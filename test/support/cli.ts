@@ -1,4 +1,4 @@
 import path from "node:path";
 
 /** The command line as users run it (`npm start`, the package's bin): the built server, one node process. */
-export const CLI = [path.resolve(import.meta.dirname, "../../dist/main.js")];
+export const CLI = [path.resolve(import.meta.dirname, "../../dist/launch.js")];

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError } from "../../platform/errors.js";
+import { packagePath } from "../../platform/package-root.js";
 import { isPlainName, newFileInside, resolveInside } from "../files/safe-path.js";
 import { imageSize } from "./dimensions.js";
 
@@ -17,7 +17,7 @@ export interface SymbolEntry {
   builtin: boolean;
 }
 
-const BUILTIN_DIR = fileURLToPath(new URL("./builtin/", import.meta.url));
+const BUILTIN_DIR = packagePath("src", "emulation", "symbols", "builtin");
 const CUSTOM_THEME = "Custom symbols";
 const DEFAULT_ID = ":/symbols/classic/computer.svg";
 /** Uploads larger than this are refused (413): symbols are small drawings. */

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { packagePath } from "../package-root.js";
 import { isPostgresUrl } from "./client.js";
 
 /**
@@ -8,7 +9,6 @@ import { isPostgresUrl } from "./client.js";
  * schema engine). Bookkeeping uses Prisma's own `_prisma_migrations` table and checksums, so
  * `prisma migrate status/deploy` agree with what ran here.
  */
-const ROOT = path.resolve(import.meta.dirname, "../../../prisma");
 
 interface Migration {
   name: string;
@@ -17,7 +17,7 @@ interface Migration {
 }
 
 function migrationsFor(provider: "sqlite" | "postgresql"): Migration[] {
-  const dir = path.join(ROOT, provider, "migrations");
+  const dir = packagePath("prisma", provider, "migrations");
   return fs
     .readdirSync(dir)
     .filter((d) => /^\d/.test(d))

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import path from "node:path";
+import { packagePath } from "../package-root.js";
 
 /** The product version, from package.json (one source for --version, the landing page and the documents). */
-export const VERSION: string = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../../package.json"), "utf8")).version;
+export const VERSION: string = JSON.parse(fs.readFileSync(packagePath("package.json"), "utf8")).version;
