@@ -78,8 +78,6 @@ async function bundle() {
       plugins: [queryCompilersOutside],
       logLevel: "error",
     });
-    // The entry's #! line would be a syntax error inside launch.ts's function wrapper; a comment keeps the lines.
-    fs.writeFileSync(tmp, fs.readFileSync(tmp, "utf8").replace(/^#!/, "//"));
     fs.renameSync(tmp, BUNDLE);
   } finally {
     fs.rmSync(tmp, { force: true });

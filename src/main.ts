@@ -1,6 +1,5 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
-// The package's bin once compiled (dist/main.js; npm start runs it too, npm run dev runs this file with tsx). A young
-// generation of 4 MB semi-spaces instead of 16 keeps ~25 MB less RSS at no measured cost: docs/benchmarks.md, "Memory and start".
+// The server's command line. Compiled to dist/main.js and bundled into dist/patchbay.cjs, which the package's bin and
+// `npm start` run through dist/launch.js; `npm run dev` runs this file with tsx.
 import { ConfigError, helpText, loadConfig, type Config } from "./platform/config.js";
 import { describeStartupError } from "./platform/ops/startup-errors.js";
 import { VERSION } from "./platform/ops/version.js";
