@@ -9,10 +9,12 @@ import "./simvm/graphql.js";
 import "./projects/graphql.js";
 import "./snapshots/graphql.js";
 import "./nodes/graphql.js";
+import "./nodes/qemu-graphql.js";
 import "./links/graphql.js";
 import "./templates/graphql.js";
 import "./drawings/graphql.js";
 import "./notifications/graphql.js";
+import "./images/graphql.js";
 // files and archives: uploads and signed download URLs
 import "./projects/graphql-files.js";
 import "./nodes/graphql-files.js";

@@ -249,11 +249,11 @@ export function splitQemuOptions(options: string): string[] {
       quote = c;
       word ??= "";
     } else if (c === "\\") {
-      if (i + 1 >= options.length) throw new InvalidInputError("options: No escaped character");
+      if (i + 1 >= options.length) throw new InvalidInputError("No escaped character");
       word = (word ?? "") + options[++i];
     } else word = (word ?? "") + c;
   }
-  if (quote) throw new InvalidInputError("options: No closing quotation");
+  if (quote) throw new InvalidInputError("No closing quotation");
   if (word !== null) words.push(word);
   return words;
 }
@@ -310,7 +310,7 @@ export function qemuOptionsArgv(options: string | null | undefined): string[] {
     if (arity === undefined) throw new ForbiddenQemuOption(`Forbidden additional option: -${name}`);
     if (arity === 1) {
       const arg = words[++i];
-      if (arg === undefined) throw new InvalidInputError(`options: -${name} needs an argument`);
+      if (arg === undefined) throw new InvalidInputError(`-${name} needs an argument`);
       checkArgument(name, arg);
     }
   }

@@ -1,0 +1,222 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, freshDatabaseUrl, gql, portWindow, startTestServer, type TestServer } from "../support/server.js";
+import { waitFor } from "../support/wait.js";
+
+/**
+ * The image store through GNS3's routes (compat-qemu §1): uploads streamed into <data dir>/images/QEMU with an md5
+ * sidecar, lists, downloads, names that try to leave the directory, the upload limit, the controller's routes to the
+ * local compute and to a second instance in compute mode, and the GraphQL face.
+ */
+const md5 = (b: Buffer | string) => createHash("md5").update(b).digest("hex");
+const KERNEL = Buffer.alloc(300_000, "k");
+const INITRD = Buffer.from("initrd: more than seven bytes");
+/** A header no HTML form can send: GraphQL multipart POSTs need one. */
+const PREFLIGHT = { "graphql-preflight": "1" };
+
+const post = (base: string, url: string, body: Buffer | string) =>
+  fetch(base + url, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: typeof body === "string" ? body : new Uint8Array(body) });
+
+/** Every file under `dir` (relative paths), to prove that a refused upload wrote nothing anywhere. */
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}
+
+describe("qemu images on this server", () => {
+  let s: TestServer;
+  let images: string;
+
+  beforeAll(async () => {
+    s = await startTestServer({ uploadLimit: "1mb" });
+    images = path.join(s.dataDir, "images", "QEMU");
+  });
+  afterAll(() => s?.close());
+
+  it("stores a raw upload (204), caches its md5 in a sidecar and lists it as GNS3 does", async () => {
+    const r = await post(s.url, "/v2/compute/qemu/images/vmlinuz", KERNEL);
+    expect(r.status).toBe(204);
+    expect(fs.readFileSync(path.join(images, "vmlinuz")).equals(KERNEL)).toBe(true);
+    expect(fs.readFileSync(path.join(images, "vmlinuz.md5sum"), "utf8")).toBe(md5(KERNEL));
+
+    // Through the controller's route for the local compute: 200 {} as GNS3's controller answers.
+    const c = await post(s.url, "/v2/computes/local/qemu/images/initrd.gz", INITRD);
+    expect(c.status).toBe(200);
+    expect(await c.json()).toEqual({});
+    // Files GNS3 does not list: tiny ones, ELF executables, hidden files, sidecars, sub-directories.
+    fs.writeFileSync(path.join(images, "tiny"), "abc");
+    fs.writeFileSync(path.join(images, "qemu-binary"), Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.alloc(20)]));
+    expect((await post(s.url, "/v2/compute/qemu/images/sub/dir/disk.qcow2", "in a sub-directory")).status).toBe(204);
+    expect(fs.existsSync(path.join(images, "sub", "dir", "disk.qcow2"))).toBe(true);
+
+    const expected = [
+      { filename: "initrd.gz", path: "initrd.gz", md5sum: md5(INITRD), filesize: INITRD.length },
+      { filename: "vmlinuz", path: "vmlinuz", md5sum: md5(KERNEL), filesize: KERNEL.length },
+    ];
+    expect((await call(s.url, "GET", "/v2/compute/qemu/images")).body).toEqual(expected);
+    expect((await call(s.url, "GET", "/v2/computes/local/qemu/images")).body).toEqual(expected);
+
+    // A new upload under the same name replaces the file and its md5.
+    expect((await post(s.url, "/v2/compute/qemu/images/initrd.gz", "replaced initrd")).status).toBe(204);
+    expect((await call(s.url, "GET", "/v2/compute/qemu/images")).body[0]).toEqual({ filename: "initrd.gz", path: "initrd.gz", md5sum: md5("replaced initrd"), filesize: 15 });
+    expect(fs.readdirSync(images).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("downloads an image, and answers 409 naming a missing one", async () => {
+    fs.mkdirSync(images, { recursive: true });
+    fs.writeFileSync(path.join(images, "dl.img"), "download me");
+    const r = await fetch(`${s.url}/v2/compute/qemu/images/dl.img`);
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe("download me");
+    const missing = await call(s.url, "GET", "/v2/compute/qemu/images/nope.bin");
+    expect(missing.status).toBe(409);
+    expect(missing.body).toEqual({ message: "The image nope.bin is missing", status: 409 });
+  });
+
+  it("refuses names that leave the image directory, writing nothing anywhere", async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-outside-"));
+    fs.mkdirSync(images, { recursive: true });
+    fs.symlinkSync(outside, path.join(images, "escape"));
+    const before = filesUnder(s.dataDir);
+    const escaping = ["%2E%2E%2Fx.bin", "..%2F..%2Fx.bin", "%2Fetc%2Fx.bin", "sub%2F..%2F..%2F..%2Fx.bin", "escape/x.bin", "escape%2Fnew%2Fx.bin"];
+    for (const name of escaping) {
+      for (const route of ["/v2/compute/qemu/images/", "/v2/computes/local/qemu/images/"]) {
+        const r = await post(s.url, route + name, "payload!");
+        expect(r.status, `${route}${name}`).toBe(403);
+      }
+    }
+    const traversal = await post(s.url, "/v2/compute/qemu/images/%2E%2E%2Fx.bin", "payload!");
+    expect(await traversal.json()).toEqual({ message: `Could not write image: ../x.bin, ${path.join(s.dataDir, "images", "x.bin")} is forbidden`, status: 403 });
+    for (const name of [".hidden", "a%5Cb", "sub/.x", "a//b", "x%01y"]) {
+      const r = await post(s.url, `/v2/compute/qemu/images/${name}`, "payload!");
+      expect(r.status, name).toBe(400);
+    }
+    expect(filesUnder(s.dataDir)).toEqual(before);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(fs.existsSync(path.join(s.dataDir, "images", "x.bin"))).toBe(false);
+    // Image routes exist for qemu, dynamips and iou only.
+    expect((await post(s.url, "/v2/computes/local/vpcs/images/x.bin", "payload!")).status).toBe(404);
+  });
+
+  it("refuses an upload beyond the limit with 413 and keeps nothing, declared or streamed", async () => {
+    const big = Buffer.alloc(1024 * 1024 + 1, 1);
+    const declared = await post(s.url, "/v2/compute/qemu/images/big.img", big);
+    expect(declared.status).toBe(413);
+    expect((await call(s.url, "POST", "/v2/computes/local/qemu/images/big.img", big.toString())).status).toBe(413);
+    // Without a length (chunked): refused while it arrives.
+    const chunks = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 20; i++) c.enqueue(new Uint8Array(64 * 1024));
+        c.close();
+      },
+    });
+    const streamed = await fetch(`${s.url}/v2/compute/qemu/images/big.img`, { method: "POST", body: chunks, duplex: "half" } as RequestInit);
+    expect(streamed.status).toBe(413);
+    await waitFor(() => !fs.readdirSync(images).some((f) => f.includes("big.img")), 5000, "no trace of big.img");
+  });
+
+  it("GraphQL: images(type: QEMU) and a multipart uploadImage, with typed errors", async () => {
+    const upload = async (filename: string, data: string) => {
+      const form = new FormData();
+      const q = `mutation($f: String!, $file: File!) { uploadImage(type: QEMU, filename: $f, file: $file) {
+        __typename ... on MutationUploadImageSuccess { data } ... on Error { message } } }`;
+      form.set("operations", JSON.stringify({ query: q, variables: { f: filename, file: null } }));
+      form.set("map", JSON.stringify({ 0: ["variables.file"] }));
+      form.set("0", new Blob([data]), "upload.bin");
+      const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: PREFLIGHT, body: form });
+      return ((await res.json()) as any).data.uploadImage;
+    };
+    expect(await upload("gql.qcow2", "uploaded over GraphQL")).toEqual({ __typename: "MutationUploadImageSuccess", data: true });
+    expect(fs.readFileSync(path.join(images, "gql.qcow2"), "utf8")).toBe("uploaded over GraphQL");
+    expect(await upload("../gql.qcow2", "nope nope")).toMatchObject({ __typename: "ForbiddenError", message: expect.stringMatching(/^Could not write image: \.\.\/gql\.qcow2/) });
+    const list = await gql(s.url, `{ images(type: QEMU) { __typename ... on QueryImagesSuccess { data { filename path md5sum filesize } } } }`);
+    expect(list.data.images.data).toContainEqual({ filename: "gql.qcow2", path: "gql.qcow2", md5sum: md5("uploaded over GraphQL"), filesize: 21 });
+    const none = await gql(s.url, `{ images(computeId: "nope", type: QEMU) { __typename ... on Error { message } } }`);
+    expect(none.data.images).toEqual({ __typename: "NotFoundError", message: "Compute ID nope doesn't exist" });
+  });
+
+  it("GraphQL: a qemu node's settings as typed fields", async () => {
+    fs.mkdirSync(images, { recursive: true });
+    fs.writeFileSync(path.join(images, "hda.qcow2"), "disk image bytes");
+    const p = await call(s.url, "POST", "/v2/projects", { name: "qemu-typed" });
+    const n = await call(s.url, "POST", `/v2/projects/${p.body.project_id}/nodes`, {
+      name: "VM",
+      node_type: "qemu",
+      compute_id: "local",
+      properties: { platform: "x86_64", ram: 192, hda_disk_image: "hda.qcow2", hda_disk_interface: "virtio", options: "-nographic" },
+    });
+    expect(n.status, n.text).toBe(201);
+    const r = await gql(
+      s.url,
+      `query($p: ID!, $n: ID!) { emulatedNode(projectId: $p, id: $n) { ... on QueryEmulatedNodeSuccess { data {
+        qemu { platform ram cpus adapters adapterType macAddress linkedClone onClose options disks { slot name md5sum interface } kernelImage { name } } } } } }`,
+      { p: p.body.project_id, n: n.body.node_id },
+    );
+    expect(r.data.emulatedNode.data.qemu).toEqual({
+      platform: "x86_64",
+      ram: 192,
+      cpus: 1,
+      adapters: 1,
+      adapterType: "e1000",
+      macAddress: n.body.properties.mac_address,
+      linkedClone: true,
+      onClose: "POWER_OFF",
+      options: "-nographic",
+      disks: [{ slot: "HDA", name: "hda.qcow2", md5sum: md5("disk image bytes"), interface: "virtio" }],
+      kernelImage: null,
+    });
+  });
+});
+
+/** A controller and a second instance in compute mode (as test/emulation/multi-host.test.ts), on loopback. */
+describe("qemu images on a remote compute, through the controller", () => {
+  const COMPUTE_HOST = "127.0.0.2";
+  let ctl: TestServer;
+  let cmp: TestServer;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    ctl = await startTestServer({ uploadLimit: "1mb" });
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-compute-"));
+    const db = await freshDatabaseUrl(dataDir);
+    drop = db.drop;
+    cmp = await startTestServer({ mode: "compute", host: COMPUTE_HOST, uploadLimit: "512kb", ...portWindow() }, { databaseUrl: db.url, dataDir });
+    const r = await call(ctl.url, "POST", "/v2/computes", { compute_id: "hostb", protocol: "http", host: COMPUTE_HOST, port: cmp.port });
+    expect(r.status).toBe(201);
+    await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 10_000, "hostb connected");
+  });
+  afterAll(async () => {
+    await ctl?.close();
+    await cmp?.close();
+    await drop?.();
+  });
+
+  it("streams uploads to the compute's store and lists them sorted by filename", async () => {
+    const r = await post(ctl.url, "/v2/computes/hostb/qemu/images/vmlinuz", KERNEL);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({});
+    expect((await post(ctl.url, "/v2/computes/hostb/qemu/images/initrd.gz", INITRD)).status).toBe(200);
+    const remote = path.join(cmp.dataDir, "images", "QEMU");
+    expect(fs.readFileSync(path.join(remote, "vmlinuz")).equals(KERNEL)).toBe(true);
+    expect(fs.readFileSync(path.join(remote, "vmlinuz.md5sum"), "utf8")).toBe(md5(KERNEL));
+    expect(fs.existsSync(path.join(ctl.dataDir, "images", "QEMU", "vmlinuz"))).toBe(false);
+    expect((await call(ctl.url, "GET", "/v2/computes/hostb/qemu/images")).body).toEqual([
+      { filename: "initrd.gz", path: "initrd.gz", md5sum: md5(INITRD), filesize: INITRD.length },
+      { filename: "vmlinuz", path: "vmlinuz", md5sum: md5(KERNEL), filesize: KERNEL.length },
+    ]);
+    const gq = await gql(ctl.url, `{ images(computeId: "hostb", type: QEMU) { ... on QueryImagesSuccess { data { filename } } } }`);
+    expect(gq.data.images.data.map((i: any) => i.filename)).toEqual(["initrd.gz", "vmlinuz"]);
+  });
+
+  it("passes on the compute's refusals: a name leaving its store (403) and its own, smaller, limit (413)", async () => {
+    const before = filesUnder(cmp.dataDir);
+    const escape = await post(ctl.url, "/v2/computes/hostb/qemu/images/%2E%2E%2Fx.bin", "payload!");
+    expect(escape.status).toBe(403);
+    expect((await escape.json()).message).toMatch(/^Could not write image: \.\.\/x\.bin, .* is forbidden$/);
+    const tooBig = await post(ctl.url, "/v2/computes/hostb/qemu/images/big.img", Buffer.alloc(600 * 1024, 2));
+    expect(tooBig.status).toBe(413);
+    expect(filesUnder(cmp.dataDir)).toEqual(before);
+  });
+});
