@@ -74,7 +74,8 @@ async function bundle() {
       supported: { "dynamic-import": false },
       external: ["libsql", "pg-native", "@graphql-yoga/render-graphiql"],
       define: { "import.meta.dirname": "__dirname", "import.meta.url": "__import_meta_url" },
-      banner: { js: 'var __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+      // "use strict" first: after the banner, esbuild's own directive would no longer be one (ES modules are strict).
+      banner: { js: '"use strict";\nvar __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
       plugins: [queryCompilersOutside],
       logLevel: "error",
     });
