@@ -4,7 +4,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
-import { waitFor } from "../support/wait.js";
+import { COMPUTE_HOST, CONTROLLER_HOST, registerCompute } from "../support/computes.js";
 
 /**
  * The GraphQL operations that reach what only REST reached before (the README's REST → GraphQL table), driven
@@ -205,15 +205,12 @@ describe("GraphQL parity: the local-only operations on a server that is not loca
 });
 
 describe("GraphQL parity: the pass-through to a remote compute", () => {
-  const COMPUTE_HOST = "127.0.0.2";
   let ctl: TestServer;
   let cmp: TestServer;
   beforeAll(async () => {
-    ctl = await startTestServer();
+    ctl = await startTestServer({ host: CONTROLLER_HOST });
     cmp = await startTestServer({ mode: "compute", host: COMPUTE_HOST });
-    const r = await call(ctl.url, "POST", "/v2/computes", { compute_id: "hostb", protocol: "http", host: COMPUTE_HOST, port: cmp.port });
-    expect(r.status).toBe(201);
-    await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 10_000, "compute connected");
+    await registerCompute(ctl, "hostb", cmp.port);
   });
   afterAll(async () => {
     await ctl?.close();
