@@ -1,13 +1,17 @@
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
-import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
+import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
+import { CLI } from "../support/cli.js";
 import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
 import { icmpEchoes } from "../support/lab.js";
 import { GuestConsole, guestProperties, processesMentioning, qemuInstalled, received, testGuest } from "../support/qemu-guest.js";
-import { call, type TestServer, startTestServer } from "../support/server.js";
+import { call, freshDatabaseUrl, portWindow, type TestServer, startTestServer } from "../support/server.js";
 import { step } from "../support/steps.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
@@ -19,9 +23,9 @@ import { waitFor } from "../support/wait.js";
  */
 const tools = toolAvailable("qemu-system-x86_64, qemu-img and vpcs", qemuInstalled() && findVpcs() !== null);
 
-async function upload(server: TestServer, computeId: string, files: Record<string, string>): Promise<void> {
+async function upload(url: string, computeId: string, files: Record<string, string>): Promise<void> {
   for (const [name, file] of Object.entries(files)) {
-    const r = await fetch(`${server.url}/v2/computes/${computeId}/qemu/images/${name}`, {
+    const r = await fetch(`${url}/v2/computes/${computeId}/qemu/images/${name}`, {
       method: "POST",
       headers: { "content-type": "application/octet-stream" },
       body: fs.readFileSync(file),
@@ -41,7 +45,7 @@ interface Lab {
 
 /** VM1 (local), VM2 (on `vm2Compute`), PC1 and SW1 (local), each end node on a switch port; images uploaded first (through the controller, which streams them on to a remote compute). */
 async function buildLab(server: TestServer, vm2Compute: string, guest: { kernel: string; initrd: string }): Promise<Lab> {
-  for (const computeId of new Set(["local", vm2Compute])) await upload(server, computeId, { vmlinuz: guest.kernel, "initrd.gz": guest.initrd });
+  for (const computeId of new Set(["local", vm2Compute])) await upload(server.url, computeId, { vmlinuz: guest.kernel, "initrd.gz": guest.initrd });
   const p = await call(server.url, "POST", "/v2/projects", { name: `qemu-lab-${randomUUID().slice(0, 8)}` });
   const lab: Lab = { server, P: `/v2/projects/${p.body.project_id}`, ids: {}, links: {}, consoles: [] };
   const nodes: [string, string, string, object?][] = [
@@ -207,4 +211,101 @@ describe.skipIf(!tools)("QEMU lab across hosts: VM2 on a second instance in comp
 
     await labStory(lab);
   }, 150_000);
+});
+
+describe.skipIf(!tools)("QEMU process hygiene: no VM outlives its node, project or server (requires qemu-system-x86_64, qemu-img and vpcs)", () => {
+  const servers: TestServer[] = [];
+  let guest: { kernel: string; initrd: string };
+
+  beforeAll(() => {
+    guest = testGuest();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+  });
+
+  /** A project with one VM (no link needed: only its process matters here), its images uploaded. */
+  async function oneVm(url: string) {
+    await upload(url, "local", { vmlinuz: guest.kernel, "initrd.gz": guest.initrd });
+    const p = await call(url, "POST", "/v2/projects", { name: `hygiene-${randomUUID().slice(0, 8)}` });
+    const P = `/v2/projects/${p.body.project_id}`;
+    const n = await call(url, "POST", `${P}/nodes`, { name: "VM", node_type: "qemu", compute_id: "local", properties: guestProperties("vm", "10.0.0.1/24") });
+    expect(n.status, JSON.stringify(n.body)).toBe(201);
+    const start = await call(url, "POST", `${P}/nodes/${n.body.node_id}/start`);
+    expect(start.body.status, JSON.stringify(start.body)).toBe("started");
+    expect(processesMentioning([n.body.node_id])).toHaveLength(1);
+    return { P, projectId: p.body.project_id as string, id: n.body.node_id as string };
+  }
+
+  const gone = (id: string, what: string) => waitFor(() => processesMentioning([id]).length === 0, 6000, `no qemu after ${what}`);
+
+  it("deleting a running VM, closing its project and stopping the server each end its qemu", async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const a = await oneVm(server.url);
+    expect((await call(server.url, "DELETE", `${a.P}/nodes/${a.id}`)).status).toBe(204);
+    await gone(a.id, "delete");
+
+    const b = await oneVm(server.url);
+    expect((await call(server.url, "POST", `${b.P}/close`)).status).toBe(204);
+    await gone(b.id, "project close");
+    await call(server.url, "POST", `${b.P}/open`);
+    expect((await call(server.url, "GET", `${b.P}/nodes/${b.id}`)).body.status).toBe("stopped");
+
+    const c = await oneVm(server.url);
+    await server.close();
+    servers.pop();
+    await gone(c.id, "server shutdown");
+  }, 60_000);
+
+  it("a crash leaves a VM behind only until the next start-up, which kills it and shows the node stopped", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-qemu-crash-"));
+    const db = await freshDatabaseUrl(dataDir);
+    const ranges = portWindow();
+    const first = await startTestServer(ranges, { databaseUrl: db.url, dataDir });
+    const vm = await oneVm(first.url);
+    // The server goes away without stopping its VMs (its runtime's shutdown skipped).
+    first.ctx.services.emulation.runtime.stop = async () => {};
+    await first.close();
+    expect(processesMentioning([vm.id])).toHaveLength(1);
+    const second = await startTestServer(ranges, { databaseUrl: db.url, dataDir });
+    servers.push(second);
+    await gone(vm.id, "the next start-up");
+    expect((await call(second.url, "GET", `${vm.P}/nodes/${vm.id}`)).body.status).toBe("stopped");
+    await second.close();
+    servers.pop();
+    await db.drop();
+  }, 60_000);
+
+  it("kill -9 of the server: the kernel ends its VMs at once (parent-death signal), no start-up needed", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-qemu-kill-"));
+    const db = await freshDatabaseUrl(dataDir);
+    const port = await freeTcpPort();
+    const { consolePorts, udpPorts } = portWindow();
+    const child = spawn(process.execPath, CLI, {
+      env: {
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATABASE_URL: db.url,
+        PATCHBAY_DATA_DIR: dataDir,
+        PATCHBAY_LOG: "off",
+        REDIS_URL: "",
+        PATCHBAY_CONSOLE_PORTS: consolePorts.join("-"),
+        PATCHBAY_UDP_PORTS: udpPorts.join("-"),
+      },
+      stdio: "ignore",
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await call(url, "GET", "/v2/version").catch(() => undefined))?.status === 200, 30_000, "the server to listen");
+      const vm = await oneVm(url);
+      child.kill("SIGKILL");
+      await gone(vm.id, "kill -9 of the server");
+    } finally {
+      child.kill("SIGKILL");
+      await db.drop();
+    }
+  }, 60_000);
 });
