@@ -399,6 +399,13 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("link captures", ()
     }, 10_000, "the echo reply in the pcap stream");
     expect(echoes).toContainEqual({ type: 8, src: "10.0.0.1", dst: "10.0.0.2" });
     await stream.stop();
+
+    // Once stopped, the capture is a project file, downloaded through the project's file URL.
+    const stopped = await rest("POST", `${P}/links/${links[0]}/stop_capture`);
+    expect(await pcapUrl(links[0])).toMatchObject({ __typename: "ConflictError" });
+    const file = await download((await projectFileUrl(project, `project-files/captures/${stopped.body.capture_file_name}`)).data.url);
+    expect(file.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
+    expect(icmpEchoes(parsePcap(file.body).packets.map((p) => p.data))).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
     expect((await rest("POST", `${P}/nodes/stop`)).status).toBe(204);
   }, 60_000);
 });
