@@ -273,3 +273,56 @@ describe("returnTimeout: REST's synchronous or asynchronous answer", () => {
     expect((await rest("/api/storage/quota/rules?svm.name=bsvm")).body.num_records).toBe(0);
   });
 });
+
+describe("volumes and qtrees: REST's PATCH and DELETE, with their jobs", () => {
+  const ERR = "... on Error { __typename message code target }";
+  const ended = (uuid: string) =>
+    waitFor(async () => {
+      const job = (await gql(s.url, `query($u: ID!) { job(uuid: $u) { state } }`, { u: uuid })).data.job;
+      return job?.state === "SUCCESS" || job?.state === "FAILURE" ? job.state : null;
+    }, 10_000, "job ended");
+
+  it("reads a volume by uuid; an unknown one is a typed NotFoundError", async () => {
+    const { volumeUuid } = await storageFixture(s.url, "vsvm", "vvol");
+    const r = await gql(s.url, `query($u: ID!) { volume(uuid: $u) { ... on QueryVolumeSuccess { data { name svm { name } quotaState } } ${ERR} } }`, { u: volumeUuid });
+    expect(r.data.volume.data).toEqual({ name: "vvol", svm: { name: "vsvm" }, quotaState: "OFF" });
+    const gone = await gql(s.url, `{ volume(uuid: "nope") { ${ERR} } }`);
+    expect(gone.data.volume).toMatchObject({ __typename: "NotFoundError", code: "4" });
+  });
+
+  it("resizes a volume (job, returnTimeout) with REST's size rule", async () => {
+    const { volumeUuid } = await storageFixture(s.url, "zsvm", "zvol");
+    const RESIZE = `mutation($u: ID!, $size: BigInt!) { resizeVolume(volumeUuid: $u, size: $size, returnTimeout: 0) { ... on MutationResizeVolumeSuccess { data { uuid state } } ${ERR} } }`;
+    const r = await gql(s.url, RESIZE, { u: volumeUuid, size: 64 * 1024 * 1024 });
+    expect(r.data.resizeVolume.data.state).toBe("QUEUED");
+    expect(await ended(r.data.resizeVolume.data.uuid)).toBe("SUCCESS");
+    expect((await rest(`/api/storage/volumes/${volumeUuid}?fields=size`)).body.size).toBe(64 * 1024 * 1024);
+    const small = await gql(s.url, RESIZE, { u: volumeUuid, size: 1024 });
+    expect(small.data.resizeVolume).toMatchObject({ __typename: "InvalidInputError", target: "size", message: "Volume size must be at least 20MB." });
+  });
+
+  it("changes a qtree's security style and permissions in its job; bad permissions are a typed error", async () => {
+    const { volumeUuid } = await storageFixture(s.url, "qsvm", "qvol");
+    const qt = (await rest(`/api/storage/qtrees?volume.uuid=${volumeUuid}&name=qt1`)).body.records[0];
+    const UPDATE = `mutation($u: ID!, $id: Int!, $p: Int, $t: Int) { updateQtree(volumeUuid: $u, id: $id, securityStyle: NTFS, unixPermissions: $p, returnTimeout: $t) {
+      ... on MutationUpdateQtreeSuccess { data { securityStyle unixPermissions } job { uuid state } } ${ERR} } }`;
+    const started = await gql(s.url, UPDATE, { u: volumeUuid, id: qt.id, p: 750, t: 0 });
+    expect(started.data.updateQtree.job.state).toBe("QUEUED");
+    expect(await ended(started.data.updateQtree.job.uuid)).toBe("SUCCESS");
+    expect((await rest(`/api/storage/qtrees/${volumeUuid}/${qt.id}?fields=security_style,unix_permissions`)).body).toMatchObject({ security_style: "ntfs", unix_permissions: 750 });
+    const waited = await gql(s.url, UPDATE, { u: volumeUuid, id: qt.id, p: 755 });
+    expect(waited.data.updateQtree).toMatchObject({ data: { securityStyle: "NTFS", unixPermissions: 755 }, job: { state: "SUCCESS" } });
+    const bad = await gql(s.url, UPDATE, { u: volumeUuid, id: qt.id, p: 9999 });
+    expect(bad.data.updateQtree).toMatchObject({ __typename: "InvalidInputError", target: "unixPermissions" });
+  });
+
+  it("deletes a volume with its qtrees and rules, as REST's DELETE", async () => {
+    const { volumeUuid } = await storageFixture(s.url, "dsvm", "dvol");
+    await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=30", { "svm.name": "dsvm", "volume.name": "dvol", type: "tree", "qtree.name": "qt1" });
+    const DELETE = `mutation($u: ID!) { deleteVolume(uuid: $u) { __typename ... on MutationDeleteVolumeSuccess { data } ${ERR} } }`;
+    expect((await gql(s.url, DELETE, { u: volumeUuid })).data.deleteVolume.data).toBe(true);
+    expect((await rest(`/api/storage/volumes/${volumeUuid}`)).status).toBe(404);
+    expect((await rest("/api/storage/quota/rules?svm.name=dsvm")).body.num_records).toBe(0);
+    expect((await gql(s.url, DELETE, { u: volumeUuid })).data.deleteVolume).toMatchObject({ __typename: "NotFoundError", code: "4" });
+  });
+});

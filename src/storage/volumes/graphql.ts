@@ -1,8 +1,10 @@
+import type { AppContext } from "../../platform/context.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { jobResult, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf, withJob } from "../jobs/graphql.js";
 import { createQtree, deleteQtree, getQtree, updateQtree } from "../qtrees/operations.js";
-import type { SecurityStyle as SecurityStyleValue } from "../qtrees/schema.js";
-import { createVolume, updateVolume } from "./operations.js";
+import type { SecurityStyle as SecurityStyleValue, UpdateQtreeInput } from "../qtrees/schema.js";
+import { createVolume, deleteVolume, getVolume, updateVolume } from "./operations.js";
+import type { UpdateVolumeInput } from "./schema.js";
 
 export const QuotaState = builder.enumType("QuotaState", {
   description: "ONTAP's quota states of a volume",
@@ -45,8 +47,8 @@ const sel = (s: { name?: string | null; uuid?: string | number | null } | null |
   ...(s?.uuid != null ? { uuid: String(s.uuid) } : {}),
 });
 
-builder.queryField("volumes", (t) =>
-  t.prismaField({
+builder.queryFields((t) => ({
+  volumes: t.prismaField({
     type: ["Volume"],
     args: { svm: t.arg({ type: SvmSelector }) },
     resolve: (query, _r, args, ctx) =>
@@ -56,7 +58,19 @@ builder.queryField("volumes", (t) =>
         orderBy: { name: "asc" },
       }),
   }),
-);
+  volume: t.prismaField({
+    type: "Volume",
+    errors: { types: DOMAIN_ERRORS },
+    args: { uuid: t.arg.id({ required: true }) },
+    resolve: (_q, _r, args, ctx) => getVolume(ctx, String(args.uuid)),
+  }),
+}));
+
+type QtreeSettings = { securityStyle?: "UNIX" | "NTFS" | "MIXED" | null; unixPermissions?: number | null };
+const qtreeSettings = (args: QtreeSettings) => ({
+  ...(args.securityStyle ? { securityStyle: args.securityStyle.toLowerCase() as SecurityStyleValue } : {}),
+  ...(args.unixPermissions != null ? { unixPermissions: args.unixPermissions } : {}),
+});
 
 builder.mutationFields((t) => ({
   createVolume: t.prismaField({
@@ -74,9 +88,26 @@ builder.mutationFields((t) => ({
       enabled: t.arg.boolean({ required: true }),
       returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
     },
-    resolve: async (_q, _r, args, ctx) => {
-      const timeout = returnTimeoutOf(args.returnTimeout);
-      return jobWithin(await updateVolume(ctx, String(args.volumeUuid), { quotaEnabled: args.enabled }), timeout);
+    resolve: (_q, _r, args, ctx) => changeVolume(ctx, args, { quotaEnabled: args.enabled }),
+  }),
+  resizeVolume: t.prismaField({
+    type: "Job",
+    description: "Set a volume's size (bytes, at least 20 MB), answered with its job as REST's PATCH",
+    errors: { types: DOMAIN_ERRORS },
+    args: {
+      volumeUuid: t.arg.id({ required: true }),
+      size: t.arg({ type: "BigInt", required: true }),
+      returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    },
+    resolve: (_q, _r, args, ctx) => changeVolume(ctx, args, { size: args.size }),
+  }),
+  deleteVolume: t.boolean({
+    description: "Delete a volume with its qtrees and quota rules",
+    errors: { types: DOMAIN_ERRORS },
+    args: { uuid: t.arg.id({ required: true }) },
+    resolve: async (_r, args, ctx) => {
+      await deleteVolume(ctx, String(args.uuid));
+      return true;
     },
   }),
   createQtree: t.prismaField({
@@ -89,14 +120,7 @@ builder.mutationFields((t) => ({
       securityStyle: t.arg({ type: SecurityStyle }),
       unixPermissions: t.arg.int(),
     },
-    resolve: (_q, _r, args, ctx) =>
-      createQtree(ctx, {
-        svm: sel(args.svm),
-        volume: sel(args.volume),
-        name: args.name,
-        ...(args.securityStyle ? { securityStyle: args.securityStyle.toLowerCase() as SecurityStyleValue } : {}),
-        ...(args.unixPermissions != null ? { unixPermissions: args.unixPermissions } : {}),
-      }),
+    resolve: (_q, _r, args, ctx) => createQtree(ctx, { svm: sel(args.svm), volume: sel(args.volume), name: args.name, ...qtreeSettings(args) }),
   }),
   renameQtree: t.prismaField({
     type: "Qtree",
@@ -108,11 +132,20 @@ builder.mutationFields((t) => ({
       name: t.arg.string({ required: true }),
       returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
     },
-    resolve: async (_q, _r, args, ctx) => {
-      const timeout = returnTimeoutOf(args.returnTimeout);
-      const job = await jobWithin(await updateQtree(ctx, String(args.volumeUuid), args.id, { name: args.name }), timeout);
-      return withJob(await getQtree(ctx, String(args.volumeUuid), args.id), job);
+    resolve: (_q, _r, args, ctx) => changeQtree(ctx, args, { name: args.name }),
+  }),
+  updateQtree: t.prismaField({
+    type: "Qtree",
+    description: "Change a qtree's security style or UNIX permissions. The change runs in the job: `data` shows it once it ended",
+    errors: { types: DOMAIN_ERRORS, result: jobResult },
+    args: {
+      volumeUuid: t.arg.id({ required: true }),
+      id: t.arg.int({ required: true }),
+      securityStyle: t.arg({ type: SecurityStyle }),
+      unixPermissions: t.arg.int(),
+      returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
     },
+    resolve: (_q, _r, args, ctx) => changeQtree(ctx, args, qtreeSettings(args)),
   }),
   deleteQtree: t.boolean({
     description: "Delete a qtree and the quota rules scoped to it",
@@ -124,5 +157,20 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+type JobArgs = { volumeUuid: string | number; returnTimeout?: number | null };
+
+/** A volume change is answered with its job (REST's PATCH): quota on/off runs in it, a new size is set at once. */
+async function changeVolume(ctx: AppContext, args: JobArgs, patch: UpdateVolumeInput) {
+  const timeout = returnTimeoutOf(args.returnTimeout);
+  return jobWithin(await updateVolume(ctx, String(args.volumeUuid), patch), timeout);
+}
+
+/** A qtree change runs as a job (REST's PATCH): the qtree as it is after the wait, with the job. */
+async function changeQtree(ctx: AppContext, args: JobArgs & { id: number }, patch: UpdateQtreeInput) {
+  const timeout = returnTimeoutOf(args.returnTimeout);
+  const job = await jobWithin(await updateQtree(ctx, String(args.volumeUuid), args.id, patch), timeout);
+  return withJob(await getQtree(ctx, String(args.volumeUuid), args.id), job);
+}
 
 export { SvmSelector, VolumeSelector, sel };
