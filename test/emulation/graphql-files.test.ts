@@ -304,6 +304,34 @@ describe("hostile uploads and paths", () => {
     expect((await query("{ emulationVersion }")).data.emulationVersion).toBe("2.2.59");
   });
 
+  it("answers malformed multipart requests with an error, runs nothing and writes nothing", async () => {
+    const project = await newProject();
+    const send = async (parts: [string, string | Blob][]) => {
+      const form = new FormData();
+      for (const [name, value] of parts) form.append(name, value);
+      const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: { ...AUTH, ...PREFLIGHT }, body: form });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const operations = JSON.stringify({ query: WRITE_PROJECT_FILE, variables: { p: project, path: "m.txt", file: null } });
+    const file: [string, Blob] = ["0", new Blob(["x"])];
+    const cases: [string, [string, string | Blob][], RegExp][] = [
+      ["no operations", [["map", "{}"], file], /Missing multipart form field "operations"/],
+      ["operations not JSON", [["operations", "{"], ["map", "{}"], file], /"operations" must be a valid JSON string/],
+      ["map not JSON", [["operations", operations], ["map", "["], file], /"map" must be a valid JSON string/],
+      ["a file part named in no map", [["operations", operations], ["map", "{}"], file], /Variable "\$file" of non-null type "File!" must not be null/],
+      ["a map into the prototype", [["operations", operations], ["map", JSON.stringify({ 0: ["variables.__proto__.polluted"] })], file], /must not be null/],
+    ];
+    for (const [what, parts, message] of cases) {
+      const r = await send(parts);
+      expect(r.status, what).toBeLessThan(500);
+      expect(r.body.data, what).toBeUndefined();
+      expect(r.body.errors[0].message, what).toMatch(message);
+    }
+    expect(({} as any).polluted).toBeUndefined();
+    expect(fs.existsSync(path.join(s.dataDir, "projects", project, "m.txt"))).toBe(false);
+    expect((await query("{ emulationVersion }")).data.emulationVersion).toBe("2.2.59");
+  });
+
   it("takes files only as multipart file parts, one per request", async () => {
     const project = await newProject();
     const asJson = await query(WRITE_PROJECT_FILE, { p: project, path: "a.txt", file: "not a file" });
