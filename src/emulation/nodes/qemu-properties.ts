@@ -58,7 +58,7 @@ const qemuPathSchema = z.union([z.literal(""), z.string().regex(QEMU_BINARY, "mu
 /** The settable properties, each with its rule (GNS3's names; ranges from GNS3's schemas where it has them). */
 export const qemuPropertyFields = {
   qemu_path: qemuPathSchema.nullable(),
-  platform: z.enum(QEMU_PLATFORMS).nullable(),
+  platform: z.union([z.literal(""), z.enum(QEMU_PLATFORMS)]).nullable(), // "": none (GNS3's list has it)
   ram: z.int().min(32).max(65536),
   cpus: z.int().min(1).max(255),
   maxcpus: z.int().min(1).max(255),
