@@ -135,6 +135,18 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
     expect(await field(s, "resetProjectConsoles", RESET_ALL, { p: P })).toEqual({ __typename: "ForbiddenError", message: "The project is not opened" });
   });
 
+  it("createLink takes the link id a client chooses, as POST …/links takes link_id", async () => {
+    const p = await restProject(s, "gql-link-id");
+    const [a, b] = [await restNode(s, p.project_id, { name: "HubA", node_type: "ethernet_hub" }), await restNode(s, p.project_id, { name: "HubB", node_type: "ethernet_hub" })];
+    const LINK = `mutation($p: ID!, $id: ID, $a: ID!, $b: ID!) { createLink(input: { projectId: $p, id: $id,
+      ends: [{ nodeId: $a, adapterNumber: 0, portNumber: 0 }, { nodeId: $b, adapterNumber: 0, portNumber: 0 }] }) {
+      ${RESULT} ... on MutationCreateLinkSuccess { data { id } } } }`;
+    const id = randomUUID();
+    expect((await field(s, "createLink", LINK, { p: p.project_id, id, a: a.node_id, b: b.node_id })).data).toEqual({ id });
+    expect((await call(s.url, "GET", `/v2/projects/${p.project_id}/links/${id}`)).status).toBe(200);
+    expect(await field(s, "createLink", LINK, { p: p.project_id, id: "not-a-uuid", a: a.node_id, b: b.node_id })).toMatchObject({ __typename: "InvalidInputError" });
+  });
+
   it("the Dynamips idle-PC queries refuse as their REST routes do", async () => {
     const p = await restProject(s, "gql-idlepc");
     const hub = await restNode(s, p.project_id, { name: "Hub1", node_type: "ethernet_hub" });

@@ -52,7 +52,12 @@ const linkSettings = (t: Parameters<Parameters<typeof builder.inputType>[1]["fie
 });
 
 const CreateLinkInput = builder.inputType("CreateLinkInput", {
-  fields: (t) => ({ projectId: t.id({ required: true }), ends: t.field({ type: [LinkEndInput], required: true }), ...linkSettings(t) }),
+  fields: (t) => ({
+    projectId: t.id({ required: true }),
+    id: t.id({ description: "A UUID chosen by the client; a new one when absent" }),
+    ends: t.field({ type: [LinkEndInput], required: true }),
+    ...linkSettings(t),
+  }),
 });
 const UpdateLinkInput = builder.inputType("UpdateLinkInput", {
   fields: (t) => ({ endLabels: t.field({ type: [LinkEndInput], description: "Only the labels are used" }), ...linkSettings(t) }),
@@ -122,7 +127,8 @@ builder.mutationFields((t) => ({
     description: "Connects up to two ports; link.created is announced once both ends are attached",
     errors: { types: DOMAIN_ERRORS },
     args: { input: t.arg({ type: CreateLinkInput, required: true }) },
-    resolve: (_q, _r, { input }, ctx) => createLink(ctx, String(input.projectId), { ...toChanges(input), nodes: toEnds(input.ends) }),
+    resolve: (_q, _r, { input }, ctx) =>
+      createLink(ctx, String(input.projectId), { ...toChanges(input), nodes: toEnds(input.ends), linkId: input.id == null ? undefined : String(input.id) }),
   }),
   updateLink: t.prismaField({
     type: "Link",
