@@ -180,11 +180,12 @@ async function main() {
       });
     });
     await Promise.all(workers.map((w) => new Promise((resolve) => w.once("message", resolve))));
-    // Every subscriber is attached once the server's bus counts them (a socket open is not yet a subscription).
+    // Every subscriber is attached once the server counts its stream (a socket open is not yet a subscription; the
+    // bus's subscribers are fewer: GraphQL clients of one stream share one execution).
     const t0 = Date.now();
     for (;;) {
       const metrics = (await request(agent, port, { method: "GET", path: "/metrics" })).body;
-      const n = Number(/^patchbay_event_bus_subscribers (\d+)/m.exec(metrics)?.[1] ?? 0);
+      const n = [...metrics.matchAll(/^patchbay_open_streams\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
       if (n >= SUBSCRIBERS) break;
       if (Date.now() - t0 > 60_000) throw new Error(`only ${n} of ${SUBSCRIBERS} subscribers attached`);
       await new Promise((r) => setTimeout(r, 200));

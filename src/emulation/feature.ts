@@ -23,6 +23,15 @@ export const emulationFeature: Feature = {
     app.use(router);
   },
   websockets: (ctx) => [...notificationWebSockets(ctx), ...computeNotificationWebSockets(ctx)],
-  graphqlPlugins: async (ctx) => [(await import("./read-model/graphql.js")).useTopologyReadCache(ctx.services.emulation.reads)],
+  graphqlPlugins: async (ctx) => {
+    const [{ useTopologyReadCache }, { useSharedSubscriptions }] = await Promise.all([
+      import("./read-model/graphql.js"),
+      import("../platform/graphql/shared-subscriptions.js"),
+    ]);
+    return [
+      useTopologyReadCache(ctx.services.emulation.reads),
+      useSharedSubscriptions(ctx, new Set(["projectEvents", "controllerEvents", "computeEvents", "templateEvents"])),
+    ];
+  },
   api: gns3Face,
 };

@@ -49,5 +49,11 @@ export const storageFeature: Feature = {
     app.use("/api", router);
   },
   api: () => ontapFace,
-  graphqlPlugins: async (ctx) => [(await import("./quota-rules/read-cache.js")).useRulePagesReadCache(ctx.services.storage.pages)],
+  graphqlPlugins: async (ctx) => {
+    const [{ useRulePagesReadCache }, { useSharedSubscriptions }] = await Promise.all([
+      import("./quota-rules/read-cache.js"),
+      import("../platform/graphql/shared-subscriptions.js"),
+    ]);
+    return [useRulePagesReadCache(ctx.services.storage.pages), useSharedSubscriptions(ctx, new Set(["quotaChanges"]))];
+  },
 };

@@ -28,7 +28,7 @@ export function useSubscriptionScope(): Plugin {
 }
 
 /** The bus as one operation sees it: its subscriptions end with `signal`. */
-function scopedBus(bus: EventBus, signal: AbortSignal): EventBus {
+export function scopedBus(bus: EventBus, signal: AbortSignal): EventBus {
   return {
     publish: (channel, data) => bus.publish(channel, data),
     subscribe(match, opts) {

@@ -1,0 +1,193 @@
+import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type FieldNode } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import type { AppContext } from "../context.js";
+import { scopedBus } from "./subscription-scope.js";
+
+/** Results kept for a subscriber that reads slower than they come, as the bus keeps events (then the oldest go). */
+const SUBSCRIBER_BACKLOG = 10_000;
+
+type Source = AsyncIterator<ExecutionResult> & AsyncIterable<ExecutionResult>;
+
+/**
+ * Yoga plugin: subscribers of the same live stream share one execution. Every client of a project's events asks
+ * the same document with the same variables; executed per client, each event was executed and resolved once per
+ * subscriber (1,000 times per event with 1,000 clients), the bulk of the server's work. Here the first subscriber
+ * of a (document, operation, variables) starts one execution with a context of its own; every subscriber reads
+ * the same results from its own queue, and the execution ends with its last subscriber.
+ *
+ * Shared only: a subscription whose one root field is in `fields` (streams whose results do not depend on who
+ * asks, read from the event bus) and that asks no replay (`after` absent or null): a replay is for that client
+ * alone, and a client joining a running execution receives what comes from then on, as a new execution would.
+ */
+export function useSharedSubscriptions(ctx: AppContext, fields: ReadonlySet<string>): Plugin {
+  const running = new Map<string, SharedExecution>();
+  return {
+    onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+      const key = shareKey(args, fields);
+      if (!key) return;
+      setSubscribeFn(async (subscriber) => {
+        let shared = running.get(key);
+        if (!shared) {
+          // Its own scope: the execution must not end with the subscriber that happened to start it.
+          const ended = new AbortController();
+          const contextValue = { ...(subscriber.contextValue as object), bus: scopedBus(ctx.bus, ended.signal), operationEnded: ended.signal };
+          shared = new SharedExecution(subscribeFn({ ...subscriber, contextValue }), () => {
+            ended.abort();
+            if (running.get(key) === shared) running.delete(key);
+          });
+          running.set(key, shared);
+        }
+        return shared.join();
+      });
+    },
+  };
+}
+
+/** The sharing key of a subscription, or undefined when it is not shared. */
+function shareKey(args: ExecutionArgs, fields: ReadonlySet<string>): string | undefined {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (operation?.operation !== "subscription") return undefined;
+  const roots = operation.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD && !s.name.value.startsWith("__"));
+  if (roots.length !== 1 || roots.length !== operation.selectionSet.selections.length || !fields.has(roots[0].name.value)) return undefined;
+  const after = roots[0].arguments?.find((a) => a.name.value === "after")?.value;
+  const replay = after && (after.kind === Kind.VARIABLE ? args.variableValues?.[after.name.value] != null : after.kind !== Kind.NULL);
+  if (replay) return undefined;
+  const text = args.document.loc?.source.body;
+  if (text === undefined) return undefined;
+  return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? {}]);
+}
+
+/** One execution and the queues of the subscribers reading it. */
+class SharedExecution {
+  private readonly readers = new Set<Reader>();
+  private source: Source | undefined;
+  private ended = false;
+  /** An execution that could not start (an error result, no stream): each joiner gets it as is. */
+  private readonly started: Promise<ExecutionResult | undefined>;
+
+  /** `result`: what the subscribe function returned (a stream, or a result saying why there is none). */
+  constructor(
+    result: unknown,
+    private readonly onEnd: () => void,
+  ) {
+    this.started = Promise.resolve(result).then(
+      (r) => {
+        if (!isAsyncIterable(r)) {
+          this.finish();
+          return r as ExecutionResult;
+        }
+        this.source = r as Source;
+        void this.pump();
+        return undefined;
+      },
+      (error) => {
+        this.finish();
+        throw error;
+      },
+    );
+  }
+
+  async join(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const reader = new Reader(() => this.leave(reader));
+    this.readers.add(reader);
+    const failed = await this.started;
+    if (failed) {
+      this.readers.delete(reader);
+      return failed;
+    }
+    if (this.ended) reader.end();
+    return reader;
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for (;;) {
+        const next = await this.source!.next();
+        if (next.done) break;
+        for (const r of this.readers) r.push(next.value);
+      }
+      for (const r of this.readers) r.end();
+    } catch (error) {
+      for (const r of this.readers) r.fail(error);
+    } finally {
+      this.finish();
+    }
+  }
+
+  private leave(reader: Reader): void {
+    this.readers.delete(reader);
+    if (this.readers.size === 0) {
+      this.finish();
+      void this.source?.return?.();
+    }
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.onEnd();
+  }
+}
+
+const isAsyncIterable = (x: unknown): x is AsyncIterable<unknown> => x != null && typeof x === "object" && Symbol.asyncIterator in x;
+
+/** One subscriber's queue of shared results. */
+class Reader implements AsyncIterableIterator<ExecutionResult> {
+  private queue: ExecutionResult[] = [];
+  private waiting: ((r: IteratorResult<ExecutionResult>) => void) | undefined;
+  private failure: { error: unknown } | undefined;
+  private done = false;
+  private left = false;
+
+  constructor(private readonly onLeave: () => void) {}
+
+  push(result: ExecutionResult): void {
+    if (this.done) return;
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w({ value: result, done: false });
+      return;
+    }
+    this.queue.push(result);
+    if (this.queue.length > SUBSCRIBER_BACKLOG) this.queue.shift();
+  }
+
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    this.waiting?.({ value: undefined, done: true });
+    this.waiting = undefined;
+  }
+
+  fail(error: unknown): void {
+    this.failure = { error };
+    this.end();
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    const result = this.queue.shift();
+    if (result) return Promise.resolve({ value: result, done: false });
+    if (this.failure) {
+      const { error } = this.failure;
+      this.failure = undefined;
+      return Promise.reject(error);
+    }
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  return(): Promise<IteratorResult<ExecutionResult>> {
+    this.queue = [];
+    this.end();
+    if (!this.left) {
+      this.left = true;
+      this.onLeave();
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+}
