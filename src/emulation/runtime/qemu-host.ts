@@ -7,19 +7,10 @@ import { ConflictError } from "../../platform/errors.js";
 import { findOnPath } from "./executables.js";
 
 /**
- * What the host gives QEMU nodes: the emulator binaries, whether hardware acceleration really works, and
- * qemu-img for linked clones. Binaries are looked up by name in $PATH only (a node names `qemu-system-<arch>`,
- * never a path).
+ * What the host gives QEMU nodes besides the emulator: whether hardware acceleration really works, and
+ * qemu-img for linked clones (looked up in $PATH, like the emulator binaries).
  */
 const run = promisify(execFile);
-
-export function findQemu(binaryName: string): string | null {
-  return findOnPath(binaryName);
-}
-
-export function findQemuImg(): string | null {
-  return findOnPath("qemu-img");
-}
 
 let kvmProbe: Promise<boolean> | undefined;
 
@@ -67,7 +58,7 @@ async function probeKvm(binary: string): Promise<boolean> {
 export async function linkedClone(base: string, nodeDir: string, disk: string): Promise<string> {
   const overlay = path.join(nodeDir, `${disk}_disk.qcow2`);
   if (fs.existsSync(overlay)) return overlay;
-  const qemuImg = findQemuImg();
+  const qemuImg = findOnPath("qemu-img");
   if (!qemuImg) throw new ConflictError("qemu-img is not installed on this host (Debian package qemu-utils): linked clones need it");
   const log = path.join(nodeDir, "qemu-img.log");
   try {
