@@ -19,7 +19,7 @@ export const DownloadUrlRef = builder.objectRef<SignedUrl>("DownloadUrl").implem
   }),
 });
 
-export const DEFAULT_VALIDITY_SECONDS = 300;
+const DEFAULT_VALIDITY_SECONDS = 300;
 
 type ArgBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]["arg"];
 /** The `validFor` argument of every download field. */

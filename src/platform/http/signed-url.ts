@@ -6,10 +6,10 @@ import type { NextFunction, Request, Response } from "express";
  * signature is an HMAC-SHA256 over the method, the exact path and query as sent (the token pair removed) and the
  * expiry. Such a URL is its own credential: it opens that one GET (or HEAD) until it expires, without HTTP Basic
  * credentials, and nothing else — another path, another query, another method or a later time does not verify.
- * A request that carries a token always has it checked (also with valid credentials or with authentication off),
- * so a bad token never passes unnoticed.
+ * On the routes the gate guards, a request that carries a token always has it checked (also with valid
+ * credentials or with authentication off), so a bad token never passes unnoticed.
  */
-export const TOKEN_PARAM = "token";
+const TOKEN_PARAM = "token";
 /** The longest validity a caller may ask for, in seconds. */
 export const MAX_VALIDITY_SECONDS = 3600;
 
@@ -31,10 +31,10 @@ export function signUrl(secret: string, pathAndQuery: string, seconds: number): 
   return { url: `${pathAndQuery}${pathAndQuery.includes("?") ? "&" : "?"}${TOKEN_PARAM}=${token}`, expiresAt: new Date(expires * 1000) };
 }
 
-export type TokenCheck = { presented: false } | { presented: true; valid: boolean };
+type TokenCheck = { presented: false } | { presented: true; valid: boolean };
 
 /** Checks the token of a request line (`originalUrl`): absent, or valid for exactly this method, path and query now. */
-export function checkToken(secret: string, method: string, originalUrl: string): TokenCheck {
+function checkToken(secret: string, method: string, originalUrl: string): TokenCheck {
   const q = originalUrl.indexOf("?");
   if (q < 0) return { presented: false };
   const pairs = originalUrl.slice(q + 1).split("&");
