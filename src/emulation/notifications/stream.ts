@@ -45,14 +45,15 @@ export function openNotificationStream(ctx: AppContext, scope: StreamScope, send
   const subscription = ctx.bus.subscribe(scopeTopic(scope));
   const untrack = trackStream(ctx, `gns3:${scope.kind}`);
   const pingInterval = PING_INTERVAL_MS[scope.kind];
-  let timer: NodeJS.Timeout | undefined;
   let open = true;
   const ping = () => emit(pythonJsonLine({ action: "ping", event: systemUsage() }));
+  // Re-armed on every message (refresh, not a new timer per message: at 100 events/s to 1,000 streams, timers
+  // were a measurable share of the fan-out).
+  const timer = setTimeout(ping, pingInterval);
   const emit = (line: string) => {
     if (!open) return;
     send(line);
-    clearTimeout(timer);
-    timer = setTimeout(ping, pingInterval);
+    timer.refresh();
   };
   ping();
   void (async () => {
