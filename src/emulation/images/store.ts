@@ -175,6 +175,9 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
     });
     return { filename: path.basename(name), path: name, md5sum: md5, filesize: size };
   } catch (e) {
+    // Whatever the client still sends is read and dropped, so its connection can carry the refusal and the next
+    // request (the HTTP server leaves a body alone once someone has read from it).
+    if (!body.readableEnded && !body.destroyed) body.unpipe(meter).resume();
     await fs.rm(tmp, { force: true });
     throw e;
   }
