@@ -27,7 +27,7 @@ const CACHE_AFTER_MS = 4000;
 // the cache is read, and the cache is written after the client has set it.
 v8.setFlagsFromString("--liftoff-only");
 
-const source = fs.readFileSync(BUNDLE, "utf8");
+const source = fs.readFileSync(BUNDLE, "latin1"); // ASCII only (scripts/build.mjs): no UTF-8 decoding needed
 let cachedData: Buffer | undefined;
 try {
   cachedData = fs.readFileSync(CACHE);
