@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
@@ -330,6 +331,29 @@ describe("hostile uploads and paths", () => {
     expect(({} as any).polluted).toBeUndefined();
     expect(fs.existsSync(path.join(s.dataDir, "projects", project, "m.txt"))).toBe(false);
     expect((await query("{ emulationVersion }")).data.emulationVersion).toBe("2.2.59");
+  });
+
+  it("forgets an upload whose client leaves half-way, and keeps serving", async () => {
+    const project = await newProject();
+    const boundary = "----patchbay-half-way";
+    const operations = JSON.stringify({ query: WRITE_PROJECT_FILE, variables: { p: project, path: "half.bin", file: null } });
+    const head = [
+      `--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${operations}\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="map"\r\n\r\n{"0":["variables.file"]}\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="0"; filename="half.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ].join("");
+    const { hostname, port } = new URL(s.url);
+    const socket = net.connect(Number(port), hostname);
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${AUTH.authorization}\r\nGraphQL-Preflight: 1\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + 1_000_000}\r\n\r\n${head}`,
+    );
+    // A tenth of the announced file, then the client is gone.
+    await new Promise((resolve) => socket.write(Buffer.alloc(100_000, 7), resolve));
+    socket.destroy();
+    expect((await query("{ emulationVersion }")).data.emulationVersion).toBe("2.2.59");
+    expect(fs.existsSync(path.join(s.dataDir, "projects", project, "half.bin"))).toBe(false);
   });
 
   it("takes files only as multipart file parts, one per request", async () => {
