@@ -125,6 +125,18 @@ describe("quota rule ordering: REST's order_by, the same order", () => {
     expect(paged).toEqual(expected);
   });
 
+  it("sorts an unset value (unlimited, no group) as larger than any, on either database", async () => {
+    const limits = async (dir: string) =>
+      (await rest(`/api/storage/quota/rules?svm.name=${SVM}&order_by=space.hard_limit%20${dir}&fields=space`)).body.records.map((r: any) => r.space?.hard_limit ?? null);
+    const UNLIMITED = 9; // the data set's rules without a space limit
+    expect(await limits("asc")).toEqual([1024, 1024, 2048, 4096, 4096, ...Array(UNLIMITED).fill(null)]);
+    expect(await limits("desc")).toEqual([...Array(UNLIMITED).fill(null), 4096, 4096, 2048, 1024, 1024]);
+    const gqlLimits = await gql(s.url, `{ quotaRules(first: 100, filter: { svmName: { eq: "${SVM}" } }, orderBy: [{ field: SPACE_HARD_LIMIT }]) { edges { node { spaceHardLimit } } } }`);
+    expect(gqlLimits.data.quotaRules.edges.map((e: any) => e.node.spaceHardLimit)).toEqual(await limits("asc"));
+    const groups = (await restRules("order_by=group.name&type=group&fields=group")).map((r: any) => r.group.name ?? null);
+    expect(groups).toEqual(["", "staff", null]); // the rule by id has no name
+  });
+
   it("keeps its place across pages when rules are created before and after the cursor", async () => {
     await storageFixture(s.url, "osvm", "ovol");
     const post = (limit: number, user: string) =>

@@ -51,19 +51,24 @@ export function ruleFilterFields(ctx: AppContext): Record<string, FilterField> {
   };
 }
 
-const COLUMN_ORDER: Record<string, string> = {
-  uuid: "uuid",
-  type: "type",
-  "svm.uuid": "svmUuid",
-  "volume.uuid": "volumeUuid",
-  "qtree.name": "qtreeName",
-  "group.name": "groupName",
-  "group.id": "groupId",
-  user_mapping: "userMapping",
-  "space.hard_limit": "spaceHardLimit",
-  "space.soft_limit": "spaceSoftLimit",
-  "files.hard_limit": "filesHardLimit",
-  "files.soft_limit": "filesSoftLimit",
+/**
+ * Sortable columns; `true` marks one a rule may leave unset (no limit, no group, no qtree, not a user rule). Unset
+ * sorts as larger than any value, on both databases (SQLite's own order puts NULL first, PostgreSQL's last): an
+ * unlimited rule comes after every limit.
+ */
+const COLUMN_ORDER: Record<string, [column: string, nullable: boolean]> = {
+  uuid: ["uuid", false],
+  type: ["type", false],
+  "svm.uuid": ["svmUuid", false],
+  "volume.uuid": ["volumeUuid", false],
+  "qtree.name": ["qtreeName", true],
+  "group.name": ["groupName", true],
+  "group.id": ["groupId", true],
+  user_mapping: ["userMapping", true],
+  "space.hard_limit": ["spaceHardLimit", true],
+  "space.soft_limit": ["spaceSoftLimit", true],
+  "files.hard_limit": ["filesHardLimit", true],
+  "files.soft_limit": ["filesSoftLimit", true],
 };
 
 export const RULE_SORTABLE = new Set([...Object.keys(COLUMN_ORDER), "svm.name", "volume.name"]);
@@ -71,7 +76,8 @@ export const RULE_SORTABLE = new Set([...Object.keys(COLUMN_ORDER), "svm.name", 
 export function ruleOrder(field: string, dir: "asc" | "desc"): object {
   if (field === "svm.name") return { volume: { svm: { name: dir } } };
   if (field === "volume.name") return { volume: { name: dir } };
-  return { [COLUMN_ORDER[field]]: dir };
+  const [column, nullable] = COLUMN_ORDER[field];
+  return { [column]: nullable ? { sort: dir, nulls: dir === "asc" ? "last" : "first" } : dir };
 }
 
 /** How both faces order rule pages (REST `order_by`, GraphQL `orderBy`): the fields above, then the key. */
