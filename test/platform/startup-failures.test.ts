@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { VERSION } from "../../src/platform/ops/version.js";
 import { toolAvailable } from "../support/tools.js";
-import { CLI } from "../support/cli.js";
+import { CLI, runCli } from "../support/cli.js";
 
 /**
  * Issue 12: every start-up failure prints one line saying what is wrong and what to do, and exits non-zero
@@ -25,22 +25,7 @@ afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-async function run(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const started = Date.now();
-  const child = spawn(process.execPath, [...CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PATCHBAY_DATA_DIR: tempDir(), DATABASE_URL: "", REDIS_URL: "", PATCHBAY_LOG: "off", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr, ms: Date.now() - started };
-}
+const run = (env: Record<string, string>, args: string[] = []) => runCli({ PATCHBAY_DATA_DIR: tempDir(), ...env }, args, ROOT);
 
 /** One line on stderr, starting with "patchbay: " and matching `what`; a non-zero exit within 5 s. */
 function expectOneLine(r: Awaited<ReturnType<typeof run>>, what: RegExp, code = 1) {
