@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
@@ -240,6 +242,21 @@ describe("GraphQL parity: the pass-through to a remote compute", () => {
     expect(ifaces.data).toContainEqual(expect.objectContaining({ id: "lo", ip_address: "127.0.0.1" }));
     expect(await field(ctl, "computeResource", GET, { c: "hostb", e: "vpcs", p: "images" })).toEqual({ __typename: "NotFoundError", message: "GET /vpcs/images not found" });
     expect(await field(ctl, "computeResource", GET, { c: "nope", e: "qemu", p: "images" })).toEqual({ __typename: "NotFoundError", message: "Compute ID nope doesn't exist" });
+  });
+
+  it("a compute's internal error is an UpstreamError, as REST's 500", async () => {
+    // A foreign compute that fails every request.
+    const broken = http.createServer((_req, res) => res.writeHead(500, { "content-type": "application/json" }).end('{"message":"boom"}'));
+    await new Promise<void>((resolve) => broken.listen(0, COMPUTE_HOST, resolve));
+    try {
+      const port = (broken.address() as AddressInfo).port;
+      expect((await call(ctl.url, "POST", "/v2/computes", { compute_id: "broken", protocol: "http", host: COMPUTE_HOST, port })).status).toBe(201);
+      const rest = await call(ctl.url, "GET", "/v2/computes/broken/qemu/images");
+      expect(rest.status).toBe(500);
+      expect(await field(ctl, "computeResource", GET, { c: "broken", e: "qemu", p: "images" })).toEqual({ __typename: "UpstreamError", message: rest.body.message });
+    } finally {
+      broken.close();
+    }
   });
 
   it("forwardToCompute posts a JSON body and maps the compute's conflict to a ConflictError", async () => {

@@ -6,7 +6,7 @@ import type PrismaTypes from "../../generated/pothos-types.js";
 import { getDatamodel } from "../../generated/pothos-types.js";
 import type { AppContext } from "../context.js";
 import { checkJsonValue, UnsafeJsonError } from "../http/safe-json.js";
-import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from "../errors.js";
+import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../errors.js";
 
 export const builder = new SchemaBuilder<{
   Context: AppContext;
@@ -85,6 +85,7 @@ const errorTypes = [
   [ConflictError, "ConflictError", "The current state does not allow the operation"],
   [ForbiddenError, "ForbiddenError", "The operation is not allowed here"],
   [UnavailableError, "UnavailableError", "A dependency did not answer in time"],
+  [UpstreamError, "UpstreamError", "A dependency (a remote compute) failed with an internal error of its own"],
 ] as const;
 for (const [cls, name, description] of errorTypes) {
   builder.objectType(cls as unknown as typeof InvalidInputError, {
