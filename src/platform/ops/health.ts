@@ -1,5 +1,4 @@
 import type { Express } from "express";
-import { Redis } from "ioredis";
 import type { AppContext } from "../context.js";
 import { APPLIED_MIGRATIONS_SQL, expectedMigrations } from "../db/migrate.js";
 import { probeWritable } from "./data-dir.js";
@@ -21,6 +20,7 @@ function withTimeout(check: Check): Promise<void> {
 
 async function pingRedis(url: string): Promise<void> {
   // A connection of its own: the bus's reconnects forever, and must not be the one a probe waits on.
+  const { Redis } = await import("ioredis"); // only where Redis is configured
   const redis = new Redis(url, { lazyConnect: true, connectTimeout: CHECK_TIMEOUT_MS, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
   redis.on("error", () => {}); // reported by the failed ping
   try {
