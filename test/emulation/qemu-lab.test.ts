@@ -225,17 +225,27 @@ describe.skipIf(!tools)("QEMU process hygiene: no VM outlives its node, project 
     for (const s of servers) await s.close();
   });
 
-  /** A project with one VM (no link needed: only its process matters here), its images uploaded. */
-  async function oneVm(url: string) {
+  /** A project with `count` VMs (no links: only their processes matter here), the images uploaded. */
+  async function vms(url: string, count: number) {
     await upload(url, "local", { vmlinuz: guest.kernel, "initrd.gz": guest.initrd });
     const p = await call(url, "POST", "/v2/projects", { name: `hygiene-${randomUUID().slice(0, 8)}` });
     const P = `/v2/projects/${p.body.project_id}`;
-    const n = await call(url, "POST", `${P}/nodes`, { name: "VM", node_type: "qemu", compute_id: "local", properties: guestProperties("vm", "10.0.0.1/24") });
-    expect(n.status, JSON.stringify(n.body)).toBe(201);
-    const start = await call(url, "POST", `${P}/nodes/${n.body.node_id}/start`);
+    const ids: string[] = [];
+    for (let i = 1; i <= count; i++) {
+      const n = await call(url, "POST", `${P}/nodes`, { name: `VM${i}`, node_type: "qemu", compute_id: "local", properties: guestProperties(`vm${i}`, `10.0.0.${i}/24`) });
+      expect(n.status, JSON.stringify(n.body)).toBe(201);
+      ids.push(n.body.node_id);
+    }
+    return { P, ids };
+  }
+
+  /** One started VM. */
+  async function oneVm(url: string) {
+    const { P, ids: [id] } = await vms(url, 1);
+    const start = await call(url, "POST", `${P}/nodes/${id}/start`);
     expect(start.body.status, JSON.stringify(start.body)).toBe("started");
-    expect(processesMentioning([n.body.node_id])).toHaveLength(1);
-    return { P, projectId: p.body.project_id as string, id: n.body.node_id as string };
+    expect(processesMentioning([id])).toHaveLength(1);
+    return { P, id };
   }
 
   const gone = (id: string, what: string) => waitFor(() => processesMentioning([id]).length === 0, 6000, `no qemu after ${what}`);
@@ -244,6 +254,10 @@ describe.skipIf(!tools)("QEMU process hygiene: no VM outlives its node, project 
     const server = await startTestServer();
     servers.push(server);
     const a = await oneVm(server.url);
+    const [pid] = processesMentioning([a.id]);
+    const reload = await call(server.url, "POST", `${a.P}/nodes/${a.id}/reload`);
+    expect(reload.body.status).toBe("started");
+    expect(processesMentioning([a.id])).toEqual([pid]); // reset in place, not a new process
     expect((await call(server.url, "DELETE", `${a.P}/nodes/${a.id}`)).status).toBe(204);
     await gone(a.id, "delete");
 
@@ -257,6 +271,17 @@ describe.skipIf(!tools)("QEMU process hygiene: no VM outlives its node, project 
     await server.close();
     servers.pop();
     await gone(c.id, "server shutdown");
+  }, 60_000);
+
+  it("VMs started together cannot pass the memory cap: of three 128 MB VMs under a 300 MB cap, one is refused", async () => {
+    const server = await startTestServer({ vmMemoryLimit: 300 });
+    servers.push(server);
+    const { P, ids } = await vms(server.url, 3);
+    const answers = await Promise.all(ids.map((id) => call(server.url, "POST", `${P}/nodes/${id}/start`)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 409]);
+    expect(processesMentioning(ids)).toHaveLength(2);
+    expect((await call(server.url, "POST", `${P}/nodes/stop`)).status).toBe(204);
+    for (const id of ids) await gone(id, "stop");
   }, 60_000);
 
   it("a crash leaves a VM behind only until the next start-up, which kills it and shows the node stopped", async () => {

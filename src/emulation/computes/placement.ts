@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
+import { qemuPropertiesSchema } from "../nodes/qemu-properties.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
 import type { NodeAction } from "../runtime/operations.js";
@@ -89,7 +90,7 @@ export class Placement {
     const body: Record<string, unknown> = { node_id: node.id, name: node.name };
     if (node.nodeType !== "ethernet_hub") body.console_type = node.consoleType ?? "none";
     if (node.nodeType === "vpcs") body.mac_offset = await this.runtime.macOffset(node);
-    else if (node.nodeType === "qemu") Object.assign(body, props); // its images must be on that compute (uploaded through it)
+    else if (node.nodeType === "qemu") Object.assign(body, qemuComputeProperties(props)); // its images must be on that compute
     else body.ports_mapping = props.ports_mapping ?? [];
     if (node.console != null) body.console = node.console;
     const answer = await computeJson(t, "POST", `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes`, body);
@@ -353,6 +354,13 @@ type NodeData = Omit<Node, "createdAt">;
 
 const isRemote = (node: NodeData) => node.computeId !== LOCAL_ID;
 
+/** The qemu properties the compute API takes (a node imported from a .gns3 file may carry other keys). */
+const QEMU_KEYS = Object.keys(qemuPropertiesSchema.shape);
+const qemuComputeProperties = (props: Record<string, unknown>) => Object.fromEntries(Object.entries(props).filter(([k]) => QEMU_KEYS.includes(k)));
+
 /** What a compute is told of a node's settings: its name and emulator properties, in the compute API's flat form. */
-const remoteSettings = (node: NodeData) => ({ name: node.name, ...nodeProperties(node) });
+const remoteSettings = (node: NodeData) => {
+  const props = nodeProperties(node);
+  return { name: node.name, ...(node.nodeType === "qemu" ? qemuComputeProperties(props) : props) };
+};
 const remoteSettingsKey = (node: NodeData) => JSON.stringify(remoteSettings(node));

@@ -104,6 +104,8 @@ export class LocalCompute {
   private processes = new Map<string, { projectId: string; nodeType: string; proc: VpcsProcess | QemuProcess; ports: string[] }>();
   private devices = new Map<string, { projectId: string; device: EthernetHub | EthernetSwitch }>();
   private links = new Map<string, WiredLink>();
+  /** Guest RAM of VMs being launched (not yet in `processes`), counted by the memory cap. */
+  private startingRam = 0;
   private locks = new KeyedQueue();
   private closed = false;
   /** Settles when crash recovery's rewiring is done (start()). */
@@ -463,15 +465,16 @@ export class LocalCompute {
    * later land on the same ports, as with vpcs.
    */
   private async startQemu(node: Node, workdir: string): Promise<string> {
-    const ram = qemuProperties(node).ram;
-    const used = [...this.processes.values()].reduce((sum, p) => sum + (p.proc instanceof QemuProcess && p.proc.running ? p.proc.ram : 0), 0);
+    const { ram, adapters, replicate_network_connection_state: carrierFollowsLinks } = qemuProperties(node);
+    // Checked and reserved with no await in between: VMs started together (bulk start) cannot pass the cap.
+    const used = this.startingRam + [...this.processes.values()].reduce((sum, p) => sum + (p.proc instanceof QemuProcess && p.proc.running ? p.proc.ram : 0), 0);
     const cap = this.ctx.config.vmMemoryLimit;
     if (used + ram > cap) {
       throw new ConflictError(
         `Cannot start ${node.name}: it needs ${ram} MB of RAM and the running VMs of this compute already use ${used} of the ${cap} MB allowed (--vm-memory-limit)`,
       );
     }
-    const adapters = qemuProperties(node).adapters;
+    this.startingRam += ram;
     const ports: string[] = [];
     let proc: QemuProcess | undefined;
     try {
@@ -487,10 +490,12 @@ export class LocalCompute {
     } catch (e) {
       for (const k of ports) this.detach(k, "node");
       throw e;
+    } finally {
+      this.startingRam -= ram;
     }
     this.processes.set(node.id, { projectId: node.projectId, nodeType: "qemu", proc, ports });
     // GNS3's replicate_network_connection_state: an adapter without a link has no carrier.
-    if (qemuProperties(node).replicate_network_connection_state) {
+    if (carrierFollowsLinks) {
       for (let n = 0; n < adapters; n++) if (!this.linkedAt(node.id, n)) await proc.setLink(n, false).catch(() => {});
     }
     return proc.commandLine;
