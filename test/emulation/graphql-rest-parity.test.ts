@@ -254,6 +254,9 @@ describe("GraphQL parity: the pass-through to a remote compute", () => {
       const rest = await call(ctl.url, "GET", "/v2/computes/broken/qemu/images");
       expect(rest.status).toBe(500);
       expect(await field(ctl, "computeResource", GET, { c: "broken", e: "qemu", p: "images" })).toEqual({ __typename: "UpstreamError", message: rest.body.message });
+      // Dot segments are refused before the compute is asked: on a server that resolves them they would leave /v2/compute/.
+      const dots = { __typename: "NotFoundError", message: "GET /qemu/../../v2/version not found" };
+      expect(await field(ctl, "computeResource", GET, { c: "broken", e: "qemu", p: "../../v2/version" })).toEqual(dots);
     } finally {
       broken.close();
     }

@@ -17,8 +17,12 @@ export async function forwardToCompute(
   contentType?: string,
 ): Promise<unknown> {
   const target = await computeTarget(ctx, computeId);
+  const segments = [emulator, ...action.split("/")];
+  // A dot segment would leave /v2/compute/ on a compute whose server resolves them (with this controller's
+  // credentials for it): no compute route has one, so it is answered here as the compute would answer it.
+  if (segments.some((s) => s === "." || s === "..")) throw new NotFoundError(`${method} /${emulator}/${action} not found`);
   // The segments arrive decoded: encode them again, so a NUL, space or "?" stays part of the segment it came in.
-  const route = `/v2/compute/${[emulator, ...action.split("/")].map(encodeURIComponent).join("/")}`;
+  const route = `/v2/compute/${segments.map(encodeURIComponent).join("/")}`;
   const answer = await computeRequest(target, method, route, body && body.length ? body : undefined, { contentType });
   const text = answer.body.toString("utf8");
   let json: any;
