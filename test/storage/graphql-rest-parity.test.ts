@@ -125,6 +125,17 @@ describe("quota rule ordering: REST's order_by, the same order", () => {
     expect(paged).toEqual(expected);
   });
 
+  it("pages backwards (last, before) in the same order", async () => {
+    const orderBy = [{ field: "SPACE_HARD_LIMIT", direction: "DESC" }, { field: "VOLUME_NAME" }];
+    const BACK = `query($o: [QuotaRuleOrder!], $last: Int, $before: String) { quotaRules(filter: { svmName: { eq: "${SVM}" } }, orderBy: $o, last: $last, before: $before) {
+      pageInfo { hasPreviousPage } edges { cursor node { uuid } } } }`;
+    const all = (await gql(s.url, BACK, { o: orderBy, last: 100 })).data.quotaRules.edges;
+    expect(all.map((e: any) => e.node.uuid)).toEqual((await restRules("order_by=space.hard_limit%20desc,volume.name")).map((r) => r.uuid));
+    const page = (await gql(s.url, BACK, { o: orderBy, last: 3, before: all[8].cursor })).data.quotaRules;
+    expect(page.edges.map((e: any) => e.node.uuid)).toEqual(all.slice(5, 8).map((e: any) => e.node.uuid));
+    expect(page.pageInfo.hasPreviousPage).toBe(true);
+  });
+
   it("sorts an unset value (unlimited, no group) as larger than any, on either database", async () => {
     const limits = async (dir: string) =>
       (await rest(`/api/storage/quota/rules?svm.name=${SVM}&order_by=space.hard_limit%20${dir}&fields=space`)).body.records.map((r: any) => r.space?.hard_limit ?? null);
