@@ -9,6 +9,7 @@ import { createDb } from "./platform/db/client.js";
 import { scheduleOptimize } from "./platform/db/maintenance.js";
 import { migrate } from "./platform/db/migrate.js";
 import { createBus } from "./platform/events.js";
+import { graphqlBodyLimit } from "./platform/graphql/body-limit.js";
 import { graphqlOnFirstUse } from "./platform/graphql/on-first-use.js";
 import { mountApiDocs } from "./platform/http/api-docs.js";
 import { basicAuthCheck, WWW_AUTHENTICATE } from "./platform/http/auth.js";
@@ -125,7 +126,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
     const { yoga, wsRoute } = createGraphQL(graphqlSchema(), ctx, plugins.flat());
     return { http: (req, res) => yoga(req, res, { req, res }), wsRoute };
   });
-  app.use(graphql.path, graphql.http);
+  app.use(graphql.path, ...graphqlBodyLimit(config.bodyLimit), graphql.http);
   for (const f of features) f.mount(app, ctx);
   app.use((_req, res) => void res.status(404).type("text/plain").send("404: Not Found"));
   app.use(fallbackErrorHandler);
