@@ -1,13 +1,14 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
 import { createDb } from "../../src/platform/db/client.js";
 import { openApiPath } from "../../src/platform/http/openapi.js";
 import { VERSION } from "../../src/platform/ops/version.js";
+import { CLI, runProcess } from "../support/cli.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
@@ -51,6 +52,17 @@ describe("operations endpoints", () => {
   it("reports Prometheus metrics: requests per route template, database, bus, streams, nodes, process", async () => {
     const project = await call(s.url, "POST", "/v2/projects", { name: "metrics" }, auth);
     expect(project.status).toBe(201);
+    const P = `/v2/projects/${project.body.project_id}`;
+    // A switch linked to a hub: both run in-process once the link is wired.
+    const ends = [];
+    for (const [name, node_type] of [["SW1", "ethernet_switch"], ["HUB1", "ethernet_hub"]]) {
+      const node = await call(s.url, "POST", `${P}/nodes`, { name, node_type, compute_id: "local" }, auth);
+      expect(node.status).toBe(201);
+      ends.push({ node_id: node.body.node_id, adapter_number: 0, port_number: 0 });
+    }
+    expect((await call(s.url, "POST", `${P}/links`, { nodes: ends }, auth)).status).toBe(201);
+    const notifications = (await fetch(`${s.url}${P}/notifications`, { headers: auth })).body!.getReader();
+    await notifications.read(); // the stream is open (its first ping)
     await get(`/v2/projects/${project.body.project_id}/nodes`);
     await get("/api/storage/volumes");
     await get("/nowhere");
@@ -74,10 +86,14 @@ describe("operations endpoints", () => {
     expect(m).toMatch(/patchbay_event_bus_delivered_total\{channel="emulation:[a-z]+"\} [1-9]/);
     expect(m).toMatch(/patchbay_open_streams\{kind="graphql:controllerEvents"\} 1/);
     expect(m).toMatch(/patchbay_event_bus_subscribers [1-9]/);
-    expect(m).toContain("# TYPE patchbay_running_nodes gauge");
+    expect(m).toMatch(/patchbay_open_streams\{kind="gns3:project"\} 1/);
+    // They run once the runtime has wired the link (it follows the events): wait for it rather than for a time.
+    const running = [/^patchbay_running_nodes\{type="ethernet_switch"\} 1$/m, /^patchbay_running_nodes\{type="ethernet_hub"\} 1$/m];
+    await waitFor(async () => ((text) => running.every((r) => r.test(text)))((await get("/metrics")).text), 10_000, "the switch and the hub counted as running");
     expect(m).toMatch(/^process_cpu_user_seconds_total /m);
     expect(m).toMatch(/^nodejs_eventloop_lag_seconds /m);
     await reader.cancel();
+    await notifications.cancel();
   });
 
   it("publishes OpenAPI 3.1 documents that validate and list every route the server serves", async () => {
@@ -157,7 +173,7 @@ describe("operations endpoints when something is wrong", () => {
   });
 
   it("is not ready while the configured Redis is unreachable, and ready again once it answers", async () => {
-    const port = await closedPort();
+    const port = await freeTcpPort(); // nothing listens there
     const s = await startTestServer({ redisUrl: `redis://127.0.0.1:${port}` });
     let redis: ReturnType<typeof spawn> | undefined;
     try {
@@ -198,11 +214,28 @@ describe("operations endpoints when something is wrong", () => {
   });
 });
 
-/** A TCP port nothing listens on (bound by the kernel, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+describe("logs for people", () => {
+  it("PATCHBAY_LOG=pretty prints each line as time, level, message and key=value, not JSON", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-pretty-"));
+    try {
+      let asked = false;
+      const run = await runProcess(process.execPath, [...CLI, "--port", "0"], {
+        cwd: dataDir,
+        env: { ...process.env, PATCHBAY_LOG: "pretty", PATCHBAY_DATA_DIR: dataDir, HOST: "127.0.0.1", DATABASE_URL: "", REDIS_URL: "" },
+        onStdout: (out, kill) => {
+          const url = /listening url=(\S+)/.exec(out)?.[1];
+          if (url && !asked) {
+            asked = true;
+            void fetch(`${url}/v2/version`, { headers: { "x-request-id": "pretty-1" } });
+          }
+          if (out.includes("id=pretty-1")) kill("SIGTERM");
+        },
+      });
+      expect(run.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}listening url=http:\/\/127\.0\.0\.1:\d+ database=sqlite$/m);
+      expect(run.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}request id=pretty-1 method=GET path=\/v2\/version status=200 ms=[\d.]+$/m);
+      expect(run.stdout).not.toMatch(/^\{/m);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
