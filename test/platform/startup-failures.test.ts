@@ -73,8 +73,9 @@ describe("start-up failures", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const port = (taken.address() as net.AddressInfo).port;
     try {
-      const r = await run({ PORT: String(port) });
+      const r = await run({ PORT: String(port), PATCHBAY_LOG: "json" });
       expectOneLine(r, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use: stop the other server or choose another port with PORT`));
+      expect(r.stdout, "it fails before migrating (no 'migrated' line)").toBe("");
     } finally {
       taken.close();
     }
