@@ -7,7 +7,7 @@ import { createGraphQLError, type Plugin } from "graphql-yoga";
  * another site that adds one makes the browser ask first (CORS preflight), which fails without credentials.
  * The names are those GraphQL upload clients send (Apollo, Yoga, the multipart convention's discussion).
  */
-export const PREFLIGHT_HEADERS = [
+const PREFLIGHT_HEADERS = [
   "graphql-preflight",
   "graphql-require-preflight",
   "apollo-require-preflight",

@@ -22,7 +22,7 @@ const isFile = (v: unknown): v is File =>
   typeof v === "object" && v !== null && typeof (v as File).arrayBuffer === "function" && typeof (v as File).size === "number" && typeof (v as File).name === "string";
 
 /** The code of the typed error for a file beyond an operation's limit (Yoga uses it for the request limit). */
-export const TOO_LARGE = "REQUEST_ENTITY_TOO_LARGE";
+const TOO_LARGE = "REQUEST_ENTITY_TOO_LARGE";
 
 /** The bytes of an upload; a file larger than `limit` bytes is refused with a typed InvalidInputError. */
 export async function uploadBytes(file: File, limit: number, target = "file"): Promise<Buffer> {
