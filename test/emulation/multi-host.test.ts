@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { projectTopic } from "../../src/emulation/events.js";
 import { asGns3 } from "../support/gns3-events.js";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
@@ -12,31 +11,9 @@ import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes } from "../support/lab.js";
 import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
-import { call, freshDatabaseUrl, gql, graphqlWsClient, portWindow, startTestServer, type TestServer } from "../support/server.js";
+import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
+import { call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
 import { localNodeTypes, toolAvailable } from "../support/tools.js";
-
-/**
- * Two Patchbay instances on loopback: a controller on 127.0.0.1 and a compute (PATCHBAY_MODE=compute) on
- * 127.0.0.2, each with its own data directory, database and port ranges (on two real hosts the ranges could be
- * the same; here vpcs binds the wildcard address, so they must not overlap).
- */
-const CONTROLLER_HOST = "127.0.0.1";
-const COMPUTE_HOST = "127.0.0.2";
-
-/** A compute instance that can be stopped and started again on the same port, data directory and database. */
-async function computeInstance() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-compute-"));
-  const db = await freshDatabaseUrl(dataDir);
-  const r = portWindow(); // kept across restarts
-  const start = (port = 0) => startTestServer({ mode: "compute", host: COMPUTE_HOST, port, ...r }, { databaseUrl: db.url, dataDir });
-  return { start, drop: db.drop, ranges: r };
-}
-
-async function registerCompute(ctl: TestServer, computeId: string, port: number) {
-  const r = await call(ctl.url, "POST", "/v2/computes", { compute_id: computeId, protocol: "http", host: COMPUTE_HOST, port });
-  expect(r.status).toBe(201);
-  await waitFor(async () => (await call(ctl.url, "GET", `/v2/computes/${computeId}`)).body.connected === true, 10_000);
-}
 
 /**
  * One story, one test: each step works on what the previous ones left (the started lab, the compute killed and

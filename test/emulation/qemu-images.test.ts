@@ -3,7 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, freshDatabaseUrl, gql, portWindow, startTestServer, type TestServer } from "../support/server.js";
+import { CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
+import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 
 /**
@@ -176,27 +177,22 @@ describe("qemu images on this server", () => {
   });
 });
 
-/** A controller and a second instance in compute mode (as test/emulation/multi-host.test.ts), on loopback. */
+/** A controller and a second instance in compute mode (test/support/computes.ts), with a smaller upload limit. */
 describe("qemu images on a remote compute, through the controller", () => {
-  const COMPUTE_HOST = "127.0.0.2";
   let ctl: TestServer;
   let cmp: TestServer;
-  let drop: () => Promise<void>;
+  let compute: Awaited<ReturnType<typeof computeInstance>>;
 
   beforeAll(async () => {
-    ctl = await startTestServer({ uploadLimit: "1mb" });
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-compute-"));
-    const db = await freshDatabaseUrl(dataDir);
-    drop = db.drop;
-    cmp = await startTestServer({ mode: "compute", host: COMPUTE_HOST, uploadLimit: "512kb", ...portWindow() }, { databaseUrl: db.url, dataDir });
-    const r = await call(ctl.url, "POST", "/v2/computes", { compute_id: "hostb", protocol: "http", host: COMPUTE_HOST, port: cmp.port });
-    expect(r.status).toBe(201);
-    await waitFor(async () => (await call(ctl.url, "GET", "/v2/computes/hostb")).body.connected === true, 10_000, "hostb connected");
+    ctl = await startTestServer({ host: CONTROLLER_HOST, uploadLimit: "1mb" });
+    compute = await computeInstance({ uploadLimit: "512kb" });
+    cmp = await compute.start();
+    await registerCompute(ctl, "hostb", cmp.port);
   });
   afterAll(async () => {
     await ctl?.close();
     await cmp?.close();
-    await drop?.();
+    await compute?.drop();
   });
 
   it("streams uploads to the compute's store and lists them sorted by filename", async () => {

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
+import type { Config } from "../../src/platform/config.js";
 import { call, freshDatabaseUrl, portWindow, startTestServer, type TestServer } from "./server.js";
 import { waitFor } from "./wait.js";
 
@@ -14,11 +15,11 @@ export const CONTROLLER_HOST = "127.0.0.1";
 export const COMPUTE_HOST = "127.0.0.2";
 
 /** A compute instance that can be stopped and started again on the same port, data directory and database. */
-export async function computeInstance() {
+export async function computeInstance(overrides: Partial<Config> = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-compute-"));
   const db = await freshDatabaseUrl(dataDir);
   const r = portWindow(); // kept across restarts
-  const start = (port = 0) => startTestServer({ mode: "compute", host: COMPUTE_HOST, port, ...r }, { databaseUrl: db.url, dataDir });
+  const start = (port = 0) => startTestServer({ mode: "compute", host: COMPUTE_HOST, port, ...r, ...overrides }, { databaseUrl: db.url, dataDir });
   return { start, drop: db.drop, ranges: r };
 }
 
