@@ -74,12 +74,19 @@ describe("qemu images on this server", () => {
   it("downloads an image, and answers 409 naming a missing one", async () => {
     fs.mkdirSync(images, { recursive: true });
     fs.writeFileSync(path.join(images, "dl.img"), "download me");
-    const r = await fetch(`${s.url}/v2/compute/qemu/images/dl.img`);
-    expect(r.status).toBe(200);
-    expect(await r.text()).toBe("download me");
-    const missing = await call(s.url, "GET", "/v2/compute/qemu/images/nope.bin");
-    expect(missing.status).toBe(409);
-    expect(missing.body).toEqual({ message: "The image nope.bin is missing", status: 409 });
+    for (const route of ["/v2/compute/qemu/images", "/v2/computes/local/qemu/images"]) {
+      const r = await fetch(`${s.url}${route}/dl.img`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toBe("application/octet-stream");
+      expect(await r.text()).toBe("download me");
+      const missing = await call(s.url, "GET", `${route}/nope.bin`);
+      expect(missing.status).toBe(409);
+      expect(missing.body).toEqual({ message: "The image nope.bin is missing", status: 409 });
+    }
+    // GraphQL: a signed URL of that route.
+    const q = await gql(s.url, `{ images(type: QEMU) { ... on QueryImagesSuccess { data { filename downloadUrl { url } } } } }`);
+    const url = q.data.images.data.find((i: any) => i.filename === "dl.img").downloadUrl.url;
+    expect(await (await fetch(new URL(url, s.url))).text()).toBe("download me");
   });
 
   it("refuses names that leave the image directory, writing nothing anywhere", async () => {
@@ -210,6 +217,11 @@ describe("qemu images on a remote compute, through the controller", () => {
     ]);
     const gq = await gql(ctl.url, `{ images(computeId: "hostb", type: QEMU) { ... on QueryImagesSuccess { data { filename } } } }`);
     expect(gq.data.images.data.map((i: any) => i.filename)).toEqual(["initrd.gz", "vmlinuz"]);
+    // A remote compute's image is downloaded from that compute (upstream's controller cannot relay it either).
+    const dl = await call(ctl.url, "GET", "/v2/computes/hostb/qemu/images/vmlinuz");
+    expect(dl.status).toBe(409);
+    expect(dl.body.message).toBe("Download the image from its compute: GET /v2/compute/qemu/images/vmlinuz on compute hostb");
+    expect((await fetch(`${cmp.url}/v2/compute/qemu/images/vmlinuz`).then((r) => r.arrayBuffer())).byteLength).toBe(KERNEL.length);
   });
 
   it("passes on the compute's refusals: a name leaving its store (403) and its own, smaller, limit (413)", async () => {

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import "../../platform/graphql/upload.js"; // the File scalar
+import { DownloadUrlRef, downloadUrl, encodeFilePath, validForArg } from "../files/graphql.js";
 import { computeImageList, uploadImage } from "./operations.js";
 import type { ImageEmulator, ImageEntry } from "./store.js";
 
@@ -13,13 +14,22 @@ const ImageTypeEnum = builder.enumType("ImageType", {
   values: { QEMU: { value: "qemu" }, DYNAMIPS: { value: "dynamips" }, IOU: { value: "iou" } } as const,
 });
 
-const EmulatorImageRef = builder.objectRef<ImageEntry>("EmulatorImage").implement({
+/** An image as listed, with where it is (for its download URL). */
+type ListedImage = ImageEntry & { computeId: string; emulator: ImageEmulator };
+
+const EmulatorImageRef = builder.objectRef<ListedImage>("EmulatorImage").implement({
   description: "An image file of a compute's image store (GNS3: filename, path, md5sum, filesize)",
   fields: (t) => ({
     filename: t.exposeString("filename"),
     path: t.exposeString("path", { description: "The name node properties use (relative to the emulator's image directory)" }),
     md5sum: t.exposeString("md5sum"),
     filesize: t.field({ type: "BigInt", resolve: (i) => BigInt(i.filesize) }),
+    downloadUrl: t.field({
+      type: DownloadUrlRef,
+      description: "Downloads the image (GET /v2/computes/{compute_id}/{emulator}/images/{filename}; the local compute's only)",
+      args: { validFor: validForArg(t.arg) },
+      resolve: (i, args, ctx) => downloadUrl(ctx, `/v2/computes/${encodeURIComponent(i.computeId)}/${i.emulator}/images/${encodeFilePath(i.path)}`, args.validFor),
+    }),
   }),
 });
 
@@ -39,7 +49,10 @@ builder.queryField("images", (t) =>
     description: "The images of a compute, sorted by filename (GET /v2/computes/{compute_id}/{emulator}/images)",
     errors: { types: DOMAIN_ERRORS },
     args: { computeId: t.arg.string({ required: true, defaultValue: "local" }), type: t.arg({ type: ImageTypeEnum, required: true }) },
-    resolve: (_r, args, ctx) => computeImageList(ctx, args.computeId, args.type as ImageEmulator),
+    resolve: async (_r, args, ctx) => {
+      const emulator = args.type as ImageEmulator;
+      return (await computeImageList(ctx, args.computeId, emulator)).map((i) => ({ ...i, computeId: args.computeId, emulator }));
+    },
   }),
 );
 

@@ -1,8 +1,10 @@
 import { createReadStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
-import type { Request } from "express";
+import type { Request, Response } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { computeTarget } from "../computes/client.js";
+import { LOCAL_ID } from "../computes/model.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
 import { computeImageList, storeImage, uploadImage } from "./operations.js";
 import { IMAGE_DIRS, isImageEmulator, listImages, resolveImage, type ImageEmulator } from "./store.js";
@@ -33,11 +35,7 @@ export function imageRoutes(routes: Gns3Routes, ctx: AppContext): void {
       },
       { raw: true },
     );
-    routes.add("GET", `${I}/{filename:.+}`, async ({ res, tail }) => {
-      const file = await resolveImage(ctx, tail ?? "", emulator);
-      res.status(200).type("application/octet-stream");
-      await pipeline(createReadStream(file), res);
-    });
+    routes.add("GET", `${I}/{filename:.+}`, async ({ res, tail }) => sendImage(res, await resolveImage(ctx, tail ?? "", emulator)));
   }
 
   const C = "/v2/computes/{compute_id}/{emulator}/images";
@@ -52,4 +50,19 @@ export function imageRoutes(routes: Gns3Routes, ctx: AppContext): void {
     },
     { raw: true },
   );
+  // Upstream's controller cannot relay a download (it JSON-decodes the body: 409 "… is not a GNS3 server"); here the
+  // local compute's image is streamed, and a remote compute's is fetched from that compute's own route.
+  routes.add("GET", `${C}/{filename:.+}`, async ({ res, params, tail }) => {
+    const emulator = emulatorOf(params, "GET", `images/${tail}`);
+    if (params.compute_id !== LOCAL_ID) {
+      await computeTarget(ctx, params.compute_id); // 404 for an unknown compute
+      throw new ConflictError(`Download the image from its compute: GET /v2/compute/${emulator}/images/${tail} on compute ${params.compute_id}`);
+    }
+    await sendImage(res, await resolveImage(ctx, tail ?? "", emulator));
+  });
+}
+
+async function sendImage(res: Response, file: string): Promise<void> {
+  res.status(200).type("application/octet-stream");
+  await pipeline(createReadStream(file), res);
 }
