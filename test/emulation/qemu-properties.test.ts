@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { findOnPath } from "../../src/emulation/runtime/executables.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
 /**
@@ -166,6 +167,18 @@ describe("qemu node properties", () => {
     expect(put.status).toBe(409);
     expect(put.body.message).toBe("The image initrd.gz is missing");
     expect((await call(s.url, "GET", `${P}/nodes/${vm.body.node_id}`)).body.properties.initrd).toBe("");
+  });
+
+  it.skipIf(!findOnPath("qemu-system-x86_64"))("answers 409 naming an image removed since the node was set, at start (requires QEMU)", async () => {
+    const dir = path.join(s.dataDir, "images", "QEMU");
+    fs.writeFileSync(path.join(dir, "short-lived.img"), "gone before the start");
+    const vm = await create({ platform: "x86_64", initrd: "short-lived.img" });
+    expect(vm.status, vm.text).toBe(201);
+    fs.rmSync(path.join(dir, "short-lived.img"));
+    const r = await call(s.url, "POST", `${P}/nodes/${vm.body.node_id}/start`);
+    expect(r.status).toBe(409);
+    expect(r.body.message).toMatch(/^The image short-lived\.img is missing/);
+    expect((await call(s.url, "GET", `${P}/nodes/${vm.body.node_id}`)).body.status).toBe("stopped");
   });
 
   it("merges updates into the stored properties and re-checks them", async () => {
