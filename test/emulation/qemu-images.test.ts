@@ -224,6 +224,20 @@ describe("qemu images on a remote compute, through the controller", () => {
     expect((await fetch(`${cmp.url}/v2/compute/qemu/images/vmlinuz`).then((r) => r.arrayBuffer())).byteLength).toBe(KERNEL.length);
   });
 
+  it("checks a remote qemu node's images on its compute: 409 naming a missing one, no node kept", async () => {
+    expect((await post(ctl.url, "/v2/computes/hostb/qemu/images/remote-kernel", KERNEL)).status).toBe(200);
+    const p = await call(ctl.url, "POST", "/v2/projects", { name: "remote-images" });
+    const P = `/v2/projects/${p.body.project_id}/nodes`;
+    const node = (kernel: string) => call(ctl.url, "POST", P, { name: "VM", node_type: "qemu", compute_id: "hostb", properties: { platform: "x86_64", kernel_image: kernel } });
+    const missing = await node("not-there");
+    expect(missing.status).toBe(409);
+    expect(missing.body.message).toMatch(/The image not-there is missing/);
+    expect((await call(ctl.url, "GET", P)).body).toEqual([]);
+    const ok = await node("remote-kernel");
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.properties.kernel_image).toBe("remote-kernel");
+  });
+
   it("passes on the compute's refusals: a name leaving its store (403) and its own, smaller, limit (413)", async () => {
     const before = filesUnder(cmp.dataDir);
     const escape = await post(ctl.url, "/v2/computes/hostb/qemu/images/%2E%2E%2Fx.bin", "payload!");
