@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { execFileSync, spawn } from "node:child_process";
+import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -213,7 +213,7 @@ describe.skipIf(!tools)("QEMU lab across hosts: VM2 on a second instance in comp
   }, 150_000);
 });
 
-describe.skipIf(!tools)("QEMU process hygiene: no VM outlives its node, project or server (requires qemu-system-x86_64, qemu-img and vpcs)", () => {
+describe.skipIf(!tools)("QEMU processes and disks: no VM outlives its node, project or server; disks are linked clones (requires qemu-system-x86_64, qemu-img and vpcs)", () => {
   const servers: TestServer[] = [];
   const uploaded = new Set<string>();
   let guest: { kernel: string; initrd: string };
@@ -284,6 +284,27 @@ describe.skipIf(!tools)("QEMU process hygiene: no VM outlives its node, project 
     expect(processesMentioning(ids)).toHaveLength(2);
     expect((await call(server.url, "POST", `${P}/nodes/stop`)).status).toBe(204);
     for (const id of ids) await gone(id, "stop");
+  }, 60_000);
+
+  it("a disk image is used as a linked clone: a qcow2 overlay in the node directory, the image itself never written", async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const base = path.join(server.dataDir, "disk.raw");
+    fs.writeFileSync(base, Buffer.alloc(1 << 20));
+    await upload(server.url, "local", { "disk.raw": base });
+    const { P, ids: [id] } = await vms(server.url, 1);
+    const update = await call(server.url, "PUT", `${P}/nodes/${id}`, { properties: { hda_disk_image: "disk.raw", hda_disk_interface: "virtio" } });
+    expect(update.status, JSON.stringify(update.body)).toBe(200);
+    const started = await call(server.url, "POST", `${P}/nodes/${id}/start`);
+    const overlay = path.join(started.body.node_directory, "hda_disk.qcow2");
+    expect(started.body.command_line).toContain(`-drive file=${overlay},if=virtio,index=0,media=disk,id=drive0`);
+    const info = JSON.parse(execFileSync("qemu-img", ["info", "-U", "--output=json", overlay], { encoding: "utf8" }));
+    expect(info).toMatchObject({ format: "qcow2", "backing-filename-format": "raw", "virtual-size": 1 << 20 });
+    expect(info["backing-filename"]).toMatch(/\/images\/QEMU\/disk\.raw$/);
+    expect((await call(server.url, "POST", `${P}/nodes/${id}/stop`)).body.status).toBe("stopped");
+    // The image as the store lists it is still the uploaded one.
+    const images = (await call(server.url, "GET", "/v2/computes/local/qemu/images")).body as { filename: string; md5sum: string }[];
+    expect(images.find((i) => i.filename === "disk.raw")?.md5sum).toBe(createHash("md5").update(fs.readFileSync(base)).digest("hex"));
   }, 60_000);
 
   it("a crash leaves a VM behind only until the next start-up, which kills it and shows the node stopped", async () => {
