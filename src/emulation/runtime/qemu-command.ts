@@ -109,7 +109,8 @@ export function qemuArgs(l: QemuLaunch): string[] {
   if (l.kernel) args.push("-kernel", l.kernel);
   if (l.kernel && p.kernel_command_line) args.push("-append", p.kernel_command_line);
   if (!options.includes("-uuid")) args.push("-uuid", l.nodeId);
-  args.push("-serial", l.console ? `telnet:${l.console.host}:${l.console.port},server,nowait` : "none");
+  const consoleHost = l.console?.host.includes(":") ? `[${l.console.host}]` : l.console?.host; // IPv6 in QEMU's inet syntax
+  args.push("-serial", l.console ? `telnet:${consoleHost}:${l.console.port},server,nowait` : "none");
   args.push("-qmp", `unix:${commaSafe(l.qmpSocket)},server,nowait`);
   args.push("-net", "none", ...nicArgs(l));
   if (!options.includes("-display") && !options.includes("-nographic")) args.push("-display", "none");
