@@ -190,11 +190,23 @@ export class RedisBus extends FanoutBus {
   private closed = false;
   private readonly tailing: Promise<void>;
 
-  /** `RedisClient`: ioredis's class, imported by createBus only when Redis is configured. */
-  constructor(url: string, RedisClient: typeof Redis, private readonly key = "patchbay:events") {
+  /**
+   * `RedisClient`: ioredis's class, imported by createBus only when Redis is configured. `unreachable` hears of a
+   * lost connection once until it is back: ioredis would print a raw line of its own for every retry.
+   */
+  constructor(url: string, RedisClient: typeof Redis, unreachable: (error: Error) => void = () => {}, private readonly key = "patchbay:events") {
     super();
     this.writer = new RedisClient(url, { maxRetriesPerRequest: 2 });
     this.reader = new RedisClient(url, { maxRetriesPerRequest: null });
+    let reported = false;
+    for (const client of [this.writer, this.reader]) {
+      client.on("error", (e: Error) => {
+        if (reported) return;
+        reported = true;
+        unreachable(e);
+      });
+      client.on("ready", () => (reported = false));
+    }
     this.tailing = this.tail();
   }
 
@@ -244,6 +256,6 @@ export class RedisBus extends FanoutBus {
 }
 
 /** ioredis is loaded only when Redis is configured (a few percent of the start-up otherwise). */
-export async function createBus(redisUrl?: string): Promise<EventBus> {
-  return redisUrl ? new RedisBus(redisUrl, (await import("ioredis")).Redis) : new MemoryBus();
+export async function createBus(redisUrl?: string, unreachable?: (error: Error) => void): Promise<EventBus> {
+  return redisUrl ? new RedisBus(redisUrl, (await import("ioredis")).Redis, unreachable) : new MemoryBus();
 }
