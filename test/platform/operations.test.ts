@@ -214,6 +214,32 @@ describe("operations endpoints when something is wrong", () => {
   });
 });
 
+describe("a configured Redis that is unreachable, on the command line", () => {
+  it("is one warning through the log, not a line per retry, and the server still starts and stops", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-redis-down-"));
+    let stopping: NodeJS.Timeout | undefined;
+    try {
+      const run = await runProcess(process.execPath, [...CLI, "--port", "0"], {
+        cwd: dataDir,
+        env: { ...process.env, PATCHBAY_LOG: "json", PATCHBAY_DATA_DIR: dataDir, HOST: "127.0.0.1", DATABASE_URL: "", REDIS_URL: `redis://127.0.0.1:${await freeTcpPort()}` },
+        // Several reconnect attempts (ioredis retries within a second or two) after the warning, then a stop.
+        onOutput: ({ stderr }, kill) => {
+          if (stopping || !stderr.includes("Patchbay on ") || !stderr.includes("redis unreachable")) return;
+          stopping = setTimeout(() => kill("SIGTERM"), 3000);
+        },
+      });
+      expect(run.code, run.stderr).toBe(0); // a graceful stop, though Redis never answered
+      const lines = run.stderr.trim().split("\n");
+      expect(lines.filter((l) => l.includes("redis unreachable")).map((l) => JSON.parse(l))).toEqual([
+        expect.objectContaining({ level: "warn", msg: "redis unreachable: events wait for it", error: expect.stringContaining("ECONNREFUSED") }),
+      ]);
+      expect(lines.filter((l) => !l.startsWith("{") && !l.startsWith("Patchbay on ")), "raw lines on stderr").toEqual([]);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("logs for people", () => {
   it("PATCHBAY_LOG=pretty prints each line as time, level, message and key=value, not JSON", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-pretty-"));
@@ -222,13 +248,13 @@ describe("logs for people", () => {
       const run = await runProcess(process.execPath, [...CLI, "--port", "0"], {
         cwd: dataDir,
         env: { ...process.env, PATCHBAY_LOG: "pretty", PATCHBAY_DATA_DIR: dataDir, HOST: "127.0.0.1", DATABASE_URL: "", REDIS_URL: "" },
-        onStdout: (out, kill) => {
-          const url = /listening url=(\S+)/.exec(out)?.[1];
+        onOutput: ({ stdout }, kill) => {
+          const url = /listening url=(\S+)/.exec(stdout)?.[1];
           if (url && !asked) {
             asked = true;
             void fetch(`${url}/v2/version`, { headers: { "x-request-id": "pretty-1" } });
           }
-          if (out.includes("id=pretty-1")) kill("SIGTERM");
+          if (stdout.includes("id=pretty-1")) kill("SIGTERM");
         },
       });
       expect(run.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}listening url=http:\/\/127\.0\.0\.1:\d+ database=sqlite$/m);

@@ -101,7 +101,7 @@ interface ScriptOptions {
   port?: number;
   /** The console and UDP port window of the servers the script starts. */
   ports?: ReturnType<typeof portWindow>;
-  onStdout?: (all: string, kill: (signal: NodeJS.Signals) => void) => void;
+  onOutput?: (printed: { stdout: string; stderr: string }, kill: (signal: NodeJS.Signals) => void) => void;
 }
 
 const dirs: string[] = [];
@@ -134,7 +134,7 @@ async function runScript(text: string, opts: ScriptOptions = {}): Promise<Script
     const run = await runProcess("bash", ["example.sh"], {
       cwd: dir,
       timeoutMs: 40_000, // under the test's: a script that hangs is reported with what it printed
-      onStdout: opts.onStdout,
+      onOutput: opts.onOutput,
       env: {
         ...env,
         ...opts.env,
@@ -336,7 +336,7 @@ const EXAMPLES: Record<string, Example> = {
           running = runScript(script("ontap-sse"), {
             env: { B: s.url }, // set by the block above
             followSeconds: 60,
-            onStdout: (out, kill) => void (out.includes('"kind":"RULE_CREATED"') && kill("SIGINT")), // Ctrl-C once the event is in
+            onOutput: ({ stdout }, kill) => void (stdout.includes('"kind":"RULE_CREATED"') && kill("SIGINT")), // Ctrl-C once the event is in
           });
         });
         const created = await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=30&return_records=true", {
@@ -417,16 +417,27 @@ const EXAMPLES: Record<string, Example> = {
           expect(document).toContain(from);
           document = document.replaceAll(from, to);
         }
-        const { events } = await runGraphql(s, document, async () => {
-          const relay = s.ctx.services.emulation.runtime.snapshot().attachments.find((a) => a.port === `${sw}/0/0`)!.peer;
-          const sender = dgram.createSocket("udp4");
-          const arp = Buffer.from("ffffffffffff005079666800080600010800060400010050796668000a000001000000000000" + "0a000002", "hex");
-          await new Promise((resolve) => sender.send(arp, relay, "127.0.0.1", resolve));
+        // An ARP request, sent again every 200 ms until the subscriber has one: the relay and the capture are
+        // wired by the runtime as it follows the events, and a datagram sent before that is lost, as on a wire.
+        const sender = dgram.createSocket("udp4");
+        const arp = Buffer.from("ffffffffffff005079666800080600010800060400010050796668000a000001000000000000" + "0a000002", "hex");
+        let resend: NodeJS.Timeout | undefined;
+        try {
+          const { events } = await runGraphql(s, document, async () => {
+            const send = () => {
+              const relay = s.ctx.services.emulation.runtime.snapshot().attachments.find((a) => a.port === `${sw}/0/0`)?.peer;
+              if (relay) sender.send(arp, relay, "127.0.0.1");
+            };
+            send();
+            resend = setInterval(send, 200);
+          });
+          expect(events[0][0]).toMatchObject({
+            data: { linkPackets: { data: { ethernet: { src: "00:50:79:66:68:00", dst: "ff:ff:ff:ff:ff:ff" }, arp: { senderIp: "10.0.0.1", targetIp: "10.0.0.2" } } } },
+          });
+        } finally {
+          clearInterval(resend);
           sender.close();
-        });
-        expect(events[0][0]).toMatchObject({
-          data: { linkPackets: { data: { number: 1, ethernet: { src: "00:50:79:66:68:00", dst: "ff:ff:ff:ff:ff:ff" }, arp: { senderIp: "10.0.0.1", targetIp: "10.0.0.2" } } } },
-        });
+        }
       }),
   },
 

@@ -18,7 +18,13 @@ export interface ProcessRun {
 export async function runProcess(
   command: string,
   args: string[],
-  opts: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; onStdout?: (all: string, kill: (signal: NodeJS.Signals) => void) => void },
+  opts: {
+    env: NodeJS.ProcessEnv;
+    cwd?: string;
+    timeoutMs?: number;
+    /** Called with all it printed so far, each time it prints: to act on what it says (make a request, stop it). */
+    onOutput?: (printed: { stdout: string; stderr: string }, kill: (signal: NodeJS.Signals) => void) => void;
+  },
 ): Promise<ProcessRun> {
   const started = Date.now();
   const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -31,9 +37,12 @@ export async function runProcess(
   let stderr = "";
   child.stdout.on("data", (d) => {
     stdout += d;
-    opts.onStdout?.(stdout, kill);
+    opts.onOutput?.({ stdout, stderr }, kill);
   });
-  child.stderr.on("data", (d) => (stderr += d));
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    opts.onOutput?.({ stdout, stderr }, kill);
+  });
   const timer = setTimeout(() => kill("SIGKILL"), opts.timeoutMs ?? 20_000);
   const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
   clearTimeout(timer);
