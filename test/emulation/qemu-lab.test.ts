@@ -205,8 +205,13 @@ describe.skipIf(!tools)("QEMU lab across hosts: VM2 on a second instance in comp
       expectVmCommandLine(byName.VM2);
       expect(byName.VM2.console_host).toBe(COMPUTE_HOST);
       expect(byName.VM2.command_line).toContain(cmp.dataDir);
-      const there = await call(cmp.url, "GET", `/v2/compute/projects/${P.split("/").pop()}/qemu/nodes/${ids.VM2}`);
-      expect(there.body).toMatchObject({ status: "started", ram: 128, kernel_image: "vmlinuz" });
+      const N = `/v2/compute/projects/${P.split("/").pop()}/qemu/nodes/${ids.VM2}`;
+      expect((await call(cmp.url, "GET", N)).body).toMatchObject({ status: "started", ram: 128, kernel_image: "vmlinuz" });
+      // The compute's own suspend and resume routes (the controller resumes with start).
+      expect((await call(cmp.url, "POST", `${N}/suspend`)).status).toBe(204);
+      expect((await call(cmp.url, "GET", N)).body.status).toBe("suspended");
+      expect((await call(cmp.url, "POST", `${N}/resume`)).status).toBe(204);
+      expect((await call(cmp.url, "GET", N)).body.status).toBe("started");
     });
 
     await labStory(lab);
