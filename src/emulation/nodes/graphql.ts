@@ -10,7 +10,7 @@ import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "./serialize.js";
 import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, nodeFields, type NodeChanges } from "./schema.js";
 
 /** GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it. */
-const enumValues = <T extends string>(values: readonly T[]) =>
+export const enumValues = <T extends string>(values: readonly T[]) =>
   Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v }])) as Record<string, { value: T }>;
 
 export const NodeTypeEnum = builder.enumType("NodeType", { values: enumValues(NODE_TYPES) });

@@ -1,5 +1,5 @@
 import { builder } from "../../platform/graphql/builder.js";
-import "./graphql.js"; // the EmulatedNode type this file extends
+import { enumValues } from "./graphql.js"; // and the EmulatedNode type this file extends
 import { QEMU_DISKS, QEMU_ON_CLOSE, readQemuProperties, type QemuDisk, type QemuProperties } from "./qemu-properties.js";
 import { nodeProperties } from "./serialize.js";
 
@@ -7,11 +7,8 @@ import { nodeProperties } from "./serialize.js";
  * A qemu node's settings as typed fields (`EmulatedNode.qemu`), read from the same stored properties the JSON
  * `properties` field shows; they are set through `properties` like every node type's.
  */
-const enumOf = <T extends string>(values: readonly T[]) =>
-  Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v }])) as Record<string, { value: T }>;
-
-const QemuDiskSlotEnum = builder.enumType("QemuDiskSlot", { values: enumOf(QEMU_DISKS) });
-const QemuOnCloseEnum = builder.enumType("QemuOnClose", { values: enumOf(QEMU_ON_CLOSE) });
+const QemuDiskSlotEnum = builder.enumType("QemuDiskSlot", { values: enumValues(QEMU_DISKS) });
+const QemuOnCloseEnum = builder.enumType("QemuOnClose", { values: enumValues(QEMU_ON_CLOSE) });
 
 interface ImageRef {
   name: string;
