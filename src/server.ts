@@ -67,7 +67,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
     db: await createDb(config.databaseUrl, hooks.onSqlStatement, (model, operation, seconds) =>
       metrics.db.observe({ model: model ?? "raw", operation }, seconds),
     ),
-    bus: countedBus(await createBus(config.redisUrl, (e) => log.warn("redis unreachable: events wait for it", { error: e.message })), metrics),
+    bus: countedBus(await createBus(config.redisUrl, (e) => log.warn("redis unreachable", { error: e.message })), metrics),
     log,
     // ops is the composition root's; each feature's start() below fills its own slot
     services: { ops: { metrics } } as FeatureServices,
