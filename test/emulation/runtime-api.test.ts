@@ -40,13 +40,22 @@ describe("runtime REST without vpcs processes", () => {
   afterAll(() => s?.close());
 
   it("refuses node types this host cannot run with a 409 naming what is missing", async () => {
-    const q = await call(s.url, "POST", `${P}/nodes`, { name: "R1", node_type: "qemu", compute_id: "local" });
+    const q = await call(s.url, "POST", `${P}/nodes`, { name: "R1", node_type: "dynamips", compute_id: "local" });
     expect(q.status).toBe(201);
     const r = await call(s.url, "POST", `${P}/nodes/${q.body.node_id}/start`);
     expect(r.status).toBe(409);
-    expect(r.body.message).toMatch(/qemu nodes are not supported.*QEMU/);
+    expect(r.body.message).toMatch(/dynamips nodes are not supported.*Dynamips/);
     expect((await call(s.url, "POST", `${P}/nodes/${q.body.node_id}/stop`)).status).toBe(200);
     expect((await call(s.url, "POST", `${P}/nodes/start`)).status).toBe(409);
+    await call(s.url, "DELETE", `${P}/nodes/${q.body.node_id}`);
+  });
+
+  it("a qemu node with neither platform nor qemu_path cannot start: 409 naming the binary it lacks, as GNS3", async () => {
+    const q = await call(s.url, "POST", `${P}/nodes`, { name: "VM1", node_type: "qemu", compute_id: "local" });
+    expect(q.status).toBe(201);
+    const r = await call(s.url, "POST", `${P}/nodes/${q.body.node_id}/start`);
+    expect(r.status).toBe(409);
+    expect(r.body.message).toMatch(/^QEMU binary path qemu-system-None is not found in the path/);
     await call(s.url, "DELETE", `${P}/nodes/${q.body.node_id}`);
   });
 
