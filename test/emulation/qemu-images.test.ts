@@ -103,7 +103,7 @@ describe("qemu images on this server", () => {
     }
     const traversal = await post(s.url, "/v2/compute/qemu/images/%2E%2E%2Fx.bin", "payload!");
     expect(await traversal.json()).toEqual({ message: `Could not write image: ../x.bin, ${path.join(s.dataDir, "images", "x.bin")} is forbidden`, status: 403 });
-    for (const name of [".hidden", "a%5Cb", "sub/.x", "a//b", "x%01y"]) {
+    for (const name of [".hidden", "a%5Cb", "sub/.x", "a//b", "x%01y", "vmlinuz.md5sum"]) {
       const r = await post(s.url, `/v2/compute/qemu/images/${name}`, "payload!");
       expect(r.status, name).toBe(400);
     }

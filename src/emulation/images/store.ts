@@ -132,6 +132,8 @@ async function uploadTarget(ctx: Ctx, emulator: ImageEmulator, name: string): Pr
   const wanted = path.resolve(root, name);
   if (!isStrictlyInside(root, wanted) || name.startsWith("/")) throw new ForbiddenError(`Could not write image: ${name}, ${wanted} is forbidden`);
   if (!isImageName(name)) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: no empty, hidden or '..' segments, no backslash or control characters`);
+  // The sidecars are ours: an upload could otherwise make the store report any md5 for an image.
+  if (name.endsWith(".md5sum")) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: .md5sum files are the store's checksums`);
   await fs.mkdir(root, { recursive: true });
   const parent = path.dirname(name);
   const realParent = parent === "." ? await fs.realpath(root) : await resolveInside(root, parent);
