@@ -308,7 +308,15 @@ describe("compute mode, the compute node API and forwarding (no vpcs needed)", (
     const vpcs = await call(ctl.url, "GET", `${F}/vpcs/images`);
     expect(vpcs.status).toBe(404);
     expect(vpcs.body).toEqual({ message: "GET /vpcs/images not found", status: 404 });
-    expect((await call(ctl.url, "GET", `${F}/qemu/binaries`)).body).toEqual({ message: "GET /qemu/binaries not found", status: 404 });
+    expect((await call(ctl.url, "GET", `${F}/qemu/nope`)).body).toEqual({ message: "GET /qemu/nope not found", status: 404 });
+    // The compute's qemu host routes, through the controller: its binaries with their versions, and no KVM claimed
+    // unless a real one answers (never on this CI host: /dev/kvm there is a nested layer that runs no guest).
+    const binaries = await call(ctl.url, "GET", `${F}/qemu/binaries`);
+    expect(binaries.status).toBe(200);
+    for (const b of binaries.body) expect(b).toEqual({ path: expect.stringMatching(/\/qemu-(system-[\w-]+|kvm)$/), version: expect.stringMatching(/^\d+\.\d+/) });
+    if (localNodeTypes().includes("qemu")) expect(binaries.body.map((b: { path: string }) => path.basename(b.path))).toContain("qemu-system-x86_64");
+    expect((await call(ctl.url, "GET", `${F}/qemu/img-binaries`)).status).toBe(200);
+    expect((await call(ctl.url, "GET", `${F}/qemu/capabilities`)).body).toHaveProperty("kvm");
     const ifaces = await call(ctl.url, "GET", `${F}/network/interfaces`);
     expect(ifaces.status).toBe(200);
     expect(ifaces.body).toContainEqual(expect.objectContaining({ id: "lo", name: "lo", ip_address: "127.0.0.1", special: true, type: "ethernet" }));

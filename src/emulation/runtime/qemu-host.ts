@@ -76,3 +76,38 @@ export async function linkedClone(base: string, nodeDir: string, disk: string): 
     throw new ConflictError(`Could not create the linked clone of ${path.basename(base)} for ${disk}: ${(err.stderr ?? err.message).trim().slice(0, 300)}`);
   }
 }
+
+export interface QemuBinary {
+  path: string;
+  version: string;
+}
+
+/**
+ * GNS3's `/qemu/binaries` and `/qemu/img-binaries`: every executable in $PATH whose name matches, with the version
+ * its `-version` (qemu-img: `--version`) prints. Scanned on each call, as upstream (a package installed later
+ * shows); with usrmerge /bin and /usr/bin both list the same programs, as upstream's answer does.
+ */
+export async function qemuBinaries(kind: "system" | "img"): Promise<QemuBinary[]> {
+  const matches = kind === "img" ? (n: string) => n === "qemu-img" : (n: string) => /^qemu-system-[\w-]+$|^qemu-kvm$/.test(n);
+  const out: QemuBinary[] = [];
+  for (const dir of new Set((process.env.PATH ?? "/usr/bin:/bin").split(":").filter(Boolean))) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir).filter(matches).sort();
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const file = path.join(dir, name);
+      if (!findOnPath(name, file)) continue; // not an executable file
+      try {
+        const { stdout } = await run(file, [kind === "img" ? "--version" : "-version"], { timeout: 5000 });
+        const version = /version (\d+(?:\.\d+)+)/.exec(stdout)?.[1];
+        if (version) out.push({ path: file, version });
+      } catch {
+        // a binary that does not run is not offered
+      }
+    }
+  }
+  return out;
+}

@@ -14,6 +14,7 @@ import {
 } from "./operations.js";
 import type { Request, Response } from "express";
 import type { DataLinkType, PcapWriter } from "./pcap.js";
+import { qemuHostRoutes } from "./qemu-rest.js";
 
 const P = "/v2/projects/{project_id}";
 const N = `${P}/nodes/{node_id}`;
@@ -31,6 +32,7 @@ const captureSchema = z.strictObject({
  * link capture and the live pcap stream.
  */
 export function runtimeRoutes(routes: Gns3Routes, ctx: AppContext): void {
+  qemuHostRoutes(routes);
   for (const action of NODE_ACTIONS) {
     // The reference answers with a stale status (quirk 16.1); we answer with the node as it is after the action.
     routes.add("POST", `${N}/${action}`, async ({ res, params }) => {
