@@ -43,7 +43,7 @@ const OPTIONS = {
   },
   "log-format": { env: "PATCHBAY_LOG", default: "json", help: "json (one line per request), pretty (for people: one coloured line each) or off" },
   "body-limit": { env: "PATCHBAY_BODY_LIMIT", default: "1mb", help: "largest JSON body accepted" },
-  "upload-limit": { env: "PATCHBAY_UPLOAD_LIMIT", default: "2gb", help: "largest upload (project import, project and node files)" },
+  "upload-limit": { env: "PATCHBAY_UPLOAD_LIMIT", default: "2gb", help: "largest upload (project import, project and node files, emulator images)" },
   "url-secret": {
     env: "PATCHBAY_URL_SECRET",
     default: "",
