@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
 import { loadDemoFixture } from "../../src/storage/demo.js";
 import { CLI, runCli, runProcess, type ProcessRun } from "../support/cli.js";
-import { createPostgresDatabase } from "../support/databases.js";
+import { createPostgresDatabase, postgresReachable } from "../support/databases.js";
 import { REDIS_URL, redisUp } from "../support/redis.js";
 import { busSubscribed, call, gql, graphqlWsClient, onPostgres, portWindow, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
@@ -39,7 +39,7 @@ const hasJq = has("jq");
 const hasOpenssl = has("openssl");
 const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const hasPostgres = toolAvailable("PostgreSQL", await reachable(ADMIN_URL));
+const hasPostgres = toolAvailable("PostgreSQL", await postgresReachable(ADMIN_URL));
 
 // ---- the README's blocks -------------------------------------------------------------------------------------
 
@@ -115,16 +115,22 @@ afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
+/** `text` with each `from` replaced by its `to`; each must be found (if not, the README changed: update the pair). */
+function substitute(text: string, pairs: [string, string][]): string {
+  for (const [from, to] of pairs) {
+    expect(text, `the example no longer contains ${JSON.stringify(from)}: update the test's substitution`).toContain(from);
+    text = text.replaceAll(from, to);
+  }
+  return text;
+}
+
 /** A port map of the README's own: `127.0.0.1:3080` is where the server of the example answers. */
 const at = (port: number): [string, string] => ["127.0.0.1:3080", `127.0.0.1:${port}`];
 
 async function runScript(text: string, opts: ScriptOptions = {}): Promise<ScriptRun> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-readme-"));
   dirs.push(dir);
-  for (const [from, to] of opts.substitute ?? []) {
-    expect(text, `the example no longer contains ${JSON.stringify(from)}: update the test's substitution`).toContain(from);
-    text = text.replaceAll(from, to);
-  }
+  text = substitute(text, opts.substitute ?? []);
   fs.writeFileSync(path.join(dir, "example.sh"), `${PRELUDE}\n${text}\n${opts.epilogue ?? ""}`);
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(DATABASE_URL|REDIS_URL|HOST|PORT|PATCHBAY_.*)$/.test(k)) env[k] = v;
@@ -377,15 +383,11 @@ const EXAMPLES: Record<string, Example> = {
         const project = (await call(s.url, "POST", "/v2/projects", { name: "graphql-example" })).body.project_id as string;
         const node = await call(s.url, "POST", `/v2/projects/${project}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
         expect(node.status).toBe(201);
-        let document = script("gns3-graphql");
-        for (const [from, to] of [
+        const document = substitute(script("gns3-graphql"), [
           ['"<project id>"', `"${project}"`],
           ['"<node id>"', `"${node.body.node_id}"`],
           [', after: "<last cursor seen, or omit>"', ""],
-        ]) {
-          expect(document).toContain(from);
-          document = document.replaceAll(from, to);
-        }
+        ]);
         const { answers, events } = await runGraphql(s, document, async () => {
           expect((await call(s.url, "PUT", `/v2/projects/${project}`, { name: "renamed" })).status).toBe(200); // a controller event
         });
@@ -408,15 +410,11 @@ const EXAMPLES: Record<string, Example> = {
         const ends = [sw, hub].map((node_id) => ({ node_id, adapter_number: 0, port_number: 0 }));
         const link = (await call(s.url, "POST", `/v2/projects/${project}/links`, { nodes: ends })).body.link_id as string;
         expect((await call(s.url, "POST", `/v2/projects/${project}/links/${link}/start_capture`, {})).status).toBe(201);
-        let document = script("gns3-packets");
-        for (const [from, to] of [
+        const document = substitute(script("gns3-packets"), [
           ['"<project id>"', `"${project}"`],
           ['"<link id>"', `"${link}"`],
           [', after: "<last cursor seen, or omit>"', ""],
-        ]) {
-          expect(document).toContain(from);
-          document = document.replaceAll(from, to);
-        }
+        ]);
         // An ARP request, sent again every 200 ms until the subscriber has one: the relay and the capture are
         // wired by the runtime as it follows the events, and a datagram sent before that is lost, as on a wire.
         const sender = dgram.createSocket("udp4");
@@ -580,15 +578,3 @@ describe.concurrent("README examples", () => {
   const runnable = Object.entries(EXAMPLES).flatMap(([name, e]) => ("notRunnable" in e ? [] : [{ name, ...e }]));
   for (const e of runnable) it.skipIf(!e.needs.every(Boolean))(e.name, e.run, 60_000);
 });
-
-async function reachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}

@@ -3,9 +3,9 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { VERSION } from "../../src/platform/ops/version.js";
+import { postgresReachable } from "../support/databases.js";
 import { toolAvailable } from "../support/tools.js";
 import { CLI, runCli } from "../support/cli.js";
 
@@ -36,18 +36,7 @@ function expectOneLine(r: Awaited<ReturnType<typeof run>>, what: RegExp, code = 
   expect(r.ms).toBeLessThan(5000);
 }
 
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-const hasPostgres = toolAvailable("PostgreSQL", await postgresReachable());
+const hasPostgres = toolAvailable("PostgreSQL", await postgresReachable(ADMIN_URL));
 
 describe("start-up failures", () => {
   it("--version prints the version", async () => {

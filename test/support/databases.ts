@@ -18,3 +18,16 @@ export async function createPostgresDatabase(adminUrl: string, prefix: string): 
   u.pathname = `/${name}`;
   return { url: u.toString(), drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
+
+/** Whether a PostgreSQL server answers at `url` (within 2 s). */
+export async function postgresReachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
