@@ -181,6 +181,13 @@ describe("qemu images on this server", () => {
       disks: [{ slot: "HDA", name: "hda.qcow2", md5sum: md5("disk image bytes"), interface: "virtio" }],
       kernelImage: null,
     });
+    // Kept by the read cache until the node changes: a change through REST shows at once.
+    const ram = async () =>
+      (await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { qemu { ram } } } }`, { p: p.body.project_id })).data.project.nodes[0].qemu.ram;
+    expect(await ram()).toBe(192);
+    expect(await ram()).toBe(192);
+    expect((await call(s.url, "PUT", `/v2/projects/${p.body.project_id}/nodes/${n.body.node_id}`, { properties: { ram: 320 } })).status).toBe(200);
+    expect(await ram()).toBe(320);
   });
 });
 

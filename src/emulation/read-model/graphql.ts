@@ -23,8 +23,16 @@ export const CACHEABLE_FIELDS = new Set([
   ...[
     "id", "projectId", "computeId", "templateId", "nodeType", "name", "status", "console", "consoleHost", "consoleType",
     "consoleAutoStart", "commandLine", "nodeDirectory", "properties", "label", "symbol", "width", "height", "x", "y", "z",
-    "locked", "portNameFormat", "portSegmentSize", "firstPortName", "customAdapters", "ports",
+    "locked", "portNameFormat", "portSegmentSize", "firstPortName", "customAdapters", "ports", "qemu",
   ].map((f) => `EmulatedNode.${f}`),
+  // EmulatedNode.qemu: read from the stored properties, whose changes node.updated publishes.
+  ...[
+    "qemuPath", "platform", "ram", "cpus", "adapters", "adapterType", "macAddress", "bootPriority", "disks", "cdromImage",
+    "biosImage", "kernelImage", "initrd", "kernelCommandLine", "options", "linkedClone", "onClose", "processPriority",
+    "cpuThrottling", "replicateNetworkConnectionState", "legacyNetworking", "tpm", "uefi", "usage",
+  ].map((f) => `QemuSettings.${f}`),
+  ...["slot", "name", "md5sum", "interface"].map((f) => `QemuDisk.${f}`),
+  ...["name", "md5sum"].map((f) => `QemuImage.${f}`),
   ...["name", "shortName", "adapterNumber", "portNumber", "linkType", "dataLinkTypes"].map((f) => `NodePort.${f}`),
   ...[
     "id", "projectId", "linkType", "endpoints", "filters", "linkStyle", "suspend", "capturing", "captureFileName",
