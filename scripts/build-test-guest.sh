@@ -14,7 +14,13 @@ set -euo pipefail
 cache_root="${PATCHBAY_GUEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/patchbay/test-guest}"
 
 # The cloud kernel metapackage depends on exactly one versioned image package: that is the kernel we take.
-kernel_pkg=$(apt-cache show --no-all-versions linux-image-cloud-amd64 2>/dev/null | sed -n 's/^Depends: *\(linux-image-[^ ,]*\).*/\1/p' | head -1)
+kernel_of() { apt-cache show --no-all-versions linux-image-cloud-amd64 2>/dev/null | sed -n 's/^Depends: *\(linux-image-[^ ,]*\).*/\1/p' | head -1; }
+kernel_pkg=$(kernel_of)
+# A container image often ships without apt's package lists: fetch them once when we may.
+if [ -z "$kernel_pkg" ] && [ "$(id -u)" = 0 ]; then
+  apt-get update -qq >/dev/null
+  kernel_pkg=$(kernel_of)
+fi
 if [ -z "$kernel_pkg" ]; then
   echo "build-test-guest: linux-image-cloud-amd64 is unknown to apt (run apt-get update on a Debian host)" >&2
   exit 1
