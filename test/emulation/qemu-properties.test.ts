@@ -191,6 +191,8 @@ describe("qemu node properties", () => {
     expect(put.body.ports.map((p: any) => p.name)).toEqual(["Ethernet0", "Ethernet1", "Ethernet2"]);
     // The GUI sends back what it read (md5 echoes included) and, with a move, an empty properties object.
     expect((await call(s.url, "PUT", N, { properties: put.body.properties })).status).toBe(200);
+    const forged = await call(s.url, "PUT", N, { properties: { kernel_image_md5sum: "0".repeat(32), initrd_md5sum: "1".repeat(32) } });
+    expect(forged.body.properties).toMatchObject({ kernel_image_md5sum: md5(kernel), initrd_md5sum: null });
     expect((await call(s.url, "PUT", N, { x: 10, y: 20, properties: {} })).body.properties).toEqual(put.body.properties);
     const bad = await call(s.url, "PUT", N, { properties: { ram: -1 } });
     expect(bad.status).toBe(400);

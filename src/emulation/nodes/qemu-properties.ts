@@ -354,7 +354,8 @@ export function qemuBinaryName(props: Pick<QemuProperties, "qemu_path" | "platfo
 /**
  * The properties to store for a qemu node: `merged` (current properties with the client's changes, or a new
  * node's) validated and normalised, each image named in `changed` (all of them for a new node) proven to exist in
- * the local image store (GNS3: 409 "The image <name> is missing", nothing written), and the md5 echoes filled in.
+ * the local image store (GNS3: 409 "The image <name> is missing", nothing written), and the md5 echoes computed
+ * (never taken from the client).
  * A node on a remote compute has its images there: that compute checks them when the node is placed.
  */
 export async function prepareQemuProperties(
@@ -367,7 +368,6 @@ export async function prepareQemuProperties(
   const echoes: Record<string, string | null> = {};
   for (const field of QEMU_IMAGE_FIELDS) {
     const name = props[field];
-    const previous = typeof merged[`${field}_md5sum`] === "string" ? (merged[`${field}_md5sum`] as string) : null;
     if (!name || node.computeId !== LOCAL_ID) {
       echoes[`${field}_md5sum`] = null;
       continue;
@@ -377,7 +377,7 @@ export async function prepareQemuProperties(
       if (mustExist || !(e instanceof ImageMissingError)) throw e;
       return null;
     });
-    echoes[`${field}_md5sum`] = file ? await imageMd5(file) : previous;
+    echoes[`${field}_md5sum`] = file ? await imageMd5(file) : null; // an image gone since it was set: md5 unknown
   }
   return { ...props, ...echoes } as QemuProperties;
 }
