@@ -174,6 +174,7 @@ describe("qemu templates", () => {
       hda_disk_image_md5sum: createHash("md5").update(DISK).digest("hex"),
       options: "-machine accel=tcg -nographic",
       process_priority: "normal",
+      usage: "log in as root",
       mac_address: expect.stringMatching(/^0c:[0-9a-f]{2}:[0-9a-f]{2}:[0-9a-f]{2}:00:00$/),
     });
     expect(r.body.properties).not.toHaveProperty("name");

@@ -179,6 +179,7 @@ export function templateNodeProperties(t: TemplateObject): Record<string, unknow
   const keep = RULES[t.template_type].nodeProperties;
   const candidates = { ...((t.properties as Record<string, unknown> | undefined) ?? {}), ...t };
   return Object.fromEntries(
-    Object.entries(candidates).filter(([k]) => !TEMPLATE_ONLY.has(k) && !(k in NODE_FIELD_KEYS) && (keep === "all" || keep.includes(k))),
+    // A type that names its node properties may name a template key too (qemu's `usage` is a node property upstream).
+    Object.entries(candidates).filter(([k]) => !(k in NODE_FIELD_KEYS) && (keep === "all" ? !TEMPLATE_ONLY.has(k) : keep.includes(k))),
   );
 }
