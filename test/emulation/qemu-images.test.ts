@@ -218,12 +218,14 @@ describe("qemu images on a remote compute, through the controller", () => {
     expect(fs.readFileSync(path.join(remote, "vmlinuz")).equals(KERNEL)).toBe(true);
     expect(fs.readFileSync(path.join(remote, "vmlinuz.md5sum"), "utf8")).toBe(md5(KERNEL));
     expect(fs.existsSync(path.join(ctl.dataDir, "images", "QEMU", "vmlinuz"))).toBe(false);
-    expect((await call(ctl.url, "GET", "/v2/computes/hostb/qemu/images")).body).toEqual([
+    // Another test of this block adds an image of its own: only this test's are compared.
+    const mine = (list: any[]) => list.filter((i) => ["initrd.gz", "vmlinuz"].includes(i.filename));
+    expect(mine((await call(ctl.url, "GET", "/v2/computes/hostb/qemu/images")).body)).toEqual([
       { filename: "initrd.gz", path: "initrd.gz", md5sum: md5(INITRD), filesize: INITRD.length },
       { filename: "vmlinuz", path: "vmlinuz", md5sum: md5(KERNEL), filesize: KERNEL.length },
     ]);
     const gq = await gql(ctl.url, `{ images(computeId: "hostb", type: QEMU) { ... on QueryImagesSuccess { data { filename } } } }`);
-    expect(gq.data.images.data.map((i: any) => i.filename)).toEqual(["initrd.gz", "vmlinuz"]);
+    expect(mine(gq.data.images.data).map((i: any) => i.filename)).toEqual(["initrd.gz", "vmlinuz"]);
     // A remote compute's image is downloaded from that compute (upstream's controller cannot relay it either).
     const dl = await call(ctl.url, "GET", "/v2/computes/hostb/qemu/images/vmlinuz");
     expect(dl.status).toBe(409);
