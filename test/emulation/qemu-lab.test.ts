@@ -1,6 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
+import { once } from "node:events";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -278,6 +280,24 @@ describe.skipIf(!tools)("QEMU processes and disks: no VM outlives its node, proj
     await server.close();
     servers.pop();
     await gone(c.id, "server shutdown");
+  }, 60_000);
+
+  it("a VM whose console port another program holds does not start: 409 with QEMU's reason, nothing left running", async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const { P, ids: [id] } = await vms(server.url, 1);
+    const node = (await call(server.url, "GET", `${P}/nodes/${id}`)).body;
+    const squatter = net.createServer().listen(node.console, node.console_host);
+    await once(squatter, "listening");
+    try {
+      const r = await call(server.url, "POST", `${P}/nodes/${id}/start`);
+      expect(r.status).toBe(409);
+      expect(r.body.message).toMatch(new RegExp(`^QEMU could not start VM1: .*${node.console}`));
+      expect(processesMentioning([id])).toEqual([]);
+      expect((await call(server.url, "GET", `${P}/nodes/${id}`)).body.status).toBe("stopped");
+    } finally {
+      squatter.close();
+    }
   }, 60_000);
 
   it("VMs started together cannot pass the memory cap: of three 128 MB VMs under a 300 MB cap, one is refused", async () => {
