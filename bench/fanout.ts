@@ -13,6 +13,11 @@
  *
  * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_SUBSCRIBERS (1000), BENCH_RATE (events/s, 100),
  * BENCH_DURATION (s, 10).
+ *
+ * The floor, in the same run: a bare node:http server and a bare ws server in one process sending the same GNS3 lines
+ * (the node's JSON, made once per event) to the same number of subscribers, half over WebSocket, half over a chunked
+ * HTTP stream: no bus, no routing, no per-subscriber work beyond the write. What it cannot reach on this machine, no
+ * server can.
  */
 import type { ChildProcess } from "node:child_process";
 import { fork } from "node:child_process";
@@ -20,12 +25,13 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "graphql-ws";
-import WebSocket from "ws";
+import WebSocket, { WebSocketServer } from "ws";
 import { DURATION_S, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
 import type { RunningServer } from "../src/server.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const SUBSCRIBER_ROLE = "--subscribers";
+const BARE_FANOUT_ROLE = "--serve-bare-fanout";
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const KINDS = ["gns3-ws", "gns3-http", "graphql-ws", "sse"] as const;
@@ -33,6 +39,19 @@ type Kind = (typeof KINDS)[number];
 
 const now = () => performance.timeOrigin + performance.now(); // one clock across processes
 const GQL = `subscription($p: ID!) { projectEvents(projectId: $p) { ... on SubscriptionProjectEventsSuccess { data { action ... on NodeEvent { node { id x } } } } } }`;
+
+/** Calls `publish(seq)` for seq = 1…total at `rate` per second; returns the publish times, indexed by seq. */
+async function paced(rate: number, total: number, publish: (seq: number) => unknown): Promise<{ sent: number[]; seconds: number }> {
+  const sent: number[] = [0];
+  const start = now();
+  for (let seq = 1; seq <= total; seq++) {
+    const wait = start + (seq - 1) * (1000 / rate) - now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    sent[seq] = now();
+    await publish(seq);
+  }
+  return { sent, seconds: (now() - start) / 1000 };
+}
 
 /** In the server child: publishes `total` node.updated events at `rate`, then reports their publish times. */
 async function publishEvents(m: any, server: RunningServer): Promise<void> {
@@ -44,15 +63,46 @@ async function publishEvents(m: any, server: RunningServer): Promise<void> {
   const project = await ctx.db.project.findUniqueOrThrow({ where: { id: projectId } });
   const node = await ctx.db.node.findUniqueOrThrow({ where: { id: nodeId } });
   const dir = projectDir(ctx, project);
-  const sent: number[] = [0];
-  const start = now();
-  for (let seq = 1; seq <= total; seq++) {
-    const wait = start + (seq - 1) * (1000 / rate) - now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    sent[seq] = now();
-    await publishTopologyEvent(ctx, projectId, { type: "node.updated", node: { ...node, x: seq }, projectDir: dir, changed: ["x"] });
-  }
-  process.send!({ sent, seconds: (now() - start) / 1000 });
+  process.send!(
+    await paced(rate, total, (seq) =>
+      publishTopologyEvent(ctx, projectId, { type: "node.updated", node: { ...node, x: seq }, projectDir: dir, changed: ["x"] }),
+    ),
+  );
+}
+
+/** The bare floor's process: chunked HTTP streams and WebSockets on any path, and the same lines written to all. */
+function serveBareFanout(): void {
+  const streams = new Set<http.ServerResponse>();
+  const sockets = new Set<WebSocket>();
+  const wss = new WebSocketServer({ noServer: true });
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.flushHeaders();
+    streams.add(res);
+    req.on("close", () => streams.delete(res));
+  });
+  server.on("upgrade", (req, socket, head) =>
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on("close", () => sockets.delete(ws));
+    }),
+  );
+  server.listen(0, "127.0.0.1", () => process.send!({ port: (server.address() as { port: number }).port }));
+  process.on("message", async (m: any) => {
+    if (m === "count") process.send!({ count: streams.size + sockets.size });
+    if (m === "stop") process.exit(0);
+    if (m?.publish) {
+      const { pythonJsonLine } = await import("../src/emulation/rest/json.js");
+      const { node, rate, total } = m.publish;
+      process.send!(
+        await paced(rate, total, (seq) => {
+          const line = pythonJsonLine({ action: "node.updated", event: { ...node, x: seq } });
+          for (const res of streams) res.write(`${line}\n`);
+          for (const ws of sockets) ws.send(line);
+        }),
+      );
+    }
+  });
 }
 
 /** Splits a streamed response into the records `separator` ends (GNS3 stream lines, SSE blocks). */
@@ -70,7 +120,7 @@ function records(res: http.IncomingMessage, separator: string, onRecord: (record
 }
 
 /** A subscriber child: opens its share of subscribers, records arrival times per sequence number. */
-async function runSubscribers(port: number, projectId: string, nodeId: string, first: number, count: number): Promise<void> {
+async function runSubscribers(port: number, projectId: string, nodeId: string, first: number, count: number, kinds: readonly Kind[]): Promise<void> {
   const arrivals: { kind: Kind; at: Map<number, number>; duplicates: number }[] = [];
   const closers: (() => void)[] = [];
   const base = `127.0.0.1:${port}`;
@@ -86,7 +136,7 @@ async function runSubscribers(port: number, projectId: string, nodeId: string, f
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const opened: Promise<void>[] = [];
   for (let i = first; i < first + count; i++) {
-    const kind = KINDS[i % KINDS.length];
+    const kind = kinds[i % kinds.length];
     const sub = { kind, at: new Map<number, number>(), duplicates: 0 };
     arrivals.push(sub);
     if (kind === "gns3-ws") {
@@ -158,46 +208,30 @@ async function runSubscribers(port: number, projectId: string, nodeId: string, f
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 
-async function main() {
-  const db = await freshDatabase();
-  console.log(`patchbay event fan-out benchmark: ${db.kind}, ${SUBSCRIBERS} subscribers (${KINDS.join(", ")}), ${RATE} events/s for ${DURATION_S} s`);
-  console.log(machineLine());
-  const children: ChildProcess[] = [];
+interface Target {
+  port: number;
+  projectId: string;
+  nodeId: string;
+  kinds: readonly Kind[];
+  /** Resolves once the server holds `n` subscriptions. */
+  attached(n: number): Promise<void>;
+  /** Publishes `total` events at RATE; the publish times by sequence number. */
+  publish(total: number): Promise<{ sent: number[]; seconds: number }>;
+}
+
+/** Opens SUBSCRIBERS subscribers of `target` in two child processes, publishes, and prints the latency table. */
+async function measure(target: Target): Promise<void> {
+  const half = Math.ceil(SUBSCRIBERS / 2);
+  const workers = [0, 1].map((w) => {
+    const count = w === 0 ? half : SUBSCRIBERS - half;
+    const args = [SUBSCRIBER_ROLE, String(target.port), target.projectId, target.nodeId, String(w * half), String(count), target.kinds.join(",")];
+    return fork(SELF, args, { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" });
+  });
   try {
-    const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
-    children.push(pb.child);
-    const port = pb.msg.port as number;
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
-    const project = await requestJson(agent, port, "POST", "/v2/projects", { name: "fanout", auto_close: false });
-    const node = await requestJson(agent, port, "POST", `/v2/projects/${project.project_id}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
-
-    const half = Math.ceil(SUBSCRIBERS / 2);
-    const workers = [0, 1].map((w) => {
-      const count = w === 0 ? half : SUBSCRIBERS - half;
-      return fork(SELF, [SUBSCRIBER_ROLE, String(port), project.project_id, node.node_id, String(w * half), String(count)], {
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-        serialization: "advanced",
-      });
-    });
     await Promise.all(workers.map((w) => new Promise((resolve) => w.once("message", resolve))));
-    // Every subscriber is attached once the server counts its stream (a socket open is not yet a subscription; the
-    // bus's subscribers are fewer: GraphQL clients of one stream share one execution).
-    const t0 = Date.now();
-    for (;;) {
-      const metrics = (await request(agent, port, { method: "GET", path: "/metrics" })).body;
-      const n = [...metrics.matchAll(/^patchbay_open_streams\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
-      if (n >= SUBSCRIBERS) break;
-      if (Date.now() - t0 > 60_000) throw new Error(`only ${n} of ${SUBSCRIBERS} subscribers attached`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-
+    await target.attached(SUBSCRIBERS);
     const total = RATE * DURATION_S;
-    const published: { sent: number[]; seconds: number } = await new Promise((resolve) => {
-      pb.child.on("message", (m: any) => m.sent && resolve(m));
-      pb.child.send({ publish: { projectId: project.project_id, nodeId: node.node_id, rate: RATE, total } });
-    });
-    const { sent } = published;
-    const achieved = total / published.seconds;
+    const { sent, seconds } = await target.publish(total);
     // Late events are late, not lost: wait until every subscriber has everything, or nothing arrives for 5 s.
     const received = () =>
       Promise.all(workers.map((w) => new Promise<number>((resolve) => (w.once("message", (m: any) => resolve(m.received)), w.send("progress"))))).then((n) => n[0] + n[1]);
@@ -209,19 +243,11 @@ async function main() {
       await new Promise((r) => setTimeout(r, 250));
     }
     const reports = await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise<any[]>((resolve) => {
-            w.on("message", (m: any) => m.report && resolve(m.report));
-            w.send({ sent });
-          }),
-      ),
+      workers.map((w) => new Promise<any[]>((resolve) => (w.on("message", (m: any) => m.report && resolve(m.report)), w.send({ sent })))),
     );
-    agent.destroy();
-
     const subs = reports.flat();
     const rows = [["subscribers", "events each", "delivered", "lost", "duplicates", "p50 ms", "p99 ms", "max ms"]];
-    for (const kind of [...KINDS, "all"] as const) {
+    for (const kind of [...target.kinds, "all"] as const) {
       const group = subs.filter((s) => kind === "all" || s.kind === kind);
       const lat = group.flatMap((s) => s.latencies).sort((a: number, b: number) => a - b);
       const lost = group.reduce((n, s) => n + s.lost, 0);
@@ -233,7 +259,69 @@ async function main() {
       console.log(`| ${r.map((c, j) => (j === 0 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join(" | ")} |`);
       if (i === 0) console.log(`|${widths.map((w, j) => (j === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
     });
-    console.log(`\npublished ${total} node.updated events at ${achieved.toFixed(1)}/s on the bus (publishTopologyEvent); latency = publish → event read by the subscriber`);
+    console.log(`published ${total} events at ${(total / seconds).toFixed(1)}/s; latency = publish → event read by the subscriber`);
+  } finally {
+    // A worker exits once it has reported; one still running is stopped.
+    for (const w of workers) if (w.exitCode === null) w.kill();
+  }
+}
+
+/** Sends `message` to a child and resolves with its first answer that has `key`. */
+const ask = (child: ChildProcess, message: unknown, key: string) =>
+  new Promise<any>((resolve) => {
+    const on = (m: any) => m?.[key] !== undefined && (child.off("message", on), resolve(m));
+    child.on("message", on);
+    child.send(message as never);
+  });
+
+async function main() {
+  const db = await freshDatabase();
+  console.log(`patchbay event fan-out benchmark: ${db.kind}, ${SUBSCRIBERS} subscribers, ${RATE} events/s for ${DURATION_S} s`);
+  console.log(machineLine());
+  const children: ChildProcess[] = [];
+  try {
+    const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
+    children.push(pb.child);
+    const port = pb.msg.port as number;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    const project = await requestJson(agent, port, "POST", "/v2/projects", { name: "fanout", auto_close: false });
+    const node = await requestJson(agent, port, "POST", `/v2/projects/${project.project_id}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
+
+    console.log(`\nPatchbay: ${KINDS.join(", ")} (node.updated published on the bus by publishTopologyEvent)\n`);
+    await measure({
+      port,
+      projectId: project.project_id,
+      nodeId: node.node_id,
+      kinds: KINDS,
+      // Attached once the server counts the stream (a socket open is not yet a subscription; the bus's subscribers
+      // are fewer: GraphQL clients of one stream share one execution).
+      async attached(n) {
+        for (const t0 = Date.now(); ; await new Promise((r) => setTimeout(r, 200))) {
+          const metrics = (await request(agent, port, { method: "GET", path: "/metrics" })).body;
+          const open = [...metrics.matchAll(/^patchbay_open_streams\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+          if (open >= n) return;
+          if (Date.now() - t0 > 60_000) throw new Error(`only ${open} of ${n} subscribers attached`);
+        }
+      },
+      publish: (total) => ask(pb.child, { publish: { projectId: project.project_id, nodeId: node.node_id, rate: RATE, total } }, "sent"),
+    });
+    agent.destroy();
+
+    const bare = await startChild(SELF, [BARE_FANOUT_ROLE]);
+    children.push(bare.child);
+    console.log(`\nfloor: bare node:http + ws in one process, the same lines, half WebSocket, half HTTP stream\n`);
+    await measure({
+      port: bare.msg.port,
+      projectId: project.project_id,
+      nodeId: node.node_id,
+      kinds: ["gns3-ws", "gns3-http"],
+      async attached(n) {
+        for (const t0 = Date.now(); (await ask(bare.child, "count", "count")).count < n; await new Promise((r) => setTimeout(r, 200))) {
+          if (Date.now() - t0 > 60_000) throw new Error(`the bare server did not get ${n} subscribers`);
+        }
+      },
+      publish: (total) => ask(bare.child, { publish: { node, rate: RATE, total } }, "sent"),
+    });
   } finally {
     await stopChildren(children);
     await db.drop();
@@ -243,6 +331,8 @@ async function main() {
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
   const role = process.argv[2];
   if (role === PATCHBAY_ROLE) await servePatchbay(process.argv[3], process.argv[4], (m, server) => void publishEvents(m, server));
-  else if (role === SUBSCRIBER_ROLE) await runSubscribers(Number(process.argv[3]), process.argv[4], process.argv[5], Number(process.argv[6]), Number(process.argv[7]));
+  else if (role === SUBSCRIBER_ROLE)
+    await runSubscribers(Number(process.argv[3]), process.argv[4], process.argv[5], Number(process.argv[6]), Number(process.argv[7]), process.argv[8].split(",") as Kind[]);
+  else if (role === BARE_FANOUT_ROLE) serveBareFanout();
   else await main();
 }
