@@ -282,6 +282,19 @@ describe.skipIf(!tools)("QEMU processes and disks: no VM outlives its node, proj
     await gone(c.id, "server shutdown");
   }, 60_000);
 
+  it("a VM that dies on its own shows stopped, and starts again", async () => {
+    const server = await startTestServer();
+    servers.push(server);
+    const vm = await oneVm(server.url);
+    const [pid] = processesMentioning([vm.id]);
+    process.kill(pid, "SIGKILL");
+    await waitFor(async () => (await call(server.url, "GET", `${vm.P}/nodes/${vm.id}`)).body.status === "stopped", 5000, "the node shown stopped");
+    const again = await call(server.url, "POST", `${vm.P}/nodes/${vm.id}/start`);
+    expect(again.body.status).toBe("started");
+    expect(processesMentioning([vm.id])).toHaveLength(1);
+    await call(server.url, "POST", `${vm.P}/nodes/${vm.id}/stop`);
+  }, 60_000);
+
   it("a VM whose console port another program holds does not start: 409 with QEMU's reason, nothing left running", async () => {
     const server = await startTestServer();
     servers.push(server);
