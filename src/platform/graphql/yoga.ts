@@ -34,6 +34,9 @@ function isClientError(error: unknown): boolean {
 /** By name: the executor may create its errors with another copy of graphql-js than ours. */
 const isGraphQLError = (e: unknown): e is GraphQLError => e instanceof Error && e.name === "GraphQLError";
 
+/** Unsent bytes of a graphql-ws client above which each message waits until it is written (see send below). */
+const SEND_BUFFER_HIGH = 1024 * 1024;
+
 export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlugins: Plugin[] = []) {
   const yoga = createYoga<{ req: Request; res: Response }, AppContext>({
     schema,
@@ -100,10 +103,18 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
         {
           protocol: socket.protocol,
           // A client that left while a result was on its way is not an error: there is no one to deliver it to.
-          send: (data) =>
-            socket.readyState !== socket.OPEN
-              ? Promise.resolve()
-              : new Promise<void>((resolve, reject) => socket.send(data, (err) => (err ? reject(err) : resolve()))),
+          // graphql-ws sends a subscription's next result once this settles. Waiting for each write to complete
+          // allowed one message per event-loop turn per subscription, fewer than a busy server's events, so such a
+          // subscriber fell further and further behind; the wait is kept for a client that does not read (its
+          // unsent bytes beyond SEND_BUFFER_HIGH), so that one is held back rather than buffered without bound.
+          send: (data) => {
+            if (socket.readyState !== socket.OPEN) return Promise.resolve();
+            if (socket.bufferedAmount < SEND_BUFFER_HIGH) {
+              socket.send(data);
+              return Promise.resolve();
+            }
+            return new Promise<void>((resolve, reject) => socket.send(data, (err) => (err ? reject(err) : resolve())));
+          },
           close: (code, reason) => socket.close(code, reason),
           onMessage: (cb) =>
             socket.on("message", async (event) => {
