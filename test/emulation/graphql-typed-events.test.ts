@@ -104,4 +104,39 @@ describe("GraphQL typed events", () => {
     expect(events[3]).toMatchObject({ kind: "CREATED", template: { id: t.template_id, name: "Hub T" } });
     expect(events[4].settings).toMatchObject({ theme: "dark", modification_uuid: expect.any(String) });
   });
+  it("narrows a project's events to one node (its own and its links') or to one link", async () => {
+    const p = (await call(s.url, "POST", "/v2/projects", { name: "narrowed", auto_close: false })).body;
+    const P = `/v2/projects/${p.project_id}`;
+    const node = async (name: string, node_type: string) => (await call(s.url, "POST", `${P}/nodes`, { name, node_type, compute_id: "local" })).body.node_id as string;
+    const [pc1, pc2, sw] = [await node("PC1", "vpcs"), await node("PC2", "vpcs"), await node("SW1", "ethernet_switch")];
+    const NARROWED = `subscription($p: ID!, $n: ID, $l: ID) { projectEvents(projectId: $p, nodeId: $n, linkId: $l) {
+      ... on SubscriptionProjectEventsSuccess { data { action ... on NodeEvent { node { id } } ... on LinkEvent { link { id } } } } } }`;
+    const follow = async (variables: Record<string, unknown>) => {
+      const before = s.ctx.bus.subscriberCount();
+      const sub = collect(client, NARROWED, { p: p.project_id, ...variables });
+      await busSubscribed(s, before);
+      return sub;
+    };
+    const bySwitch = await follow({ n: sw });
+    const byPc2 = await follow({ n: pc2 });
+    const pending = await follow({ l: "00000000-0000-4000-8000-000000000001" });
+
+    await call(s.url, "PUT", `${P}/nodes/${pc1}`, { x: 10 });
+    await call(s.url, "PUT", `${P}/nodes/${sw}`, { x: 20 });
+    const link = async (a: string) =>
+      (await call(s.url, "POST", `${P}/links`, { nodes: [{ node_id: a, adapter_number: 0, port_number: 0 }, { node_id: sw, adapter_number: 0, port_number: a === pc1 ? 0 : 1 }] })).body.link_id as string;
+    const l1 = await link(pc1);
+    const byL1 = await follow({ l: l1 });
+    await call(s.url, "PUT", `${P}/links/${l1}`, { suspend: true });
+    const l2 = await link(pc2);
+
+    const seen = (sub: ReturnType<typeof collect>) => sub.items.map((i) => i.projectEvents.data).map((d) => `${d.action} ${d.node?.id ?? d.link?.id}`);
+    await waitFor(() => seen(bySwitch).includes(`link.created ${l2}`) && seen(byPc2).includes(`link.created ${l2}`), 5000, "the second link at both");
+    await waitFor(() => seen(byL1).includes(`link.updated ${l1}`), 5000, "the suspend at the link's subscriber");
+    expect(seen(bySwitch)).toEqual([`node.updated ${sw}`, `link.created ${l1}`, `link.updated ${l1}`, `link.created ${l2}`]);
+    expect(seen(byPc2)).toEqual([`link.created ${l2}`]);
+    expect(seen(byL1)).toEqual([`link.updated ${l1}`]);
+    expect(seen(pending)).toEqual([]);
+    for (const sub of [bySwitch, byPc2, byL1, pending]) sub.stop();
+  });
 });

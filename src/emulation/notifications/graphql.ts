@@ -139,6 +139,18 @@ builder.objectRef<Delivered<SettingsEvent>>("SettingsEvent").implement({
   fields: (t) => ({ settings: t.field({ type: "JSON", resolve: (e) => e.event.settings }) }),
 });
 
+const isNodeEvent = (e: EmulationEvent): e is NodeEvent => e.type.startsWith("node.");
+const isLinkEvent = (e: EmulationEvent): e is LinkEvent => e.type.startsWith("link.");
+
+/** The events about a node (its own and its links') and/or a link; every event when neither is given. */
+function concerning(nodeId: string | number | null | undefined, linkId: string | number | null | undefined) {
+  const node = nodeId == null ? undefined : String(nodeId);
+  const link = linkId == null ? undefined : String(linkId);
+  return (e: EmulationEvent): e is EmulationEvent =>
+    (node === undefined || (isNodeEvent(e) && e.node.id === node) || (isLinkEvent(e) && e.link.endpoints.some((p) => p.nodeId === node))) &&
+    (link === undefined || (isLinkEvent(e) && e.link.id === link));
+}
+
 export function cursor(after: string | null | undefined): string | undefined {
   if (after != null && !isEventId(after)) throw new InvalidInputError(`${after} is not an event cursor`);
   return after ?? undefined;
@@ -168,11 +180,16 @@ builder.subscriptionFields((t) => ({
     type: EmulationEventRef,
     errors: { types: DOMAIN_ERRORS },
     description: "The node, link, drawing and snapshot events of one project (NodeEvent, LinkEvent, DrawingEvent, SnapshotEvent)",
-    args: { projectId: t.arg.id({ required: true }), after: t.arg.string({ description: "Resume after this cursor" }) },
+    args: {
+      projectId: t.arg.id({ required: true }),
+      nodeId: t.arg.id({ description: "Only this node's events, and those of the links attached to it" }),
+      linkId: t.arg.id({ description: "Only this link's events" }),
+      after: t.arg.string({ description: "Resume after this cursor" }),
+    },
     subscribe: async (_r, args, ctx) => {
       const from = cursor(args.after);
       await getProject(ctx, String(args.projectId));
-      return tail(ctx, projectTopic(String(args.projectId)), from);
+      return tail(ctx, projectTopic(String(args.projectId)), from, concerning(args.nodeId, args.linkId));
     },
     resolve: (e) => e,
   }),
