@@ -17,6 +17,7 @@ const STREAMS: [RegExp, RegExp][] = [
   [/\/(files|stream)\/\{path:\.\+\}$/, /^(text\/plain|image\/[a-z+]+|application\/(octet-stream|vnd\.tcpdump\.pcap))$/],
   [/^\/v2\/symbols\/\{symbol_id:\.\+\}$/, /^image\/(svg\+xml|png|gif|jpeg)$/],
   [/^\/v2\/(debug|shutdown)$/, /^application\/octet-stream$/],
+  [/\/images\/\{filename:\.\+\}$/, /^application\/octet-stream$/], // an emulator image (the POST before it uploaded one)
 ];
 
 interface Answer {
