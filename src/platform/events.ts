@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { PullQueue } from "./pull-queue.js";
 
 /**
  * The event bus every operation publishes to. Events carry a monotonically increasing id so that a subscriber
@@ -49,7 +50,8 @@ export interface EventBus {
 }
 
 export const REPLAY_WINDOW = 10_000;
-const SUBSCRIBER_BACKLOG = 10_000;
+/** Events kept for a subscriber that reads slower than they come (then the oldest go). */
+export const SUBSCRIBER_BACKLOG = 10_000;
 
 /** Ids look like Redis stream ids ("<ms>-<seq>"); the in-memory bus uses "0-<n>". */
 export function compareEventIds(a: string, b: string): number {
@@ -64,53 +66,23 @@ export function isEventId(s: string): boolean {
   return /^\d{1,20}-\d{1,20}$/.test(s);
 }
 
-/** A pull-based queue of events: an AsyncIterableIterator that unsubscribes itself on return(). */
-export class Subscription<T = unknown> implements AsyncIterableIterator<BusEvent<T>> {
-  private queue: BusEvent<T>[] = [];
-  private waiting: ((r: IteratorResult<BusEvent<T>>) => void) | undefined;
-  private done = false;
+/** One subscriber's events: a pull queue that unsubscribes itself on return(). */
+export class Subscription<T = unknown> extends PullQueue<BusEvent<T>> {
   private lastId: string | undefined;
 
   constructor(
     readonly match: (channel: string) => boolean,
-    private readonly onClose: (s: Subscription<T>) => void,
-  ) {}
+    onClose: (s: Subscription<T>) => void,
+  ) {
+    super(SUBSCRIBER_BACKLOG, () => onClose(this));
+  }
 
   /** Delivers in id order and never twice, which makes replay + live overlap harmless. */
-  push(event: BusEvent<T>): void {
-    if (this.done) return;
+  override push(event: BusEvent<T>): void {
+    if (this.ended) return;
     if (this.lastId && compareEventIds(event.id, this.lastId) <= 0) return;
     this.lastId = event.id;
-    if (this.waiting) {
-      const w = this.waiting;
-      this.waiting = undefined;
-      w({ value: event, done: false });
-      return;
-    }
-    this.queue.push(event);
-    if (this.queue.length > SUBSCRIBER_BACKLOG) this.queue.shift();
-  }
-
-  next(): Promise<IteratorResult<BusEvent<T>>> {
-    const event = this.queue.shift();
-    if (event) return Promise.resolve({ value: event, done: false });
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => (this.waiting = resolve));
-  }
-
-  return(): Promise<IteratorResult<BusEvent<T>>> {
-    if (!this.done) {
-      this.done = true;
-      this.queue = [];
-      this.onClose(this);
-      this.waiting?.({ value: undefined, done: true });
-      this.waiting = undefined;
-    }
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator]() {
-    return this;
+    super.push(event);
   }
 }
 

@@ -1,10 +1,9 @@
 import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type FieldNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { AppContext } from "../context.js";
+import { SUBSCRIBER_BACKLOG } from "../events.js";
+import { PullQueue } from "../pull-queue.js";
 import { scopedBus } from "./subscription-scope.js";
-
-/** Results kept for a subscriber that reads slower than they come, as the bus keeps events (then the oldest go). */
-const SUBSCRIBER_BACKLOG = 10_000;
 
 type Source = AsyncIterator<ExecutionResult> & AsyncIterable<ExecutionResult>;
 
@@ -59,7 +58,7 @@ function shareKey(args: ExecutionArgs, fields: ReadonlySet<string>): string | un
 
 /** One execution and the queues of the subscribers reading it. */
 class SharedExecution {
-  private readonly readers = new Set<Reader>();
+  private readonly readers = new Set<PullQueue<ExecutionResult>>();
   private source: Source | undefined;
   private ended = false;
   /** An execution that could not start (an error result, no stream): each joiner gets it as is. */
@@ -88,7 +87,8 @@ class SharedExecution {
   }
 
   async join(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
-    const reader = new Reader(() => this.leave(reader));
+    // Each subscriber reads the shared results from its own queue, as a bus subscriber reads events.
+    const reader: PullQueue<ExecutionResult> = new PullQueue(SUBSCRIBER_BACKLOG, () => this.leave(reader));
     this.readers.add(reader);
     const failed = await this.started;
     if (failed) {
@@ -114,7 +114,7 @@ class SharedExecution {
     }
   }
 
-  private leave(reader: Reader): void {
+  private leave(reader: PullQueue<ExecutionResult>): void {
     this.readers.delete(reader);
     if (this.readers.size === 0) {
       this.finish();
@@ -130,64 +130,3 @@ class SharedExecution {
 }
 
 const isAsyncIterable = (x: unknown): x is AsyncIterable<unknown> => x != null && typeof x === "object" && Symbol.asyncIterator in x;
-
-/** One subscriber's queue of shared results. */
-class Reader implements AsyncIterableIterator<ExecutionResult> {
-  private queue: ExecutionResult[] = [];
-  private waiting: ((r: IteratorResult<ExecutionResult>) => void) | undefined;
-  private failure: { error: unknown } | undefined;
-  private done = false;
-  private left = false;
-
-  constructor(private readonly onLeave: () => void) {}
-
-  push(result: ExecutionResult): void {
-    if (this.done) return;
-    if (this.waiting) {
-      const w = this.waiting;
-      this.waiting = undefined;
-      w({ value: result, done: false });
-      return;
-    }
-    this.queue.push(result);
-    if (this.queue.length > SUBSCRIBER_BACKLOG) this.queue.shift();
-  }
-
-  end(): void {
-    if (this.done) return;
-    this.done = true;
-    this.waiting?.({ value: undefined, done: true });
-    this.waiting = undefined;
-  }
-
-  fail(error: unknown): void {
-    this.failure = { error };
-    this.end();
-  }
-
-  next(): Promise<IteratorResult<ExecutionResult>> {
-    const result = this.queue.shift();
-    if (result) return Promise.resolve({ value: result, done: false });
-    if (this.failure) {
-      const { error } = this.failure;
-      this.failure = undefined;
-      return Promise.reject(error);
-    }
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => (this.waiting = resolve));
-  }
-
-  return(): Promise<IteratorResult<ExecutionResult>> {
-    this.queue = [];
-    this.end();
-    if (!this.left) {
-      this.left = true;
-      this.onLeave();
-    }
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator]() {
-    return this;
-  }
-}
