@@ -15,14 +15,16 @@ export interface GraphQLFace {
  * a build failure answers that request with an error and the next request tries again.
  */
 export function graphqlOnFirstUse(path: string, build: () => Promise<GraphQLFace>) {
-  let face: Promise<GraphQLFace> | undefined;
-  const ready = () =>
-    (face ??= build().catch((e) => {
-      face = undefined;
-      throw e;
-    }));
+  let building: Promise<GraphQLFace> | undefined;
   let built: GraphQLFace | undefined;
-  const load = async () => (built = await ready());
+  const load = () =>
+    (building ??= build().then(
+      (face) => (built = face),
+      (e) => {
+        building = undefined;
+        throw e;
+      },
+    ));
   return {
     path,
     http: (req: Request, res: Response, next: NextFunction) => void load().then((f) => f.http(req, res), next),
