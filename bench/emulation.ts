@@ -16,7 +16,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, PATCHBAY_ROLE, printTable, request, serveBare,
+  ask, BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, PATCHBAY_ROLE, printTable, request, serveBare,
   requestJson, servePatchbay, startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
 } from "./harness.js";
 
@@ -52,11 +52,7 @@ async function buildProject(agent: http.Agent, port: number, name: string, n: nu
 }
 
 async function statementsPerRequest(child: ChildProcess, agent: http.Agent, port: number, r: Req, times = 5): Promise<number> {
-  const count = () =>
-    new Promise<number>((resolve) => {
-      child.once("message", (m: any) => resolve(m.statements));
-      child.send("statements");
-    });
+  const count = async () => (await ask(child, "statements", "statements")).statements as number;
   const before = await count();
   for (let i = 0; i < times; i++) await request(agent, port, r);
   return ((await count()) - before) / times;

@@ -26,7 +26,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "graphql-ws";
 import WebSocket, { WebSocketServer } from "ws";
-import { DURATION_S, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
+import { ask, DURATION_S, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
 import type { RunningServer } from "../src/server.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -233,8 +233,7 @@ async function measure(target: Target): Promise<void> {
     const total = RATE * DURATION_S;
     const { sent, seconds } = await target.publish(total);
     // Late events are late, not lost: wait until every subscriber has everything, or nothing arrives for 5 s.
-    const received = () =>
-      Promise.all(workers.map((w) => new Promise<number>((resolve) => (w.once("message", (m: any) => resolve(m.received)), w.send("progress"))))).then((n) => n[0] + n[1]);
+    const received = () => Promise.all(workers.map((w) => ask(w, "progress", "received"))).then(([a, b]) => a.received + b.received);
     for (let last = -1, quietSince = now(); ; ) {
       const n = await received();
       if (n === SUBSCRIBERS * total) break;
@@ -242,10 +241,7 @@ async function measure(target: Target): Promise<void> {
       else if (now() - quietSince > 5000) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    const reports = await Promise.all(
-      workers.map((w) => new Promise<any[]>((resolve) => (w.on("message", (m: any) => m.report && resolve(m.report)), w.send({ sent })))),
-    );
-    const subs = reports.flat();
+    const subs = (await Promise.all(workers.map((w) => ask(w, { sent }, "report")))).flatMap((m) => m.report);
     const rows = [["subscribers", "events each", "delivered", "lost", "duplicates", "p50 ms", "p99 ms", "max ms"]];
     for (const kind of [...target.kinds, "all"] as const) {
       const group = subs.filter((s) => kind === "all" || s.kind === kind);
@@ -265,14 +261,6 @@ async function measure(target: Target): Promise<void> {
     for (const w of workers) if (w.exitCode === null) w.kill();
   }
 }
-
-/** Sends `message` to a child and resolves with its first answer that has `key`. */
-const ask = (child: ChildProcess, message: unknown, key: string) =>
-  new Promise<any>((resolve) => {
-    const on = (m: any) => m?.[key] !== undefined && (child.off("message", on), resolve(m));
-    child.on("message", on);
-    child.send(message as never);
-  });
 
 async function main() {
   const db = await freshDatabase();

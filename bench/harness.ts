@@ -58,6 +58,15 @@ export async function servePatchbay(
   });
 }
 
+/** Sends `message` to a child and resolves with its first answer that carries `key`. */
+export function ask(child: ChildProcess, message: unknown, key: string): Promise<any> {
+  return new Promise((resolve) => {
+    const on = (m: any) => m?.[key] !== undefined && (child.off("message", on), resolve(m));
+    child.on("message", on);
+    child.send(message as never);
+  });
+}
+
 /** Forks `script` with `args`; resolves with its first IPC message (e.g. the port it listens on). */
 export function startChild(script: string, args: string[]): Promise<{ child: ChildProcess; msg: any }> {
   const child = fork(script, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });

@@ -21,7 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { optimizeDatabase } from "../src/platform/db/maintenance.js";
-import { BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, printTable, request, serveBare, startBare, startChild, stopChildren, WARMUP_S, type Result } from "./harness.js";
+import { ask, BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, printTable, request, serveBare, startBare, startChild, stopChildren, WARMUP_S, type Result } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const env = process.env;
@@ -272,8 +272,7 @@ async function main() {
     if (env.BENCH_PROFILE === "1") pb.child.send("profile-start");
     results.push(await measure("REST GET /api/storage/quota/rules", port, { method: "GET", path: REST_PATH }));
     if (env.BENCH_PROFILE === "1") {
-      pb.child.send("profile-stop");
-      const { profile } = await new Promise<any>((res) => pb.child.once("message", res));
+      const { profile } = await ask(pb.child, "profile-stop", "profile");
       console.log(`\nPatchbay CPU self time during the REST scenario (BENCH_PROFILE=1; the profiler itself costs some throughput):\n  ${profile.join("\n  ")}`);
     }
     results.push(await measure("GraphQL quotaRules first:50 + totalCount", port, { method: "POST", path: "/graphql", body: gqlBody(true) }));
