@@ -73,9 +73,16 @@ function overSse(s: TestServer, variables: Record<string, unknown>): Stream {
   return { items, completed: () => completed, close: () => ctrl.abort() };
 }
 
+/** The readers of link `linkId`'s packet feed: subscriptions whose start position is fixed. */
+const feedReaders = (s: TestServer, linkId: string) => PacketFeed.of(s.ctx.services.emulation.runtime.capture(linkId)!).stats().readers;
+
 const packets = (st: Stream) => st.items.filter((i) => i.__typename === "SubscriptionLinkPacketsSuccess").map((i) => i.data);
 
-/** Open linkPackets subscriptions, as /metrics counts them: once counted, the stream's start position is fixed. */
+/**
+ * Open linkPackets subscriptions, as /metrics counts them. Counted is not yet reading: Pothos runs the subscribe
+ * resolver, which fixes the stream's start in the feed, at the stream's first pull; a stream has its start once its
+ * feed counts it as a reader (`feedReaders`).
+ */
 async function openPacketStreams(s: TestServer): Promise<number> {
   const text = await (await fetch(`${s.url}/metrics`)).text();
   return Number(/^patchbay_open_streams\{kind="graphql:linkPackets"\} (\d+)/m.exec(text)?.[1] ?? 0);
@@ -157,7 +164,7 @@ describe("linkPackets", () => {
     const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
       http.get(sseUrl(s, { p: P, l: L }), { headers: { accept: "text/event-stream" } }, resolve).on("error", reject),
     );
-    await waitFor(async () => (await openPacketStreams(s)) > before, 10_000, "the SSE subscription");
+    await waitFor(async () => (await openPacketStreams(s)) > before && feedReaders(s, L) === 1, 10_000, "the SSE subscription reading");
 
     const relay = s.ctx.services.emulation.runtime.snapshot().attachments.find((a) => a.port === `${SW}/0/0`)!.peer;
     const feed = PacketFeed.of(s.ctx.services.emulation.runtime.capture(L)!);
@@ -216,7 +223,7 @@ describe("linkPackets", () => {
 
       const ws = overWs(client, { p: P, l: L });
       const sse = overSse(s, { p: P, l: L });
-      await waitFor(async () => (await openPacketStreams(s)) >= 2, 10_000, "both subscriptions");
+      await waitFor(async () => (await openPacketStreams(s)) >= 2 && feedReaders(s, L) === 2, 10_000, "both subscriptions reading");
 
       const echo = (st: Stream, type: number) => packets(st).find((p) => p.icmp?.type === type);
       await step("PC1 pings PC2: both transports deliver the same decoded packets", async () => {
