@@ -179,13 +179,17 @@ export async function openProject(ctx: AppContext, projectId: string): Promise<P
   return opened;
 }
 
-/** Idempotent. Node processes are the runtime's: it stops them when it sees project.closed. */
+/**
+ * Idempotent. Node processes are the runtimes': each stops them when it sees project.closed. Like GNS3, the answer
+ * waits for this instance's, so a client re-opening at once finds its nodes stopped.
+ */
 export async function closeProject(ctx: AppContext, projectId: string): Promise<Project> {
   const project = await getProject(ctx, projectId);
   if (project.status === "closed") return project;
   const closed = await ctx.db.project.update({ where: { id: projectId }, data: { status: "closed" } });
   await writeTopologyFile(ctx, closed);
   await publishControllerEvent(ctx, { type: "project.closed", project: closed });
+  await ctx.services.emulation.runtime.releaseProject(projectId);
   return closed;
 }
 

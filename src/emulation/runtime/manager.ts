@@ -562,9 +562,14 @@ export class LocalCompute {
 
   /**
    * Project close/delete: stop its processes, tear down its links and devices, and record that nothing of it
-   * runs any more (vpcs nodes stopped, captures off) so a re-opened project starts from a true state.
+   * runs any more (vpcs nodes stopped, captures off) so a re-opened project starts from a true state. One at a
+   * time per project: the close operation and the project.closed event both ask for it.
    */
   async releaseProject(projectId: string): Promise<void> {
+    return this.serial(`project:${projectId}`, () => this.releaseProjectNow(projectId));
+  }
+
+  private async releaseProjectNow(projectId: string): Promise<void> {
     for (const [id, w] of [...this.links]) if (w.projectId === projectId) await this.unwireLink(id);
     for (const [id, p] of [...this.processes]) if (p.projectId === projectId) await this.stopProcess(id);
     for (const [id, d] of [...this.devices]) {
