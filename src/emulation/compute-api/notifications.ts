@@ -1,6 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import type { WebSocketRoute } from "../../platform/http/websockets.js";
-import { openNotificationStream } from "../notifications/stream.js";
+import { openNotificationStream, webSocketSender } from "../notifications/stream.js";
 
 /**
  * `GET /v2/compute/notifications/ws`: the compute's global WebSocket, which a GNS3 controller keeps open to each
@@ -11,8 +11,8 @@ export function computeNotificationWebSockets(ctx: AppContext): WebSocketRoute[]
   return [
     {
       match: (pathname) => (pathname === "/v2/compute/notifications/ws" ? {} : undefined),
-      handle(ws) {
-        const close = openNotificationStream(ctx, { kind: "compute" }, (message) => ws.send(message));
+      handle(ws, req) {
+        const close = openNotificationStream(ctx, { kind: "compute" }, webSocketSender(ctx, ws, req.socket));
         ws.on("error", () => ws.terminate());
         ws.on("close", close);
       },

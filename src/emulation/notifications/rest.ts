@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { getProject } from "../projects/lookup.js";
 import type { Gns3Routes } from "../rest/kit.js";
-import { openNotificationStream, type StreamScope } from "./stream.js";
+import { openNotificationStream, writeToStream, type StreamScope } from "./stream.js";
 
 /**
  * Serves one GNS3 HTTP notification stream (chunked newline-delimited JSON) until the client leaves. A project
@@ -21,7 +21,10 @@ export function serveNotificationStream(
     res.setHeader("Connection", "close");
     res.flushHeaders();
     const detach = countListener && scope.kind === "project" ? ctx.services.emulation.listeners.attach(scope.projectId) : () => {};
-    const close = openNotificationStream(ctx, scope, (message) => res.write(`${message}\n`));
+    // Each message is framed once for all streams and written past res (the headers are out): chunked, unless the
+    // client spoke HTTP/1.0, which gets the bytes until the connection closes.
+    const socket = req.socket;
+    const close = openNotificationStream(ctx, scope, (message) => writeToStream(ctx, socket, res.chunkedEncoding ? message.httpChunk() : message.line()));
     req.on("close", () => {
       close();
       detach();

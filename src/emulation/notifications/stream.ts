@@ -1,5 +1,9 @@
+import type { Socket } from "node:net";
+import type { WebSocket } from "ws";
 import type { AppContext } from "../../platform/context.js";
-import type { Topic } from "../../platform/events.js";
+import { beforeStreamWrite } from "../../platform/http/coalesced-writes.js";
+import { httpChunk, webSocketTextFrame } from "../../platform/http/stream-frames.js";
+import type { Subscription, Topic } from "../../platform/events.js";
 import { trackStream } from "../../platform/ops/metrics.js";
 import { pythonJsonLine } from "../rest/json.js";
 import { allProjectsTopic, channelProjectId, controllerTopic, projectTopic, type EmulationEvent } from "../events.js";
@@ -20,49 +24,144 @@ function scopeTopic(scope: StreamScope): Topic<EmulationEvent> {
   return scope.kind === "controller" ? controllerTopic : projectTopic(scope.projectId);
 }
 
-/**
- * The GNS3 wire form, made here at the stream's edge; a compute's stream names each event's project. Every stream
- * of one kind sends the same line for one event, and the bus hands all its subscribers the same event object: the
- * line is made once per event and kind, not once per listener (held only as long as the event is).
- */
-const lines: Record<StreamScope["kind"], WeakMap<object, string>> = { controller: new WeakMap(), project: new WeakMap(), compute: new WeakMap() };
-
-function scopeLine(ctx: AppContext, scope: StreamScope, channel: string, event: EmulationEvent): string {
-  let line = lines[scope.kind].get(event);
-  if (line === undefined) {
-    const message = toGns3Notification(ctx, event);
-    line = pythonJsonLine(scope.kind === "compute" ? { ...message, project_id: channelProjectId(channel) } : message);
-    lines[scope.kind].set(event, line);
-  }
-  return line;
+/** The GNS3 wire form, made here at the stream's edge; a compute's stream names each event's project. */
+function scopeMessage(ctx: AppContext, scope: StreamScope, channel: string, event: EmulationEvent): NotificationMessage {
+  const message = toGns3Notification(ctx, event);
+  return new NotificationMessage(pythonJsonLine(scope.kind === "compute" ? { ...message, project_id: channelProjectId(channel) } : message));
 }
 
 /**
- * One GNS3 notification stream, whatever the transport: `send` gets each message as GNS3 serialises it
- * (sorted keys, Python separators). Returns the function that ends the stream.
+ * One message as GNS3 serialises it (sorted keys, Python separators), with its wire forms made once for all the
+ * streams that send it, written to their sockets as they are.
  */
-export function openNotificationStream(ctx: AppContext, scope: StreamScope, send: (message: string) => void): () => void {
-  const subscription = ctx.bus.subscribe(scopeTopic(scope));
+export class NotificationMessage {
+  private bytes: Buffer | undefined;
+  private chunk: Buffer | undefined;
+  private frame: Buffer | undefined;
+
+  constructor(readonly text: string) {}
+
+  /** What an HTTP stream sends: the message and a newline. */
+  line(): Buffer {
+    return (this.bytes ??= Buffer.from(`${this.text}\n`));
+  }
+
+  /** The line as a chunk of a chunked response. */
+  httpChunk(): Buffer {
+    return (this.chunk ??= httpChunk(this.line()));
+  }
+
+  /** The message as a WebSocket text frame. */
+  webSocketFrame(): Buffer {
+    return (this.frame ??= webSocketTextFrame(Buffer.from(this.text)));
+  }
+}
+
+/**
+ * Unsent bytes beyond which a stream's client is taken as gone and disconnected: GNS3 streams have no flow control,
+ * and a client that stopped reading would otherwise have the server keep every message for it, without bound.
+ */
+const UNSENT_LIMIT = 16 * 1024 * 1024;
+
+/** Writes one message's wire form to a stream's socket, or cuts a client that has stopped reading. */
+export function writeToStream(ctx: AppContext, socket: Socket, bytes: Buffer): void {
+  if (socket.destroyed) return;
+  if (socket.writableLength > UNSENT_LIMIT) {
+    ctx.log.warn("notification stream cut: the client stopped reading", { unsent: socket.writableLength, remote: socket.remoteAddress });
+    socket.destroy();
+    return;
+  }
+  beforeStreamWrite(socket);
+  socket.write(bytes);
+}
+
+/** A GNS3 WebSocket stream's send: each message's frame, written on the upgraded request's socket. */
+export function webSocketSender(ctx: AppContext, ws: WebSocket, socket: Socket): (message: NotificationMessage) => void {
+  return (message) => {
+    if (ws.readyState === ws.OPEN) writeToStream(ctx, socket, message.webSocketFrame());
+  };
+}
+
+/**
+ * The streams of one scope (the controller's, one project's, the compute's) share one bus subscription: the fan-out
+ * to 1,000 streams is one loop over their sends per event, instead of 1,000 subscriptions each ordering, counting
+ * and queueing the same event. A stream joining reads what comes from then on, as its own subscription would.
+ */
+class StreamHub {
+  private readonly streams = new Set<(message: NotificationMessage) => void>();
+  private readonly subscription: Subscription<EmulationEvent>;
+
+  constructor(ctx: AppContext, scope: StreamScope, onEnd: () => void) {
+    const subscription = (this.subscription = ctx.bus.subscribe(scopeTopic(scope)));
+    void (async () => {
+      try {
+        for await (const e of subscription) {
+          const message = scopeMessage(ctx, scope, e.channel, e.data);
+          for (const send of this.streams) send(message);
+        }
+      } catch (error) {
+        ctx.log.error("notification stream", { error });
+      } finally {
+        onEnd();
+      }
+    })();
+  }
+
+  join(send: (message: NotificationMessage) => void): void {
+    this.streams.add(send);
+  }
+
+  leave(send: (message: NotificationMessage) => void): void {
+    this.streams.delete(send);
+    if (this.streams.size === 0) void this.subscription.return();
+  }
+}
+
+/** The hubs of each server, found through its bus (every copy of a server's context shares it). */
+const hubsByBus = new WeakMap<object, Map<string, StreamHub>>();
+
+function joinHub(ctx: AppContext, scope: StreamScope, send: (message: NotificationMessage) => void): StreamHub {
+  let hubs = hubsByBus.get(ctx.bus);
+  if (!hubs) hubsByBus.set(ctx.bus, (hubs = new Map()));
+  const key = scope.kind === "project" ? `project:${scope.projectId}` : scope.kind;
+  let hub = hubs.get(key);
+  if (!hub) {
+    const created: StreamHub = new StreamHub(ctx, scope, () => hubs.get(key) === created && hubs.delete(key));
+    hubs.set(key, (hub = created));
+  }
+  hub.join(send);
+  return hub;
+}
+
+/**
+ * One GNS3 notification stream, whatever the transport: `send` gets each message. Returns the function that ends
+ * the stream.
+ */
+export function openNotificationStream(ctx: AppContext, scope: StreamScope, send: (message: NotificationMessage) => void): () => void {
   const untrack = trackStream(ctx, `gns3:${scope.kind}`);
   const pingInterval = PING_INTERVAL_MS[scope.kind];
   let open = true;
-  const ping = () => emit(pythonJsonLine({ action: "ping", event: systemUsage() }));
-  // Re-armed on every message (refresh, not a new timer per message: at 100 events/s to 1,000 streams, timers
-  // were a measurable share of the fan-out).
-  const timer = setTimeout(ping, pingInterval);
-  const emit = (line: string) => {
+  let lastSent = -Infinity;
+  const emit = (message: NotificationMessage) => {
     if (!open) return;
-    send(line);
-    timer.refresh();
+    send(message);
+    lastSent = performance.now();
   };
-  ping();
-  void (async () => {
-    for await (const e of subscription) emit(scopeLine(ctx, scope, e.channel, e.data));
-  })();
+  // A ping once the stream has been silent for the interval; the timer checks the last send instead of being
+  // re-armed on every message (at 100 events/s to 1,000 streams, re-arming was a measurable share of the fan-out).
+  let timer: NodeJS.Timeout;
+  const pingWhenSilent = () => {
+    const silent = performance.now() - lastSent;
+    if (silent >= pingInterval) emit(new NotificationMessage(pythonJsonLine({ action: "ping", event: systemUsage() })));
+    timer = setTimeout(pingWhenSilent, silent >= pingInterval ? pingInterval : pingInterval - silent);
+  };
+  pingWhenSilent();
+  const hub = joinHub(ctx, scope, emit);
   return () => {
+    if (!open) return;
     untrack();
     open = false;
     clearTimeout(timer);
-    void subscription.return();
+    hub.leave(emit);
   };
 }

@@ -2,7 +2,7 @@ import type { AppContext } from "../../platform/context.js";
 import { DomainError } from "../../platform/errors.js";
 import type { WebSocketRoute } from "../../platform/http/websockets.js";
 import { getProject } from "../projects/lookup.js";
-import { openNotificationStream, type StreamScope } from "./stream.js";
+import { openNotificationStream, webSocketSender, type StreamScope } from "./stream.js";
 
 /** The GNS3 WebSocket notification streams: one text frame per message; client messages are ignored. */
 export function notificationWebSockets(ctx: AppContext): WebSocketRoute[] {
@@ -22,10 +22,10 @@ export function notificationWebSockets(ctx: AppContext): WebSocketRoute[] {
         throw e;
       }
     },
-    handle(ws, _req, params) {
+    handle(ws, req, params) {
       const scope = scopeOf(params);
       const detach = scope.kind === "project" ? ctx.services.emulation.listeners.attach(scope.projectId) : () => {};
-      const close = openNotificationStream(ctx, scope, (message) => ws.send(message));
+      const close = openNotificationStream(ctx, scope, webSocketSender(ctx, ws, req.socket));
       ws.on("error", () => ws.terminate());
       ws.on("close", () => {
         close();
