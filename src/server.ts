@@ -123,8 +123,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
       import("./platform/graphql/yoga.js"),
       Promise.all(features.map((f) => f.graphqlPlugins?.(ctx) ?? [])),
     ]);
-    const { yoga, wsRoute } = createGraphQL(graphqlSchema(), ctx, plugins.flat());
-    return { http: (req, res) => yoga(req, res, { req, res }), wsRoute };
+    return createGraphQL(graphqlSchema(), ctx, plugins.flat());
   });
   app.use(graphql.path, ...graphqlBodyLimit(config.bodyLimit), graphql.http);
   for (const f of features) f.mount(app, ctx);

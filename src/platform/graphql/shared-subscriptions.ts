@@ -2,6 +2,7 @@ import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type F
 import type { Plugin } from "graphql-yoga";
 import type { AppContext } from "../context.js";
 import { SUBSCRIBER_BACKLOG } from "../events.js";
+import { httpChunk } from "../http/stream-frames.js";
 import { PullQueue } from "../pull-queue.js";
 import { scopedBus } from "./subscription-scope.js";
 
@@ -17,6 +18,14 @@ type Source = AsyncIterator<ExecutionResult> & AsyncIterable<ExecutionResult>;
  * Shared only: a subscription whose one root field is in `fields` (streams whose results do not depend on who
  * asks, read from the event bus) and that asks no replay (`after` absent or null): a replay is for that client
  * alone, and a client joining a running execution receives what comes from then on, as a new execution would.
+ *
+ * A subscriber whose transport put a DirectStream in its context (graphql-ws and SSE, see yoga.ts) is also written
+ * to directly: each result is serialized once and its frame written to the subscriber's socket, instead of every
+ * subscriber's result passing on its own through the plugins' result hooks, the transport's serializer and (for
+ * SSE) a web stream, which cost more than the write. Only results that those hooks would leave unchanged are
+ * written directly: a result with errors (masked on the normal path) or extensions, or a subscriber whose
+ * transport cannot take a write now (its client not reading), goes the normal way from then on, so that the
+ * subscriber's results stay in order.
  */
 export function useSharedSubscriptions(ctx: AppContext, fields: ReadonlySet<string>): Plugin {
   const running = new Map<string, SharedExecution>();
@@ -36,7 +45,7 @@ export function useSharedSubscriptions(ctx: AppContext, fields: ReadonlySet<stri
           });
           running.set(key, shared);
         }
-        return shared.join();
+        return shared.join((subscriber.contextValue as { directStream?: DirectStream }).directStream);
       });
     },
   };
@@ -56,9 +65,38 @@ function shareKey(args: ExecutionArgs, fields: ReadonlySet<string>): string | un
   return JSON.stringify([text, args.operationName ?? null, args.variableValues ?? {}]);
 }
 
+/** A subscriber's transport, writing a result it is given directly (see useSharedSubscriptions). */
+export interface DirectStream {
+  /** Writes the result; false when it cannot (then the result and those after it take the normal path). */
+  write(result: SerializedResult): boolean;
+}
+
+/** A result of a shared execution, serialized once for all the subscribers it is written to directly. */
+export class SerializedResult {
+  /** What the transports' serializers would make of it (no errors or extensions to adjust). */
+  readonly json: string;
+  private sse: Buffer | undefined;
+  private sseChunk: Buffer | undefined;
+
+  constructor(result: ExecutionResult) {
+    this.json = JSON.stringify(result);
+  }
+
+  /** The SSE event Yoga sends for it. */
+  sseEvent(): Buffer {
+    return (this.sse ??= Buffer.from(`event: next\ndata: ${this.json}\n\n`));
+  }
+
+  /** The SSE event as a chunk of a chunked response. */
+  sseHttpChunk(): Buffer {
+    return (this.sseChunk ??= httpChunk(this.sseEvent()));
+  }
+}
+
 /** One execution and the queues of the subscribers reading it. */
 class SharedExecution {
-  private readonly readers = new Set<PullQueue<ExecutionResult>>();
+  /** Each subscriber's queue, and its direct stream while it takes results directly. */
+  private readonly readers = new Map<PullQueue<ExecutionResult>, DirectStream | undefined>();
   private source: Source | undefined;
   private ended = false;
   /** An execution that could not start (an error result, no stream): each joiner gets it as is. */
@@ -86,10 +124,10 @@ class SharedExecution {
     );
   }
 
-  async join(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  async join(direct: DirectStream | undefined): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     // Each subscriber reads the shared results from its own queue, as a bus subscriber reads events.
     const reader: PullQueue<ExecutionResult> = new PullQueue(SUBSCRIBER_BACKLOG, () => this.leave(reader));
-    this.readers.add(reader);
+    this.readers.set(reader, direct);
     const failed = await this.started;
     if (failed) {
       this.readers.delete(reader);
@@ -104,11 +142,17 @@ class SharedExecution {
       for (;;) {
         const next = await this.source!.next();
         if (next.done) break;
-        for (const r of this.readers) r.push(next.value);
+        const result = next.value;
+        const serialized = result.errors || result.extensions ? undefined : new SerializedResult(result);
+        for (const [r, direct] of this.readers) {
+          if (direct && serialized && direct.write(serialized)) continue;
+          if (direct) this.readers.set(r, undefined);
+          r.push(result);
+        }
       }
-      for (const r of this.readers) r.end();
+      for (const r of this.readers.keys()) r.end();
     } catch (error) {
-      for (const r of this.readers) r.fail(error);
+      for (const r of this.readers.keys()) r.fail(error);
     } finally {
       this.finish();
     }

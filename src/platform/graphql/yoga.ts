@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import type { Request, Response } from "express";
 import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from "graphql";
 import { createFetch } from "@whatwg-node/fetch";
@@ -8,10 +9,13 @@ import type { WebSocket } from "ws";
 import { parseBytes } from "../bytes.js";
 import type { AppContext } from "../context.js";
 import { DomainError } from "../errors.js";
+import { beforeStreamWrite, coalesceResponseWrites } from "../http/coalesced-writes.js";
+import { webSocketTextFrame } from "../http/stream-frames.js";
 import type { WebSocketRoute } from "../http/websockets.js";
 import { currentRequestId } from "../log.js";
 import { useCsrfPrevention } from "./csrf.js";
 import { useResourceLimits } from "./limits.js";
+import type { DirectStream } from "./shared-subscriptions.js";
 import { useOperationChoice } from "./operation-choice.js";
 import { useSubscriptionMetrics } from "./subscription-metrics.js";
 import { useSubscriptionScope } from "./subscription-scope.js";
@@ -37,8 +41,37 @@ const isGraphQLError = (e: unknown): e is GraphQLError => e instanceof Error && 
 /** Unsent bytes of a graphql-ws client above which each message waits until it is written (see send below). */
 const SEND_BUFFER_HIGH = 1024 * 1024;
 
+/** A shared subscription's `next` messages to a graphql-ws subscriber, framed and written on its socket. */
+function graphqlWsDirectStream(ws: WebSocket, socket: Socket, id: string): DirectStream {
+  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`; // graphql-ws's own key order
+  return {
+    write(result) {
+      if (ws.readyState !== ws.OPEN) return true; // the client left: no one to deliver it to
+      if (ws.bufferedAmount >= SEND_BUFFER_HIGH) return false;
+      beforeStreamWrite(socket);
+      socket.write(webSocketTextFrame(Buffer.from(`${prefix}${result.json}}`)));
+      return true;
+    },
+  };
+}
+
+/** A shared subscription's events to an SSE subscriber, written on its socket once Yoga has sent the head. */
+function sseDirectStream(res: Response): DirectStream {
+  return {
+    write(result) {
+      const socket = res.socket;
+      if (!socket || res.destroyed || res.writableEnded) return true;
+      if (!res.headersSent || socket.writableLength >= SEND_BUFFER_HIGH) return false;
+      beforeStreamWrite(socket);
+      // Chunked, unless the client spoke HTTP/1.0 (then the body is the bytes until the connection closes).
+      socket.write(res.chunkedEncoding ? result.sseHttpChunk() : result.sseEvent());
+      return true;
+    },
+  };
+}
+
 export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlugins: Plugin[] = []) {
-  const yoga = createYoga<{ req: Request; res: Response }, AppContext>({
+  const yoga = createYoga<{ req: Request; res: Response; directStream?: DirectStream }, AppContext>({
     schema,
     graphqlEndpoint: "/graphql",
     // GraphiQL is served on GET /graphql with its assets inlined (works offline); subscriptions over graphql-ws.
@@ -70,11 +103,12 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
   type EnvelopedArgs = ExecutionArgs & { rootValue: Pick<Enveloped, "execute" | "subscribe"> };
 
   // graphql-ws on the shared listener, using Yoga's envelop so both transports run the same plugins.
-  const wsServer = makeServer<Record<string, unknown>, { request: IncomingMessage }>({
+  const wsServer = makeServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>({
     execute: (args) => (args as EnvelopedArgs).rootValue.execute(args),
     subscribe: (args) => (args as EnvelopedArgs).rootValue.subscribe(args),
-    onSubscribe: async (c, _id, params) => {
-      const enveloped = yoga.getEnveloped({ ...c, req: c.extra.request, params });
+    onSubscribe: async (c, id, params) => {
+      const directStream = graphqlWsDirectStream(c.extra.socket, c.extra.request.socket, id);
+      const enveloped = yoga.getEnveloped({ ...c, req: c.extra.request, params, directStream });
       let document;
       try {
         document = enveloped.parse(params.query);
@@ -109,6 +143,7 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
           // unsent bytes beyond SEND_BUFFER_HIGH), so that one is held back rather than buffered without bound.
           send: (data) => {
             if (socket.readyState !== socket.OPEN) return Promise.resolve();
+            beforeStreamWrite(request.socket);
             if (socket.bufferedAmount < SEND_BUFFER_HIGH) {
               socket.send(data);
               return Promise.resolve();
@@ -126,11 +161,18 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
               }
             }),
         },
-        { request },
+        { request, socket },
       );
       socket.once("close", (code, reason) => closed(code, String(reason)));
     },
   };
 
-  return { yoga, wsRoute };
+  /** Yoga on Express; the writes of an SSE response are a stream's, coalesced under load. */
+  const http = (req: Request, res: Response) => {
+    if (!req.headers.accept?.includes("text/event-stream")) return yoga(req, res, { req, res });
+    coalesceResponseWrites(res);
+    return yoga(req, res, { req, res, directStream: sseDirectStream(res) });
+  };
+
+  return { http, wsRoute };
 }
