@@ -7,26 +7,29 @@
  * the node operations do (publishTopologyEvent, the node's x carrying the sequence number), and each subscriber
  * notes when every event arrives. Printed: latency from publish to the event being read by the client (p50/p99/max,
  * all subscribers, per transport), and events lost (each subscriber must see every sequence number once; the run
- * waits for late events until every subscriber has all of them or none arrived for 5 s). The
- * write path is measured elsewhere (bench/emulation.ts): here the bus and the four transports are. Subscribers live in two child processes so that the
- * load generator does not share one event loop; the server runs in a third.
+ * waits for late events until every subscriber has all of them or none arrived for 5 s), the p99 of each second's
+ * events (where the tail is), and the server's CPU time while publishing (per delivery). The write path is measured
+ * elsewhere (bench/emulation.ts): here the bus and the four transports are. Subscribers are lean raw-socket clients
+ * (bench/stream-client.ts) in two child processes; the server runs in a third, all on the same 2 cores.
  *
  * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_SUBSCRIBERS (1000), BENCH_RATE (events/s, 100),
- * BENCH_DURATION (s, 10).
+ * BENCH_DURATION (s, 10; after BENCH_WARMUP, 2 s of events left out of the latencies), BENCH_KINDS (a
+ * comma-separated subset of the four), BENCH_CPU_PROF=dir (CPU profiles of the children).
  *
  * The floor, in the same run: a bare node:http server and a bare ws server in one process sending the same GNS3 lines
  * (the node's JSON, made once per event) to the same number of subscribers, half over WebSocket, half over a chunked
- * HTTP stream: no bus, no routing, no per-subscriber work beyond the write. What it cannot reach on this machine, no
- * server can.
+ * HTTP stream, each message written to each socket as it comes (res.write, ws.send): no bus, no routing, no
+ * per-subscriber work beyond the write, and no coalescing of writes.
  */
 import type { ChildProcess } from "node:child_process";
 import { fork } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
-import { createClient } from "graphql-ws";
 import WebSocket, { WebSocketServer } from "ws";
-import { ask, DURATION_S, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
+import { clientTextFrame, openRecordedStream, type RecordedStream } from "./stream-client.js";
+import { ask, CHILD_EXEC_ARGV, DURATION_S, WARMUP_S, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
 import type { RunningServer } from "../src/server.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -34,23 +37,28 @@ const SUBSCRIBER_ROLE = "--subscribers";
 const BARE_FANOUT_ROLE = "--serve-bare-fanout";
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
-const KINDS = ["gns3-ws", "gns3-http", "graphql-ws", "sse"] as const;
-type Kind = (typeof KINDS)[number];
+const ALL_KINDS = ["gns3-ws", "gns3-http", "graphql-ws", "sse"] as const;
+type Kind = (typeof ALL_KINDS)[number];
+/** BENCH_KINDS=gns3-http,sse: only these transports (to see one transport's cost); all four by default. */
+const KINDS = (process.env.BENCH_KINDS?.split(",") ?? ALL_KINDS) as readonly Kind[];
 
 const now = () => performance.timeOrigin + performance.now(); // one clock across processes
 const GQL = `subscription($p: ID!) { projectEvents(projectId: $p) { ... on SubscriptionProjectEventsSuccess { data { action ... on NodeEvent { node { id x } } } } } }`;
 
 /** Calls `publish(seq)` for seq = 1…total at `rate` per second; returns the publish times, indexed by seq. */
-async function paced(rate: number, total: number, publish: (seq: number) => unknown): Promise<{ sent: number[]; seconds: number }> {
+async function paced(rate: number, total: number, publish: (seq: number) => unknown): Promise<{ sent: number[]; seconds: number; cpuMs: number }> {
   const sent: number[] = [0];
   const start = now();
+  const cpu = process.cpuUsage();
   for (let seq = 1; seq <= total; seq++) {
     const wait = start + (seq - 1) * (1000 / rate) - now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     sent[seq] = now();
     await publish(seq);
   }
-  return { sent, seconds: (now() - start) / 1000 };
+  // The publishing process's CPU time until the last event was handed over (its deliveries mostly included).
+  const used = process.cpuUsage(cpu);
+  return { sent, seconds: (now() - start) / 1000, cpuMs: (used.user + used.system) / 1000 };
 }
 
 /** In the server child: publishes `total` node.updated events at `rate`, then reports their publish times. */
@@ -105,102 +113,111 @@ function serveBareFanout(): void {
   });
 }
 
-/** Splits a streamed response into the records `separator` ends (GNS3 stream lines, SSE blocks). */
-function records(res: http.IncomingMessage, separator: string, onRecord: (record: string) => void): void {
-  let buffer = "";
-  res.setEncoding("utf8");
-  res.on("data", (chunk: string) => {
-    buffer += chunk;
-    let end;
-    while ((end = buffer.indexOf(separator)) >= 0) {
-      onRecord(buffer.slice(0, end));
-      buffer = buffer.slice(end + separator.length);
-    }
-  });
+/**
+ * One subscriber: what it read, as it came off the socket (bench/stream-client.ts), decoded when asked (for progress,
+ * after the publishing) into the arrival time of each sequence number. A message's arrival is the read that
+ * completed it. Every message is still parsed and checked (sequence number, node, no loss, no duplicate), only
+ * later: parsing 100,000 JSON messages a second as they arrived took CPU the server needed.
+ */
+class Arrivals {
+  readonly at = new Map<number, number>();
+  duplicates = 0;
+  private readonly text = new StringDecoder("utf8");
+  private rest = "";
+
+  /**
+   * `separator`: what ends a message in a streamed body (a GNS3 line, an SSE block), or undefined when each
+   * payload is one message (WebSocket). `decode` returns a message's sequence number, or undefined for others.
+   */
+  constructor(
+    readonly kind: Kind,
+    readonly stream: RecordedStream,
+    private readonly separator: string | undefined,
+    private readonly decode: (message: string) => unknown,
+  ) {}
+
+  /** Decodes what was read since the last call. */
+  settle(): void {
+    this.stream.drain((payload, at) => {
+      if (this.separator === undefined) return this.seen(this.decode(payload.toString("utf8")), at);
+      this.rest += this.text.write(payload);
+      let end;
+      while ((end = this.rest.indexOf(this.separator)) >= 0) {
+        this.seen(this.decode(this.rest.slice(0, end)), at);
+        this.rest = this.rest.slice(end + this.separator.length);
+      }
+    });
+  }
+
+  private seen(x: unknown, at: number): void {
+    if (typeof x !== "number" || x < 1) return;
+    if (this.at.has(x)) this.duplicates++;
+    else this.at.set(x, at);
+  }
 }
 
 /** A subscriber child: opens its share of subscribers, records arrival times per sequence number. */
 async function runSubscribers(port: number, projectId: string, nodeId: string, first: number, count: number, kinds: readonly Kind[]): Promise<void> {
-  const arrivals: { kind: Kind; at: Map<number, number>; duplicates: number }[] = [];
-  const closers: (() => void)[] = [];
-  const base = `127.0.0.1:${port}`;
-  const seen = (sub: (typeof arrivals)[number], x: unknown) => {
-    if (typeof x !== "number" || x < 1) return;
-    if (sub.at.has(x)) sub.duplicates++;
-    else sub.at.set(x, now());
-  };
-  const gns3Message = (sub: (typeof arrivals)[number], text: string) => {
+  const gns3 = (text: string) => {
+    if (!text.trim()) return undefined;
     const m = JSON.parse(text);
-    if (m.action === "node.updated" && m.event.node_id === nodeId) seen(sub, m.event.x);
+    return m.action === "node.updated" && m.event.node_id === nodeId ? m.event.x : undefined;
   };
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-  const opened: Promise<void>[] = [];
-  for (let i = first; i < first + count; i++) {
-    const kind = kinds[i % kinds.length];
-    const sub = { kind, at: new Map<number, number>(), duplicates: 0 };
-    arrivals.push(sub);
-    if (kind === "gns3-ws") {
-      const ws = new WebSocket(`ws://${base}/v2/projects/${projectId}/notifications/ws`);
-      ws.on("message", (data) => gns3Message(sub, String(data)));
-      opened.push(new Promise((resolve, reject) => (ws.once("open", () => resolve()), ws.once("error", reject))));
-      closers.push(() => ws.terminate());
-    } else if (kind === "gns3-http") {
-      opened.push(
-        new Promise((resolve, reject) => {
-          const req = http.get({ host: "127.0.0.1", port, path: `/v2/projects/${projectId}/notifications`, agent }, (res) => {
-            records(res, "\n", (line) => {
-              if (line.trim()) gns3Message(sub, line);
-            });
-            resolve();
-          });
-          req.on("error", reject);
-          closers.push(() => req.destroy());
-        }),
-      );
-    } else if (kind === "graphql-ws") {
-      const client = createClient({ url: `ws://${base}/graphql`, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0 });
-      client.subscribe({ query: GQL, variables: { p: projectId } }, {
-        next: (m: any) => seen(sub, m.data?.projectEvents?.data?.node?.x),
-        error: (e) => console.error("graphql-ws", e),
-        complete: () => {},
-      });
-      opened.push(new Promise((resolve) => client.on("connected", () => resolve())));
-      closers.push(() => void client.dispose());
-    } else {
-      const url = `/graphql?query=${encodeURIComponent(GQL)}&variables=${encodeURIComponent(JSON.stringify({ p: projectId }))}`;
-      opened.push(
-        new Promise((resolve, reject) => {
-          const req = http.get({ host: "127.0.0.1", port, path: url, agent, headers: { accept: "text/event-stream" } }, (res) => {
-            records(res, "\n\n", (block) => {
-              const data = block.split("\n").find((l) => l.startsWith("data:"));
-              if (data && data.length > 6) seen(sub, JSON.parse(data.slice(5)).data?.projectEvents?.data?.node?.x);
-            });
-            resolve();
-          });
-          req.on("error", reject);
-          closers.push(() => req.destroy());
-        }),
-      );
+  const graphqlData = (payload: any) => payload?.data?.projectEvents?.data?.node?.x;
+  const graphqlWs = (text: string) => {
+    const m = JSON.parse(text);
+    if (m.type === "error") console.error("graphql-ws", m.payload);
+    return m.type === "next" ? graphqlData(m.payload) : undefined;
+  };
+  const sse = (block: string) => {
+    const data = block.split("\n").find((l) => l.startsWith("data:"));
+    return data && data.length > 6 ? graphqlData(JSON.parse(data.slice(5))) : undefined;
+  };
+  // The graphql-transport-ws protocol by hand: init, the ack, then one subscription.
+  const graphqlWsHandshake = (payload: Buffer, socket: import("node:net").Socket) => {
+    if (JSON.parse(payload.toString()).type !== "connection_ack") return false;
+    socket.write(clientTextFrame(JSON.stringify({ id: "1", type: "subscribe", payload: { query: GQL, variables: { p: projectId } } })));
+    return true;
+  };
+  const sseQuery = `/graphql?query=${encodeURIComponent(GQL)}&variables=${encodeURIComponent(JSON.stringify({ p: projectId }))}`;
+  const open = (kind: Kind): Promise<Arrivals> => {
+    switch (kind) {
+      case "gns3-ws":
+        return openRecordedStream(port, `/v2/projects/${projectId}/notifications/ws`, "websocket").then((s) => new Arrivals(kind, s, undefined, gns3));
+      case "gns3-http":
+        return openRecordedStream(port, `/v2/projects/${projectId}/notifications`, "http").then((s) => new Arrivals(kind, s, "\n", gns3));
+      case "graphql-ws": {
+        const greeting = clientTextFrame(JSON.stringify({ type: "connection_init" }));
+        const opening = openRecordedStream(port, "/graphql", "websocket", { protocol: "graphql-transport-ws", greeting, handshake: graphqlWsHandshake });
+        return opening.then((s) => new Arrivals(kind, s, undefined, graphqlWs));
+      }
+      case "sse":
+        return openRecordedStream(port, sseQuery, "http", { headers: { Accept: "text/event-stream" } }).then((s) => new Arrivals(kind, s, "\n\n", sse));
     }
-  }
-  await Promise.all(opened);
+  };
+  const arrivals = await Promise.all(Array.from({ length: count }, (_, i) => open(kinds[(first + i) % kinds.length])));
   process.send!({ opened: count });
   process.on("message", (m: any) => {
-    if (m === "progress") process.send!({ received: arrivals.reduce((n, a) => n + a.at.size, 0) });
+    if (m === "progress") {
+      for (const a of arrivals) a.settle();
+      process.send!({ received: arrivals.reduce((n, a) => n + a.at.size, 0) });
+    }
     if (m?.sent) {
       // The parent's send times, indexed by sequence number: latencies and losses per subscriber.
       const sent: number[] = m.sent;
       const report = arrivals.map((a) => {
+        a.settle();
+        // Indexed by sequence number - 1; NaN for an event never received.
         const latencies: number[] = [];
         let lost = 0;
         for (let seq = 1; seq < sent.length; seq++) {
           const at = a.at.get(seq);
           if (at === undefined) lost++;
-          else latencies.push(at - sent[seq]);
+          latencies.push(at === undefined ? NaN : at - sent[seq]);
         }
         return { kind: a.kind, latencies, lost, duplicates: a.duplicates };
       });
-      for (const close of closers) close();
+      for (const a of arrivals) a.stream.socket.destroy();
       process.send!({ report }, () => process.exit(0));
     }
   });
@@ -216,7 +233,7 @@ interface Target {
   /** Resolves once the server holds `n` subscriptions. */
   attached(n: number): Promise<void>;
   /** Publishes `total` events at RATE; the publish times by sequence number. */
-  publish(total: number): Promise<{ sent: number[]; seconds: number }>;
+  publish(total: number): Promise<{ sent: number[]; seconds: number; cpuMs: number }>;
 }
 
 /** Opens SUBSCRIBERS subscribers of `target` in two child processes, publishes, and prints the latency table. */
@@ -225,14 +242,20 @@ async function measure(target: Target): Promise<void> {
   const workers = [0, 1].map((w) => {
     const count = w === 0 ? half : SUBSCRIBERS - half;
     const args = [SUBSCRIBER_ROLE, String(target.port), target.projectId, target.nodeId, String(w * half), String(count), target.kinds.join(",")];
-    return fork(SELF, args, { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" });
+    return fork(SELF, args, { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced", execArgv: CHILD_EXEC_ARGV });
   });
   try {
     await Promise.all(workers.map((w) => new Promise((resolve) => w.once("message", resolve))));
     await target.attached(SUBSCRIBERS);
-    const total = RATE * DURATION_S;
-    const { sent, seconds } = await target.publish(total);
-    // Late events are late, not lost: wait until every subscriber has everything, or nothing arrives for 5 s.
+    // The first WARMUP_S seconds of events warm both ends up (compiled code, TCP windows) and are delivered and
+    // checked like the rest, but left out of the latencies, as every other bench leaves its warm-up out.
+    const warm = RATE * WARMUP_S;
+    const total = warm + RATE * DURATION_S;
+    const { sent, seconds, cpuMs } = await target.publish(total);
+    // Late events are late, not lost: wait until every subscriber has everything, or nothing arrives for 5 s. The
+    // first count waits a second: counting decodes everything read so far, which holds a subscriber's event loop
+    // for a while, and the last events would be read late because of it.
+    await new Promise((r) => setTimeout(r, 1000));
     const received = () => Promise.all(workers.map((w) => ask(w, "progress", "received"))).then(([a, b]) => a.received + b.received);
     for (let last = -1, quietSince = now(); ; ) {
       const n = await received();
@@ -245,17 +268,27 @@ async function measure(target: Target): Promise<void> {
     const rows = [["subscribers", "events each", "delivered", "lost", "duplicates", "p50 ms", "p99 ms", "max ms"]];
     for (const kind of [...target.kinds, "all"] as const) {
       const group = subs.filter((s) => kind === "all" || s.kind === kind);
-      const lat = group.flatMap((s) => s.latencies).sort((a: number, b: number) => a - b);
+      const delivered = group.reduce((n, s) => n + total - s.lost, 0);
+      const lat = group.flatMap((s) => s.latencies.slice(warm).filter((l: number) => !Number.isNaN(l))).sort((a: number, b: number) => a - b);
       const lost = group.reduce((n, s) => n + s.lost, 0);
       const dup = group.reduce((n, s) => n + s.duplicates, 0);
-      rows.push([`${kind} (${group.length})`, String(total), String(lat.length), String(lost), String(dup), percentile(lat, 50).toFixed(1), percentile(lat, 99).toFixed(1), (lat.at(-1) ?? NaN).toFixed(1)]);
+      rows.push([`${kind} (${group.length})`, String(total), String(delivered), String(lost), String(dup), percentile(lat, 50).toFixed(1), percentile(lat, 99).toFixed(1), (lat.at(-1) ?? NaN).toFixed(1)]);
     }
     const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
     rows.forEach((r, i) => {
       console.log(`| ${r.map((c, j) => (j === 0 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join(" | ")} |`);
       if (i === 0) console.log(`|${widths.map((w, j) => (j === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
     });
+    // Where the tail is: the p99 of the events published in each second of the run, the warm-up's in brackets.
+    const perSecond = Array.from({ length: Math.ceil(total / RATE) }, (_, s) => {
+      const lat = subs.flatMap((sub) => sub.latencies.slice(s * RATE, (s + 1) * RATE).filter((l: number) => !Number.isNaN(l)));
+      const p99 = percentile(lat.sort((a: number, b: number) => a - b), 99).toFixed(0);
+      return s < WARMUP_S ? `(${p99})` : p99;
+    });
+    console.log(`p99 ms of each second's events: ${perSecond.join(" ")}`);
+    console.log(`latencies of the ${total - warm} events after a ${WARMUP_S} s warm-up; every event counted for losses`);
     console.log(`published ${total} events at ${(total / seconds).toFixed(1)}/s; latency = publish → event read by the subscriber`);
+    console.log(`server CPU while publishing: ${((100 * cpuMs) / 1000 / seconds).toFixed(0)}% of a core, ${((1000 * cpuMs) / (total * SUBSCRIBERS)).toFixed(1)} µs per delivery`);
   } finally {
     // A worker exits once it has reported; one still running is stopped.
     for (const w of workers) if (w.exitCode === null) w.kill();
@@ -302,7 +335,7 @@ async function main() {
       port: bare.msg.port,
       projectId: project.project_id,
       nodeId: node.node_id,
-      kinds: ["gns3-ws", "gns3-http"],
+      kinds: KINDS.filter((k) => k.startsWith("gns3")).length ? KINDS.filter((k) => k.startsWith("gns3")) : ["gns3-ws", "gns3-http"],
       async attached(n) {
         for (const t0 = Date.now(); (await ask(bare.child, "count", "count")).count < n; await new Promise((r) => setTimeout(r, 200))) {
           if (Date.now() - t0 > 60_000) throw new Error(`the bare server did not get ${n} subscribers`);

@@ -67,9 +67,12 @@ export function ask(child: ChildProcess, message: unknown, key: string): Promise
   });
 }
 
+/** BENCH_CPU_PROF=dir: every bench child writes a V8 CPU profile there when it exits (NODE_OPTIONS refuses it). */
+export const CHILD_EXEC_ARGV = [...process.execArgv, ...(env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${env.BENCH_CPU_PROF}`] : [])];
+
 /** Forks `script` with `args`; resolves with its first IPC message (e.g. the port it listens on). */
 export function startChild(script: string, args: string[]): Promise<{ child: ChildProcess; msg: any }> {
-  const child = fork(script, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(script, args, { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: CHILD_EXEC_ARGV });
   return new Promise((resolve, reject) => {
     child.once("message", (msg) => resolve({ child, msg }));
     child.once("exit", (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
