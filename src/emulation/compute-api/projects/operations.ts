@@ -63,10 +63,9 @@ export async function updateComputeProject(
   return updateProject(ctx, projectId, { variables });
 }
 
-/** Stops what runs of the project on this instance, then closes the row (project.closed on the controller stream). */
+/** Closes the row (project.closed on the controller stream); the answer waits until nothing of it runs here. */
 export async function closeComputeProject(ctx: AppContext, projectId: string): Promise<void> {
   await getComputeProject(ctx, projectId);
-  await ctx.services.emulation.runtime.releaseProject(projectId);
   await closeProject(ctx, projectId);
 }
 
