@@ -21,10 +21,9 @@ export function serveNotificationStream(
     res.setHeader("Connection", "close");
     res.flushHeaders();
     const detach = countListener && scope.kind === "project" ? ctx.services.emulation.listeners.attach(scope.projectId) : () => {};
-    // Each message is framed once for all streams and written past res (the headers are out): chunked, unless the
-    // client spoke HTTP/1.0, which gets the bytes until the connection closes.
+    // Each message is framed once for all streams and written past res (the headers are out).
     const socket = req.socket;
-    const close = openNotificationStream(ctx, scope, (message) => writeToStream(ctx, socket, res.chunkedEncoding ? message.httpChunk() : message.line()));
+    const close = openNotificationStream(ctx, scope, (message) => writeToStream(ctx, socket, message.forResponse(res)));
     req.on("close", () => {
       close();
       detach();

@@ -1,8 +1,9 @@
+import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { WebSocket } from "ws";
 import type { AppContext } from "../../platform/context.js";
-import { beforeStreamWrite } from "../../platform/http/coalesced-writes.js";
-import { httpChunk, webSocketTextFrame } from "../../platform/http/stream-frames.js";
+import { writeStreamBytes } from "../../platform/http/coalesced-writes.js";
+import { StreamedBody, webSocketTextFrame } from "../../platform/http/stream-frames.js";
 import type { Subscription, Topic } from "../../platform/events.js";
 import { trackStream } from "../../platform/ops/metrics.js";
 import { pythonJsonLine } from "../rest/json.js";
@@ -35,20 +36,14 @@ function scopeMessage(ctx: AppContext, scope: StreamScope, channel: string, even
  * streams that send it, written to their sockets as they are.
  */
 export class NotificationMessage {
-  private bytes: Buffer | undefined;
-  private chunk: Buffer | undefined;
+  private line: StreamedBody | undefined;
   private frame: Buffer | undefined;
 
   constructor(readonly text: string) {}
 
-  /** What an HTTP stream sends: the message and a newline. */
-  line(): Buffer {
-    return (this.bytes ??= Buffer.from(`${this.text}\n`));
-  }
-
-  /** The line as a chunk of a chunked response. */
-  httpChunk(): Buffer {
-    return (this.chunk ??= httpChunk(this.line()));
+  /** What the HTTP stream `res` sends: the message and a newline. */
+  forResponse(res: ServerResponse): Buffer {
+    return (this.line ??= new StreamedBody(Buffer.from(`${this.text}\n`))).for(res);
   }
 
   /** The message as a WebSocket text frame. */
@@ -71,8 +66,7 @@ export function writeToStream(ctx: AppContext, socket: Socket, bytes: Buffer): v
     socket.destroy();
     return;
   }
-  beforeStreamWrite(socket);
-  socket.write(bytes);
+  writeStreamBytes(socket, bytes);
 }
 
 /** A GNS3 WebSocket stream's send: each message's frame, written on the upgraded request's socket. */

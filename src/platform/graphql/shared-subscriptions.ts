@@ -1,8 +1,9 @@
+import type { ServerResponse } from "node:http";
 import { getOperationAST, Kind, type ExecutionArgs, type ExecutionResult, type FieldNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { AppContext } from "../context.js";
 import { SUBSCRIBER_BACKLOG } from "../events.js";
-import { httpChunk } from "../http/stream-frames.js";
+import { StreamedBody } from "../http/stream-frames.js";
 import { PullQueue } from "../pull-queue.js";
 import { scopedBus } from "./subscription-scope.js";
 
@@ -75,21 +76,15 @@ export interface DirectStream {
 export class SerializedResult {
   /** What the transports' serializers would make of it (no errors or extensions to adjust). */
   readonly json: string;
-  private sse: Buffer | undefined;
-  private sseChunk: Buffer | undefined;
+  private sse: StreamedBody | undefined;
 
   constructor(result: ExecutionResult) {
     this.json = JSON.stringify(result);
   }
 
-  /** The SSE event Yoga sends for it. */
-  sseEvent(): Buffer {
-    return (this.sse ??= Buffer.from(`event: next\ndata: ${this.json}\n\n`));
-  }
-
-  /** The SSE event as a chunk of a chunked response. */
-  sseHttpChunk(): Buffer {
-    return (this.sseChunk ??= httpChunk(this.sseEvent()));
+  /** The SSE event Yoga sends for it, as the SSE response `res` carries it. */
+  sseFor(res: ServerResponse): Buffer {
+    return (this.sse ??= new StreamedBody(Buffer.from(`event: next\ndata: ${this.json}\n\n`))).for(res);
   }
 }
 

@@ -9,7 +9,7 @@ import type { WebSocket } from "ws";
 import { parseBytes } from "../bytes.js";
 import type { AppContext } from "../context.js";
 import { DomainError } from "../errors.js";
-import { beforeStreamWrite, coalesceResponseWrites } from "../http/coalesced-writes.js";
+import { beforeStreamWrite, coalesceResponseWrites, writeStreamBytes } from "../http/coalesced-writes.js";
 import { webSocketTextFrame } from "../http/stream-frames.js";
 import type { WebSocketRoute } from "../http/websockets.js";
 import { currentRequestId } from "../log.js";
@@ -48,8 +48,7 @@ function graphqlWsDirectStream(ws: WebSocket, socket: Socket, id: string): Direc
     write(result) {
       if (ws.readyState !== ws.OPEN) return true; // the client left: no one to deliver it to
       if (ws.bufferedAmount >= SEND_BUFFER_HIGH) return false;
-      beforeStreamWrite(socket);
-      socket.write(webSocketTextFrame(Buffer.from(`${prefix}${result.json}}`)));
+      writeStreamBytes(socket, webSocketTextFrame(Buffer.from(`${prefix}${result.json}}`)));
       return true;
     },
   };
@@ -62,9 +61,7 @@ function sseDirectStream(res: Response): DirectStream {
       const socket = res.socket;
       if (!socket || res.destroyed || res.writableEnded) return true;
       if (!res.headersSent || socket.writableLength >= SEND_BUFFER_HIGH) return false;
-      beforeStreamWrite(socket);
-      // Chunked, unless the client spoke HTTP/1.0 (then the body is the bytes until the connection closes).
-      socket.write(res.chunkedEncoding ? result.sseHttpChunk() : result.sseEvent());
+      writeStreamBytes(socket, result.sseFor(res));
       return true;
     },
   };

@@ -41,6 +41,12 @@ export function beforeStreamWrite(socket: Socket): void {
   }
 }
 
+/** Writes bytes already framed for the stream to its socket, as one coalesced stream write. */
+export function writeStreamBytes(socket: Socket, bytes: Buffer): void {
+  beforeStreamWrite(socket);
+  socket.write(bytes);
+}
+
 function flush(): void {
   flushTimer = undefined;
   // What is written now is the new period's write for that socket (timers round to whole milliseconds: the flush

@@ -1,3 +1,5 @@
+import type { ServerResponse } from "node:http";
+
 /**
  * Wire framing of one stream message, made once and written as is to every socket that carries it (see
  * coalesced-writes.ts): a notification goes to hundreds of streams, and framing it per socket (what res.write and
@@ -7,8 +9,22 @@
 const CRLF = Buffer.from("\r\n");
 
 /** One chunk of a chunked HTTP/1.1 response body. */
-export function httpChunk(payload: Buffer): Buffer {
+function httpChunk(payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`, "latin1"), payload, CRLF]);
+}
+
+/**
+ * One message of streamed HTTP responses (written past `res` once its head is out): a chunk of the chunked body,
+ * or the bytes as they are for an HTTP/1.0 client, whose body runs until the connection closes.
+ */
+export class StreamedBody {
+  private chunk: Buffer | undefined;
+
+  constructor(private readonly bytes: Buffer) {}
+
+  for(res: ServerResponse): Buffer {
+    return res.chunkedEncoding ? (this.chunk ??= httpChunk(this.bytes)) : this.bytes;
+  }
 }
 
 /** One WebSocket text frame as a server sends it: final, unmasked, uncompressed (RFC 6455 §5.2). */
