@@ -49,6 +49,11 @@ const OPTIONS = {
     default: "",
     help: "key that signs download URLs handed out by GraphQL (unset = a random key per process; give instances behind one address the same)",
   },
+  "cors-origins": {
+    env: "PATCHBAY_CORS_ORIGINS",
+    default: "",
+    help: "comma-separated origins (scheme://host[:port]) whose web pages may use this server, e.g. a GNS3 Web UI served elsewhere (unset = same origin only)",
+  },
 } as const;
 
 type Key = keyof typeof OPTIONS;
@@ -82,6 +87,8 @@ export interface Config {
   uploadLimit: string;
   /** The HMAC key of signed download URLs (src/platform/http/signed-url.ts). */
   urlSecret: string;
+  /** Origins (as browsers send them) whose pages may call this server cross-origin (src/platform/http/origin-policy.ts). */
+  corsOrigins: string[];
   /** Load the storage demo fixture at start-up (idempotent). */
   demo: boolean;
 }
@@ -112,6 +119,26 @@ function megabytes(name: string, value: string, fallback: number): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1) throw new ConfigError(`${name} must be a whole number of megabytes`);
   return n;
+}
+
+/** Exact origins as a browser's Origin header spells them; stored serialized (lower-case host, no default port). */
+function origins(name: string, value: string): string[] {
+  const serialized = (o: string) => {
+    try {
+      return /^https?:\/\/[^/?#@\s]+$/i.test(o) ? new URL(o).origin : undefined;
+    } catch {
+      return undefined; // a malformed host or port
+    }
+  };
+  return value
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .map((o) => {
+      const origin = serialized(o);
+      if (!origin) throw new ConfigError(`${name}: ${o.slice(0, 100)} is not an origin (scheme://host[:port], http or https, no path)`);
+      return origin;
+    });
 }
 
 function flag(name: string, value: string): boolean {
@@ -179,5 +206,6 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     bodyLimit: get("body-limit"),
     uploadLimit: get("upload-limit"),
     urlSecret: get("url-secret") || randomBytes(32).toString("hex"),
+    corsOrigins: origins("PATCHBAY_CORS_ORIGINS", get("cors-origins")),
   };
 }
