@@ -75,6 +75,11 @@ describe("start-up failures", () => {
     expectOneLine(r, /DATABASE_URL must be file:<path> \(SQLite\) or postgres:\/\/… \(PostgreSQL\); mysql: is not supported/, 2);
   });
 
+  it("a CORS origin that is not an origin (a path after it)", async () => {
+    const r = await run({ PATCHBAY_CORS_ORIGINS: "http://localhost:4200,https://gns3.github.io/web-ui" });
+    expectOneLine(r, /PATCHBAY_CORS_ORIGINS: https:\/\/gns3\.github\.io\/web-ui is not an origin \(scheme:\/\/host\[:port\]/, 2);
+  });
+
   it("a data directory that cannot be created (under /proc: Node's recursive mkdir used to loop forever)", async () => {
     const r = await run({ PATCHBAY_DATA_DIR: "/proc/patchbay-data" });
     expectOneLine(r, /data directory \/proc\/patchbay-data is not usable \(\w+\): choose a writable directory with PATCHBAY_DATA_DIR/);
