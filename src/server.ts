@@ -2,7 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import express from "express";
+import express, { type Request, type Response } from "express";
 import type { Config } from "./platform/config.js";
 import type { AppContext, FeatureServices } from "./platform/context.js";
 import { createDb } from "./platform/db/client.js";
@@ -14,6 +14,7 @@ import { graphqlOnFirstUse } from "./platform/graphql/on-first-use.js";
 import { mountApiDocs } from "./platform/http/api-docs.js";
 import { basicAuthCheck, WWW_AUTHENTICATE } from "./platform/http/auth.js";
 import { fallbackErrorHandler } from "./platform/http/client-errors.js";
+import { originPolicy } from "./platform/http/origin-policy.js";
 import { requestIds } from "./platform/http/request-id.js";
 import { requestLog } from "./platform/http/request-log.js";
 import { routeTable, type RouteEntry } from "./platform/http/route-table.js";
@@ -41,6 +42,19 @@ export interface RunningServer {
   closed: Promise<void>;
   /** The REST routes served (read from the Express router stacks; fuzz tests are generated from it). */
   routes(): RouteEntry[];
+}
+
+/**
+ * A request the origin policy refused, answered 403 in its API's error shape before its router runs (Express
+ * matches paths case-insensitively, so the prefix is too). GraphQL's code is the one its form-POST rule uses.
+ */
+function refuseCrossOrigin(req: Request, res: Response, message: string): void {
+  const path = req.path.toLowerCase();
+  if (path === "/graphql") {
+    res.status(403).type("application/json").send(JSON.stringify({ errors: [{ message, extensions: { code: "CSRF_PREVENTED" } }] }));
+  } else if (path.startsWith("/api/")) {
+    res.status(403).type("application/hal+json").send(JSON.stringify({ error: { message, code: "6" } }));
+  } else sendJson(res, 403, { message, status: 403 });
 }
 
 /** Migrates, wires every feature and opens the listener. */
@@ -95,12 +109,15 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   }
 
   const isAuthorized = basicAuthCheck(config.auth);
+  const origins = originPolicy(config.corsOrigins, Boolean(config.tls));
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
   app.use(requestMetrics(metrics)); // first: every request is timed, 401s and 404s too
   app.use(requestIds(log)); // every answer (401s too) carries the id, every line logged meanwhile has it
   if (config.logRequests) app.use(requestLog(log));
+  // Before health and auth: a preflight carries no credentials, and a foreign page gets nothing from any door.
+  app.use(origins.http(refuseCrossOrigin));
   mountHealth(app, ctx); // before auth: probes carry no credentials (health.ts says what they reveal)
   // A signed download URL (GraphQL hands them out for /v2 routes) is its own credential for its one path; a bad
   // token is a 403 in the GNS3 error shape.
@@ -133,7 +150,11 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   const server = config.tls
     ? https.createServer({ cert: fs.readFileSync(config.tls.certFile), key: fs.readFileSync(config.tls.keyFile) }, app)
     : http.createServer(app);
-  const upgrades = createUpgradeHandler(computeModeWebSockets(config, [graphql.wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]), isAuthorized, log);
+  const upgrades = createUpgradeHandler(
+    computeModeWebSockets(config, [graphql.wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]),
+    { originRefusal: origins.upgradeRefusal, isAuthorized },
+    log,
+  );
   server.on("upgrade", upgrades.handler);
 
   await new Promise<void>((resolve, reject) => {

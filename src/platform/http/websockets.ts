@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Logger } from "../log.js";
@@ -12,10 +12,17 @@ export interface WebSocketRoute {
   handle(ws: WebSocket, req: IncomingMessage, params: Record<string, string>): void;
 }
 
-export function createUpgradeHandler(routes: WebSocketRoute[], isAuthorized: (req: IncomingMessage) => boolean, log: Logger) {
+/** Checks every upgrade passes before any route sees it: the origin policy first (a browser always sends Origin here), then credentials. */
+export interface UpgradeChecks {
+  /** Why a page of this request's origin may not open a socket, or undefined. */
+  originRefusal(req: IncomingMessage): string | undefined;
+  isAuthorized(req: IncomingMessage): boolean;
+}
+
+export function createUpgradeHandler(routes: WebSocketRoute[], checks: UpgradeChecks, log: Logger) {
   const wss = new WebSocketServer({ noServer: true });
   const reject = (socket: Duplex, status: number, headers: Record<string, string>, body = "") => {
-    const head = [`HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : status === 404 ? "Not Found" : "Error"}`];
+    const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}`];
     for (const [k, v] of Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(body)), Connection: "close" })) {
       head.push(`${k}: ${v}`);
     }
@@ -23,8 +30,13 @@ export function createUpgradeHandler(routes: WebSocketRoute[], isAuthorized: (re
   };
   const handler = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
-    if (!isAuthorized(req)) return reject(socket, 401, { "WWW-Authenticate": 'Basic realm="Patchbay"' });
     const pathname = new URL(req.url ?? "/", "http://x").pathname;
+    const crossOrigin = checks.originRefusal(req);
+    if (crossOrigin) {
+      log.warn("websocket upgrade refused", { path: pathname, origin: req.headers.origin, reason: crossOrigin });
+      return reject(socket, 403, { "Content-Type": "application/json" }, JSON.stringify({ message: crossOrigin, status: 403 }));
+    }
+    if (!checks.isAuthorized(req)) return reject(socket, 401, { "WWW-Authenticate": 'Basic realm="Patchbay"' });
     for (const route of routes) {
       const params = route.match(pathname);
       if (!params) continue;
