@@ -1,4 +1,9 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
+import https from "node:https";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
@@ -211,5 +216,30 @@ describe("origin policy: a listed origin (the GNS3 Web UI served elsewhere), wit
     expect(fromUi.status).toBe(200);
     expect(corsHeaders(fromUi.headers)).toEqual(GNS3_CORS);
     expect(await rawGet(s.url + url, NAVIGATION)).toBe(200);
+  });
+});
+
+describe("origin policy: the own origin's scheme is the listener's (TLS)", () => {
+  let s: TestServer;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-origin-tls-"));
+  beforeAll(async () => {
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+      "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem")], { stdio: "ignore" });
+    s = await startTestServer({ tls: { certFile: path.join(dir, "cert.pem"), keyFile: path.join(dir, "key.pem") } });
+  });
+  afterAll(() => s.close());
+
+  const post = (origin: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = https.request(`${s.url}/v2/projects`, { method: "POST", rejectUnauthorized: false, headers: { origin, "content-type": "application/json" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject).end(JSON.stringify({ name: `from ${new URL(origin).protocol}` }));
+    });
+
+  it("takes https://<Host> as its own origin and the same host over http as another", async () => {
+    expect(await post(s.url)).toBe(201);
+    expect(await post(s.url.replace("https:", "http:"))).toBe(403);
   });
 });
