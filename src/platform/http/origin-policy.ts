@@ -66,20 +66,20 @@ export function originPolicy(listedOrigins: readonly string[], tls: boolean) {
       if (listed.size) res.vary("Origin");
       const verdict = judge(req);
       if (verdict.kind === "same-origin") return next();
-      const preflight = req.method === "OPTIONS" && header(req, "access-control-request-method") !== undefined;
       if (verdict.kind === "foreign") {
         if (req.method === "OPTIONS") return void res.status(403).type("text/plain").send(PREFLIGHT_REFUSED);
         if (isTopLevelNavigation(req)) return next();
         return refuse(req, res, refusal(verdict));
       }
       res.set({ "Access-Control-Allow-Origin": verdict.origin, "Access-Control-Allow-Credentials": "true" });
-      if (!preflight) {
+      const requestedMethod = header(req, "access-control-request-method");
+      if (req.method !== "OPTIONS" || requestedMethod === undefined) {
         res.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
         return next();
       }
       // As aiohttp_cors answers for gns3-server: the method asked for, the headers asked for upper-cased.
       const headers = (header(req, "access-control-request-headers") ?? "").split(",").map((h) => h.trim().toUpperCase()).filter(Boolean);
-      res.set({ "Access-Control-Allow-Methods": header(req, "access-control-request-method"), "Access-Control-Max-Age": "0" });
+      res.set({ "Access-Control-Allow-Methods": requestedMethod, "Access-Control-Max-Age": "0" });
       if (headers.length) res.set("Access-Control-Allow-Headers", headers.join(","));
       res.status(200).end();
     };
