@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { waitFor } from "../support/wait.js";
 
 /**
  * Every cost bounded (issue 19, items 6–8): requests built to cost the server minutes or gigabytes are answered
@@ -11,7 +13,7 @@ const QUICK_MS = 2_000;
 let s: TestServer;
 let projectId: string;
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ uploadLimit: "30mb", wsSubscriptionLimit: 100 });
   const project = await call(s.url, "POST", "/v2/projects", { name: "costs" });
   expect(project.status, project.text).toBe(201);
   projectId = project.body.project_id;
@@ -53,5 +55,71 @@ describe("SVG checks take linear time", () => {
     const r = await postDrawing(svg);
     expect(r.status, r.text).toBe(400);
     expect(r.body.message).toMatch(/comment may not contain '--' nor begin with '>' or '->'/);
+  });
+});
+
+describe("WebSocket messages are held to PATCHBAY_BODY_LIMIT", () => {
+  it.each(["/graphql", `/v2/projects/{project}/notifications/ws`, "/v2/notifications/ws"])(
+    "closes %s with 1009 on a 2 MB message, before reading it",
+    async (route) => {
+      const ws = new WebSocket(`${s.url.replace(/^http/, "ws")}${route.replace("{project}", projectId)}`, route === "/graphql" ? "graphql-transport-ws" : []);
+      await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+      const closed = new Promise<number>((resolve) => ws.once("close", resolve));
+      const code = await quickly(async () => {
+        ws.send(Buffer.alloc(2 * 1024 * 1024, 0x20));
+        return closed;
+      });
+      expect(code).toBe(1009);
+    },
+  );
+});
+
+describe("graphql-ws connections run a bounded number of operations", () => {
+  it("answers the 101st subscription of one connection with an error message for its id, and keeps the others", async () => {
+    const ws = new WebSocket(`${s.url.replace(/^http/, "ws")}/graphql`, "graphql-transport-ws");
+    const messages: { id?: string; type: string; payload?: any }[] = [];
+    ws.on("message", (m) => messages.push(JSON.parse(String(m))));
+    await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+    ws.send(JSON.stringify({ type: "connection_init" }));
+    await waitFor(() => messages.some((m) => m.type === "connection_ack"), 5_000, "connection_ack");
+    const query = `subscription($p: ID!) { projectEvents(projectId: $p) { __typename } }`;
+    const refusal = await quickly(async () => {
+      for (let i = 1; i <= 101; i++) ws.send(JSON.stringify({ id: String(i), type: "subscribe", payload: { query, variables: { p: projectId } } }));
+      await waitFor(() => messages.some((m) => m.type === "error"), QUICK_MS, "the refusal");
+      return messages.find((m) => m.type === "error")!;
+    });
+    expect(refusal).toEqual({
+      id: "101",
+      type: "error",
+      payload: [expect.objectContaining({ message: expect.stringMatching(/at most 100 operations at once/), extensions: { code: "TOO_MANY_OPERATIONS" } })],
+    });
+    // One ends: a new one fits.
+    ws.send(JSON.stringify({ id: "1", type: "complete" }));
+    ws.send(JSON.stringify({ id: "102", type: "subscribe", payload: { query, variables: { p: projectId } } }));
+    await call(s.url, "POST", `/v2/projects/${projectId}/drawings`, { svg: "<svg></svg>" });
+    await waitFor(() => messages.some((m) => m.id === "102" && m.type === "next"), 5_000, "an event on the new subscription");
+    expect(messages.filter((m) => m.type === "error")).toHaveLength(1);
+    ws.close();
+  });
+});
+
+describe("GraphQL uploads are held to PATCHBAY_UPLOAD_LIMIT, not Yoga's 25 MB", () => {
+  const WRITE = `mutation($p: ID!, $file: File!) { writeProjectFile(projectId: $p, path: "big.bin", file: $file) {
+    __typename ... on MutationWriteProjectFileSuccess { data { size } } } }`;
+  const upload = async (bytes: number) => {
+    const form = new FormData();
+    form.set("operations", JSON.stringify({ query: WRITE, variables: { p: projectId, file: null } }));
+    form.set("map", JSON.stringify({ 0: ["variables.file"] }));
+    form.set("0", new Blob([new Uint8Array(bytes)]), "big.bin");
+    const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "graphql-preflight": "1" }, body: form });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it("takes a 26 MB file under a 30 MB limit, and refuses a 31 MB one with 413", async () => {
+    const within = await upload(26 * 1024 * 1024);
+    expect(within.body).toEqual({ data: { writeProjectFile: { __typename: "MutationWriteProjectFileSuccess", data: { size: 26 * 1024 * 1024 } } } });
+    const beyond = await quickly(() => upload(31 * 1024 * 1024));
+    expect(beyond.status).toBe(413);
+    expect(beyond.body.errors[0].message).toMatch(/File size limit exceeded: 31457280 bytes/);
   });
 });
