@@ -53,7 +53,7 @@ const OPTIONS = {
   "archive-entry-limit": { env: "PATCHBAY_ARCHIVE_ENTRY_LIMIT", default: "10000", help: "most files and directories in an imported project archive" },
   "graphql-cost-limit": {
     env: "PATCHBAY_GRAPHQL_COST_LIMIT",
-    default: "50000",
+    default: "100000",
     help: "largest estimated cost of a GraphQL operation (fields selected, each list multiplying what it holds); beyond it: QUERY_TOO_COMPLEX",
   },
   "graphql-list-size": {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 
 /**
@@ -121,5 +121,67 @@ describe("GraphQL uploads are held to PATCHBAY_UPLOAD_LIMIT, not Yoga's 25 MB", 
     const beyond = await quickly(() => upload(31 * 1024 * 1024));
     expect(beyond.status).toBe(413);
     expect(beyond.body.errors[0].message).toMatch(/File size limit exceeded: 31457280 bytes/);
+  });
+});
+
+describe("GraphQL operations are refused above a cost budget, before they run", () => {
+  let mesh: string;
+  beforeAll(async () => {
+    // Nine hubs, each linked to every other: the topology that made one nested query take 80 s.
+    const project = await call(s.url, "POST", "/v2/projects", { name: "mesh" });
+    mesh = project.body.project_id;
+    const hubs: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      const hub = await call(s.url, "POST", `/v2/projects/${mesh}/nodes`, { name: `Hub${i}`, node_type: "ethernet_hub", compute_id: "local" });
+      expect(hub.status, hub.text).toBe(201);
+      hubs.push(hub.body.node_id);
+    }
+    const nextPort = hubs.map(() => 0);
+    for (let a = 0; a < 9; a++) {
+      for (let b = a + 1; b < 9; b++) {
+        const ends = [a, b].map((i) => ({ node_id: hubs[i], adapter_number: 0, port_number: nextPort[i]++ }));
+        const link = await call(s.url, "POST", `/v2/projects/${mesh}/links`, { nodes: ends });
+        expect(link.status, link.text).toBe(201);
+      }
+    }
+  });
+
+  const refused = (r: { errors?: { message: string; extensions?: any }[] }) => {
+    expect(r.errors?.[0]?.extensions).toMatchObject({ code: "QUERY_TOO_COMPLEX", budget: 100_000 });
+    expect(r.errors?.[0].message).toMatch(/^Query cost \d+ exceeds the budget of 100000/);
+  };
+
+  it("refuses links of the nodes of links of the nodes of a project, directly or through fragments", async () => {
+    refused(await quickly(() => gql(s.url, `query($p: ID!) { project(id: $p) { nodes { links { endpoints { node { links { endpoints { node { id } } } } } } } } }`, { p: mesh })));
+    const fragments = `query($p: ID!) { project(id: $p) { nodes { ...L } } }
+      fragment L on EmulatedNode { links { endpoints { node { ...M } } } }
+      fragment M on EmulatedNode { links { endpoints { node { id } } } }`;
+    refused(await quickly(() => gql(s.url, fragments, { p: mesh })));
+  });
+
+  it("answers a project's nodes, their links and the nodes at their ends (issue 22)", async () => {
+    const r = await quickly(() => gql(s.url, `query($p: ID!) { project(id: $p) { nodes { links { endpoints { node { name } } } } } }`, { p: mesh }));
+    expect(r.errors).toBeUndefined();
+    expect(r.data.project.nodes).toHaveLength(9);
+    expect(r.data.project.nodes[0].links).toHaveLength(8);
+  });
+
+  it("counts a page by its first/last argument, from a literal or a variable", async () => {
+    const rules = `query($n: Int) { quotaRules(first: $n) { edges { node { uuid users { name } } } } }`;
+    refused(await quickly(() => gql(s.url, rules, { n: 1_000_000 })));
+    expect((await gql(s.url, rules, { n: 100 })).errors).toBeUndefined();
+  });
+
+  it("holds operations over graphql-ws to the same budget", async () => {
+    const client = graphqlWsClient(s);
+    const query = `query($p: ID!) { project(id: $p) { nodes { links { endpoints { node { links { endpoints { node { id } } } } } } } } }`;
+    const errors = await quickly(
+      () =>
+        new Promise<any>((resolve) =>
+          client.subscribe({ query, variables: { p: mesh } }, { next: (r) => resolve(r.errors), error: resolve, complete: () => {} }),
+        ),
+    );
+    refused({ errors });
+    await client.dispose();
   });
 });

@@ -85,7 +85,7 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
       formDataLimits: { files: 1, fields: 2, parts: 3, fileSize: parseBytes(ctx.config.uploadLimit), fieldSize: parseBytes(ctx.config.bodyLimit) },
     }),
     logging: false,
-    plugins: [useCsrfPrevention(), useResourceLimits(), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx), ...featurePlugins],
+    plugins: [useCsrfPrevention(), useResourceLimits(ctx.config.graphqlCost), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx), ...featurePlugins],
     // Client mistakes keep their message; internal errors reach clients as "Unexpected error." with the request id
     // (extensions.requestId, also the X-Request-Id header), and the log under that id.
     maskedErrors: {
