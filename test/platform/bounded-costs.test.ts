@@ -1,7 +1,11 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
+import { postBytes, zip } from "../emulation/archive-support.js";
 
 /**
  * Every cost bounded (issue 19, items 6–8): requests built to cost the server minutes or gigabytes are answered
@@ -9,11 +13,12 @@ import { waitFor } from "../support/wait.js";
  * answer is loose (2 s, for a loaded 2-core machine): the defects took from seconds to minutes.
  */
 const QUICK_MS = 2_000;
+const MiB = 1024 * 1024;
 
 let s: TestServer;
 let projectId: string;
 beforeAll(async () => {
-  s = await startTestServer({ uploadLimit: "30mb", wsSubscriptionLimit: 100 });
+  s = await startTestServer({ uploadLimit: "30mb", wsSubscriptionLimit: 100, archiveLimits: { inflatedBytes: 64 * MiB, entries: 100 } });
   const project = await call(s.url, "POST", "/v2/projects", { name: "costs" });
   expect(project.status, project.text).toBe(201);
   projectId = project.body.project_id;
@@ -103,27 +108,6 @@ describe("graphql-ws connections run a bounded number of operations", () => {
   });
 });
 
-describe("GraphQL uploads are held to PATCHBAY_UPLOAD_LIMIT, not Yoga's 25 MB", () => {
-  const WRITE = `mutation($p: ID!, $file: File!) { writeProjectFile(projectId: $p, path: "big.bin", file: $file) {
-    __typename ... on MutationWriteProjectFileSuccess { data { size } } } }`;
-  const upload = async (bytes: number) => {
-    const form = new FormData();
-    form.set("operations", JSON.stringify({ query: WRITE, variables: { p: projectId, file: null } }));
-    form.set("map", JSON.stringify({ 0: ["variables.file"] }));
-    form.set("0", new Blob([new Uint8Array(bytes)]), "big.bin");
-    const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "graphql-preflight": "1" }, body: form });
-    return { status: res.status, body: (await res.json()) as any };
-  };
-
-  it("takes a 26 MB file under a 30 MB limit, and refuses a 31 MB one with 413", async () => {
-    const within = await upload(26 * 1024 * 1024);
-    expect(within.body).toEqual({ data: { writeProjectFile: { __typename: "MutationWriteProjectFileSuccess", data: { size: 26 * 1024 * 1024 } } } });
-    const beyond = await quickly(() => upload(31 * 1024 * 1024));
-    expect(beyond.status).toBe(413);
-    expect(beyond.body.errors[0].message).toMatch(/File size limit exceeded: 31457280 bytes/);
-  });
-});
-
 describe("GraphQL operations are refused above a cost budget, before they run", () => {
   let mesh: string;
   beforeAll(async () => {
@@ -183,5 +167,51 @@ describe("GraphQL operations are refused above a cost budget, before they run", 
     );
     refused({ errors });
     await client.dispose();
+  });
+});
+
+describe("imported archives are streamed to disk and held to an unpacked size and an entry count", () => {
+  const topology = JSON.stringify({ name: "bomb", project_id: randomUUID(), revision: 9, version: "2.2.59", type: "topology", topology: { nodes: [], links: [], drawings: [], computes: [] } });
+  const leftovers = () => fs.readdirSync(path.join(s.dataDir, "projects")).filter((name) => name.startsWith("."));
+
+  it.each([
+    ["unpacks to 96 MiB (a 64 MiB budget)", () => zip({ "project.gns3": topology, "project-files/zero.bin": Buffer.alloc(96 * MiB) }), /unpacks to more than 67108864 bytes \(PATCHBAY_ARCHIVE_INFLATED_LIMIT\)/],
+    ["holds 101 entries (a budget of 100)", () => zip(Object.fromEntries([["project.gns3", topology], ...Array.from({ length: 100 }, (_, i) => [`f${i}`, "x"])])), /more than 100 entries \(PATCHBAY_ARCHIVE_ENTRY_LIMIT\)/],
+  ])("refuses an archive that %s with 413 naming the limit, leaving nothing behind", async (_what, make, reason) => {
+    const archive = await make();
+    const id = randomUUID();
+    const r = await quickly(() => postBytes(s.url, `/v2/projects/${id}/import`, archive));
+    expect(r.status, r.text).toBe(413);
+    expect(r.body.message).toMatch(reason);
+    expect(leftovers()).toEqual([]);
+    expect((await call(s.url, "GET", `/v2/projects/${id}`)).status).toBe(404);
+  });
+
+  it("imports an archive within the limits from a file, and removes the file", async () => {
+    const r = await postBytes(s.url, `/v2/projects/${randomUUID()}/import`, await zip({ "project.gns3": topology, "project-files/data.bin": Buffer.alloc(MiB, 1) }));
+    expect(r.status, r.text).toBe(201);
+    expect(leftovers()).toEqual([]);
+  });
+});
+
+// Last: the refused upload leaves its connection unusable for the client's next request on it.
+describe("GraphQL uploads are held to PATCHBAY_UPLOAD_LIMIT, not Yoga's 25 MB", () => {
+  const WRITE = `mutation($p: ID!, $file: File!) { writeProjectFile(projectId: $p, path: "big.bin", file: $file) {
+    __typename ... on MutationWriteProjectFileSuccess { data { size } } } }`;
+  const upload = async (bytes: number) => {
+    const form = new FormData();
+    form.set("operations", JSON.stringify({ query: WRITE, variables: { p: projectId, file: null } }));
+    form.set("map", JSON.stringify({ 0: ["variables.file"] }));
+    form.set("0", new Blob([new Uint8Array(bytes)]), "big.bin");
+    const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "graphql-preflight": "1" }, body: form });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it("takes a 26 MB file under a 30 MB limit, and refuses a 31 MB one with 413", async () => {
+    const within = await upload(26 * 1024 * 1024);
+    expect(within.body).toEqual({ data: { writeProjectFile: { __typename: "MutationWriteProjectFileSuccess", data: { size: 26 * 1024 * 1024 } } } });
+    const beyond = await quickly(() => upload(31 * 1024 * 1024));
+    expect(beyond.status).toBe(413);
+    expect(beyond.body.errors[0].message).toMatch(/File size limit exceeded: 31457280 bytes/);
   });
 });
