@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import type { ReadableStream } from "node:stream/web";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import "../../platform/graphql/upload.js"; // the File scalar
 import { DownloadUrlRef, downloadUrl, encodeFilePath, uploadedFile, validForArg, WrittenFileRef } from "../files/graphql.js";
@@ -47,6 +46,12 @@ builder.prismaObjectFields("Project", (t) => ({
   }),
 }));
 
+/** The bytes of an uploaded File, chunk by chunk (Yoga's File is a ponyfill that Readable.fromWeb refuses). */
+async function* fileChunks(file: File): AsyncGenerator<Uint8Array> {
+  const reader = file.stream().getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) yield r.value;
+}
+
 builder.mutationFields((t) => ({
   importProject: t.prismaField({
     type: "Project",
@@ -60,7 +65,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_q, _r, args, ctx) =>
       // Yoga has held the file to the upload limit as it arrived.
-      withArchiveFile(ctx, Readable.fromWeb(args.file.stream() as ReadableStream), Infinity, (file) =>
+      withArchiveFile(ctx, Readable.from(fileChunks(args.file)), Infinity, (file) =>
         importProject(ctx, args.id == null ? randomUUID() : String(args.id), file, {
           name: args.name ?? undefined,
           path: args.path ?? undefined,
