@@ -3,6 +3,7 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import express, { type Request, type Response } from "express";
+import { parseBytes } from "./platform/bytes.js";
 import type { Config } from "./platform/config.js";
 import type { AppContext, FeatureServices } from "./platform/context.js";
 import { createDb } from "./platform/db/client.js";
@@ -150,11 +151,9 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   const server = config.tls
     ? https.createServer({ cert: fs.readFileSync(config.tls.certFile), key: fs.readFileSync(config.tls.keyFile) }, app)
     : http.createServer(app);
-  const upgrades = createUpgradeHandler(
-    computeModeWebSockets(config, [graphql.wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]),
-    { originRefusal: origins.upgradeRefusal, isAuthorized },
-    log,
-  );
+  const webSockets = computeModeWebSockets(config, [graphql.wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]);
+  // A WebSocket message is a JSON body: held to the same limit.
+  const upgrades = createUpgradeHandler(webSockets, { originRefusal: origins.upgradeRefusal, isAuthorized }, log, parseBytes(config.bodyLimit));
   server.on("upgrade", upgrades.handler);
 
   await new Promise<void>((resolve, reject) => {

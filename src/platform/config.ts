@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import os from "node:os";
 import path from "node:path";
+import { parseBytes } from "./bytes.js";
 
 /** Every setting has an environment variable and a CLI flag; flags win. */
 const OPTIONS = {
@@ -44,6 +45,27 @@ const OPTIONS = {
   "log-format": { env: "PATCHBAY_LOG", default: "json", help: "json (one line per request), pretty (for people: one coloured line each) or off" },
   "body-limit": { env: "PATCHBAY_BODY_LIMIT", default: "1mb", help: "largest JSON body accepted" },
   "upload-limit": { env: "PATCHBAY_UPLOAD_LIMIT", default: "2gb", help: "largest upload (project import, project and node files, emulator images)" },
+  "archive-inflated-limit": {
+    env: "PATCHBAY_ARCHIVE_INFLATED_LIMIT",
+    default: "4gb",
+    help: "largest total of the unpacked files of an imported project archive (a larger one answers 413)",
+  },
+  "archive-entry-limit": { env: "PATCHBAY_ARCHIVE_ENTRY_LIMIT", default: "10000", help: "most files and directories in an imported project archive" },
+  "graphql-cost-limit": {
+    env: "PATCHBAY_GRAPHQL_COST_LIMIT",
+    default: "100000",
+    help: "largest estimated cost of a GraphQL operation (fields selected, each list multiplying what it holds); beyond it: QUERY_TOO_COMPLEX",
+  },
+  "graphql-list-size": {
+    env: "PATCHBAY_GRAPHQL_LIST_SIZE",
+    default: "20",
+    help: "elements the GraphQL cost model assumes for a list field without a first/last argument",
+  },
+  "ws-subscription-limit": {
+    env: "PATCHBAY_WS_SUBSCRIPTION_LIMIT",
+    default: "100",
+    help: "operations one graphql-ws connection may run at once; more are refused with an error message for that id",
+  },
   "url-secret": {
     env: "PATCHBAY_URL_SECRET",
     default: "",
@@ -85,6 +107,12 @@ export interface Config {
   logFormat: "json" | "pretty";
   bodyLimit: string;
   uploadLimit: string;
+  /** Total unpacked bytes and entries of an imported archive (src/emulation/topology-file/archive.ts). */
+  archiveLimits: { inflatedBytes: number; entries: number };
+  /** The GraphQL cost budget and the list size assumed without first/last (src/platform/graphql/cost.ts). */
+  graphqlCost: { limit: number; listSize: number };
+  /** Operations one graphql-ws connection may run at once. */
+  wsSubscriptionLimit: number;
   /** The HMAC key of signed download URLs (src/platform/http/signed-url.ts). */
   urlSecret: string;
   /** Origins (as browsers send them) whose pages may call this server cross-origin (src/platform/http/origin-policy.ts). */
@@ -139,6 +167,21 @@ function origins(name: string, value: string): string[] {
       if (!origin) throw new ConfigError(`${name}: ${o.slice(0, 100)} is not an origin (scheme://host[:port], http or https, no path)`);
       return origin;
     });
+}
+
+function count(name: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new ConfigError(`${name} must be a whole number above 0`);
+  return n;
+}
+
+function bytes(name: string, value: string): number {
+  let n = NaN;
+  try {
+    n = parseBytes(value);
+  } catch {}
+  if (!(n > 0)) throw new ConfigError(`${name} must be a size such as 512mb or 4gb`);
+  return n;
 }
 
 function flag(name: string, value: string): boolean {
@@ -205,6 +248,12 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     logFormat: logFormat === "pretty" ? "pretty" : "json",
     bodyLimit: get("body-limit"),
     uploadLimit: get("upload-limit"),
+    archiveLimits: {
+      inflatedBytes: bytes("PATCHBAY_ARCHIVE_INFLATED_LIMIT", get("archive-inflated-limit")),
+      entries: count("PATCHBAY_ARCHIVE_ENTRY_LIMIT", get("archive-entry-limit")),
+    },
+    graphqlCost: { limit: count("PATCHBAY_GRAPHQL_COST_LIMIT", get("graphql-cost-limit")), listSize: count("PATCHBAY_GRAPHQL_LIST_SIZE", get("graphql-list-size")) },
+    wsSubscriptionLimit: count("PATCHBAY_WS_SUBSCRIPTION_LIMIT", get("ws-subscription-limit")),
     urlSecret: get("url-secret") || randomBytes(32).toString("hex"),
     corsOrigins: origins("PATCHBAY_CORS_ORIGINS", get("cors-origins")),
   };

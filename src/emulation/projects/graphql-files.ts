@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { Readable } from "node:stream";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import "../../platform/graphql/upload.js"; // the File scalar
 import { DownloadUrlRef, downloadUrl, encodeFilePath, uploadedFile, validForArg, WrittenFileRef } from "../files/graphql.js";
+import { withArchiveFile } from "./archive-upload.js";
 import { projectFile, writeProjectFile } from "./files.js";
 import { assertProjectStopped, importProject } from "./transfer.js";
 
@@ -44,6 +46,12 @@ builder.prismaObjectFields("Project", (t) => ({
   }),
 }));
 
+/** The bytes of an uploaded File, chunk by chunk (Yoga's File is a ponyfill that Readable.fromWeb refuses). */
+async function* fileChunks(file: File): AsyncGenerator<Uint8Array> {
+  const reader = file.stream().getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) yield r.value;
+}
+
 builder.mutationFields((t) => ({
   importProject: t.prismaField({
     type: "Project",
@@ -56,11 +64,14 @@ builder.mutationFields((t) => ({
       path: t.arg.string({ description: "Project directory (local mode only, inside the allowed roots)" }),
     },
     resolve: async (_q, _r, args, ctx) =>
-      importProject(ctx, args.id == null ? randomUUID() : String(args.id), await uploadedFile(ctx, args.file), {
-        name: args.name ?? undefined,
-        path: args.path ?? undefined,
-        autoClose: true,
-      }),
+      // Yoga has held the file to the upload limit as it arrived.
+      withArchiveFile(ctx, Readable.from(fileChunks(args.file)), Infinity, (file) =>
+        importProject(ctx, args.id == null ? randomUUID() : String(args.id), file, {
+          name: args.name ?? undefined,
+          path: args.path ?? undefined,
+          autoClose: true,
+        }),
+      ),
   }),
   writeProjectFile: t.field({
     type: WrittenFileRef,

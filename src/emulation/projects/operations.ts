@@ -247,7 +247,7 @@ export async function loadProject(ctx: AppContext, userFile: string): Promise<Pr
 }
 
 /** A .gns3 file is a regular file of bounded size; errors name the OS error, never the file's content. */
-const MAX_TOPOLOGY_BYTES = 64 * 1024 * 1024;
+export const MAX_TOPOLOGY_BYTES = 64 * 1024 * 1024;
 
 async function readTopologyJson(file: string, cannot: (why: string) => Error): Promise<unknown> {
   let text: string;

@@ -2,8 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Response } from "express";
 import { z } from "zod";
+import { parseBytes } from "../../platform/bytes.js";
 import type { AppContext } from "../../platform/context.js";
 import { readRawBody, sendJson, type Gns3Routes } from "../rest/kit.js";
+import { withArchiveFile } from "./archive-upload.js";
 import { projectFile, writeProjectFile } from "./files.js";
 import { getProject } from "./lookup.js";
 import {
@@ -181,9 +183,10 @@ export function projectRoutes(routes: Gns3Routes, ctx: AppContext): void {
     "POST",
     `${P}/import`,
     async ({ req, res, params, query }) => {
-      const zip = await readRawBody(req, res, ctx.config.uploadLimit);
       const project = await localOnly(res, () =>
-        importProject(ctx, params.project_id, zip, { name: query.name, path: query.path, autoClose: true }),
+        withArchiveFile(ctx, req, parseBytes(ctx.config.uploadLimit), (file) =>
+          importProject(ctx, params.project_id, file, { name: query.name, path: query.path, autoClose: true }),
+        ),
       );
       if (project) sendJson(res, 201, rest(project));
     },

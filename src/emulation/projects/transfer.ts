@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import type yazl from "yazl";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
@@ -8,17 +9,11 @@ import { ConflictError } from "../../platform/errors.js";
 import { publishControllerEvent } from "../events.js";
 import { BUILTIN_TYPES } from "../nodes/serialize.js";
 import { adoptSnapshots } from "../snapshots/store.js";
-import {
-  archiveToBuffer,
-  archiveTopologyJson,
-  createArchive,
-  extractArchive,
-  followNodeIds,
-  readArchive,
-} from "../topology-file/archive.js";
+import { archiveTopologyJson, createArchive, followNodeIds, withArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
 import { prepareForExport, type ExportOptions } from "../topology-file/export.js";
 import { insertTopology, projectSettings, readTopology, idsForTarget, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
+import { withArchiveFile } from "./archive-upload.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
 import { assertProjectName, checkedPath, freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
@@ -66,15 +61,15 @@ export interface ImportOptions {
  * staging directory first, so a bad archive leaves neither rows nor files behind. Ids are regenerated unless
  * the archive's project id is the target id (GNS3's rule).
  */
-export async function importProject(ctx: AppContext, projectId: string, zip: Buffer, opts: ImportOptions): Promise<Project> {
+export async function importProject(ctx: AppContext, projectId: string, archiveFile: string, opts: ImportOptions): Promise<Project> {
   assertProjectId(projectId);
   if (opts.path?.includes(".gns3")) throw new ConflictError("The destination path should not contain .gns3");
   if (opts.path && !ctx.config.local) throw new LocalOnlyError("Importing to a custom path");
   if (opts.name) assertProjectName(opts.name);
   const customDir = opts.path ? await checkedPath(ctx, opts.path) : undefined;
   if (await ctx.db.project.findUnique({ where: { id: projectId } })) throw new ConflictError(`Project ID ${projectId} already exists`);
-  const entries = await readArchive(zip);
-  const parsed = parseTopology(archiveTopologyJson(entries));
+  return withArchive(archiveFile, ctx.config.archiveLimits, async (archive) => {
+  const parsed = parseTopology(await archiveTopologyJson(archive));
   const { doc, nodeIds } = idsForTarget(parsed, projectId);
   assertProjectName(opts.name || doc.name);
   const name = await freeProjectName(ctx, opts.name || doc.name);
@@ -86,7 +81,7 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
   const staging = await fs.mkdtemp(path.join(path.dirname(dir), ".import-"));
   let project: Project;
   try {
-    await extractArchive(entries, staging, { rename: followNodeIds(nodeIds) });
+    await archive.extract(staging, { rename: followNodeIds(nodeIds) });
     project = await ctx.db.$transaction(async (tx) => {
       const created = await tx.project.create({
         data: {
@@ -120,6 +115,7 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
   await adoptSnapshots(ctx, project);
   await publishControllerEvent(ctx, { type: "project.created", project: project });
   return project;
+  });
 }
 
 export interface DuplicateInput {
@@ -142,9 +138,10 @@ export async function duplicateProject(ctx: AppContext, projectId: string, input
     includeSnapshots: true,
     compress: false,
   });
-  const buffer = await archiveToBuffer(zip);
   try {
-    return await importProject(ctx, randomUUID(), buffer, { name: input.name, path: input.path ?? undefined, autoClose: false });
+    return await withArchiveFile(ctx, zip.outputStream as Readable, Infinity, (file) =>
+      importProject(ctx, randomUUID(), file, { name: input.name, path: input.path ?? undefined, autoClose: false }),
+    );
   } catch (e) {
     if (e instanceof ConflictError) throw new ConflictError(`Cannot duplicate project: ${e.message}`);
     throw e;

@@ -13,7 +13,7 @@ import { writeTopologyFile } from "../projects/disk.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
 import { assertProjectStopped, projectArchive } from "../projects/transfer.js";
-import { archiveToBuffer, archiveTopologyJson, extractArchive, followNodeIds, readArchive } from "../topology-file/archive.js";
+import { archiveToBuffer, archiveTopologyJson, followNodeIds, withArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, idsForTarget, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { newSnapshotSchema, type NewSnapshot } from "./schema.js";
@@ -110,20 +110,20 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
   await assertProjectStopped(ctx, projectId, "restore a snapshot");
 
   const file = await snapshotFile(ctx, project, snapshot.filename);
-  const zip = await fs.readFile(file).catch(() => {
+  await fs.access(file).catch(() => {
     throw new ConflictError(`The snapshot file '${snapshot.filename}' could not be read`);
   });
-  const entries = await readArchive(zip);
-  const parsed = parseTopology(archiveTopologyJson(entries));
-  const { doc, nodeIds } = idsForTarget(parsed, projectId);
-
   // Files first into a staging directory beside the project, so a bad archive changes nothing.
   const dir = projectDir(ctx, project);
   const staging = await fs.mkdtemp(`${dir}.restore-`);
   try {
-    await extractArchive(entries, staging, {
-      skip: (name) => name === "snapshots" || name.startsWith("snapshots/"),
-      rename: followNodeIds(nodeIds),
+    const doc = await withArchive(file, ctx.config.archiveLimits, async (archive) => {
+      const { doc, nodeIds } = idsForTarget(parseTopology(await archiveTopologyJson(archive)), projectId);
+      await archive.extract(staging, {
+        skip: (name) => name === "snapshots" || name.startsWith("snapshots/"),
+        rename: followNodeIds(nodeIds),
+      });
+      return doc;
     });
     const { autoStart, autoOpen, autoClose, ...settings } = projectSettings(doc);
     await ctx.db.$transaction(async (tx) => {

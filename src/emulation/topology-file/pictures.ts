@@ -37,12 +37,12 @@ function pictureSvg(name: string, data: Buffer): string {
 }
 
 /** Replaces, in a parsed topology document, drawings that name a picture file with the picture itself. */
-export function inlinePictures(json: unknown, readPicture: (name: string) => Buffer | undefined): unknown {
+export async function inlinePictures(json: unknown, readPicture: (name: string) => Promise<Buffer | undefined>): Promise<unknown> {
   const drawings = (json as { topology?: { drawings?: unknown } } | null)?.topology?.drawings;
   if (!Array.isArray(drawings)) return json;
   for (const d of drawings as { drawing_id?: unknown; svg?: unknown }[]) {
     if (typeof d?.svg !== "string" || !PICTURE_NAME.test(d.svg)) continue;
-    const data = readPicture(d.svg);
+    const data = await readPicture(d.svg);
     if (!data) throw new ConflictError(`Cannot import project, drawing ${String(d.drawing_id)} shows the picture ${d.svg}, which the archive does not hold`);
     d.svg = pictureSvg(d.svg, data);
   }

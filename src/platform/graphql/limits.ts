@@ -5,18 +5,21 @@ import {
   parse,
   type DefinitionNode,
   type DocumentNode,
+  type ExecutionArgs,
   type FragmentDefinitionNode,
   type ParseOptions,
   type SelectionSetNode,
   type Source,
   type ValueNode,
 } from "graphql";
+import { checkCost, type CostModel } from "./cost.js";
 
 /**
  * Resource limits for GraphQL requests, checked before the (superlinear) standard validation and before
  * execution, so a hostile document costs milliseconds: the nesting of the source text (graphql-js parses
  * recursively), its token count, selection depth, field count (aliases and fragment spreads expanded), aliases,
- * and the size and nesting of input values (literals and variables).
+ * and the size and nesting of input values (literals and variables); before execution, the operation's cost
+ * (cost.ts).
  */
 export const GRAPHQL_LIMITS = {
   /** Tokens in one document (graphql-js aborts parsing beyond). */
@@ -157,10 +160,14 @@ export function checkDocument(doc: DocumentNode): GraphQLError | undefined {
   return literalError ? limitError(literalError) : undefined;
 }
 
-/** The limits as a Yoga/envelop plugin: on parse, before validation, and before execution (variables). */
-export function useResourceLimits(): Plugin {
-  const stopOnBadVariables = ({ args, setResultAndStopExecution }: { args: { variableValues?: unknown }; setResultAndStopExecution: (r: { errors: GraphQLError[] }) => void }) => {
-    const error = checkVariables(args.variableValues);
+/**
+ * The limits as a Yoga/envelop plugin: on parse, before validation, and before execution (variables, then the
+ * operation's cost, which needs them).
+ */
+export function useResourceLimits(costModel: CostModel): Plugin {
+  const stopOnBadVariables = ({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution: (r: { errors: GraphQLError[] }) => void }) => {
+    const variables = (args.variableValues ?? {}) as Record<string, unknown>;
+    const error = checkVariables(args.variableValues) ?? checkCost(args.schema, args.document, args.operationName, variables, costModel);
     if (error) setResultAndStopExecution({ errors: [error] });
   };
   return {

@@ -78,13 +78,16 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
     context: () => ctx,
     // Uploads (the GraphQL multipart request convention): one file per request, refused while it arrives beyond
     // the upload limit (413), the `operations` and `map` parts held to the JSON body limit.
+    // Yoga's own body limit (25 MB by default, whatever the upload limit) is off: every body but an upload's is
+    // held to PATCHBAY_BODY_LIMIT before Yoga reads it (body-limit.ts), an upload's by the part limits below.
+    maxRequestBodySize: false,
     fetchAPI: createFetch({
       formDataLimits: { files: 1, fields: 2, parts: 3, fileSize: parseBytes(ctx.config.uploadLimit), fieldSize: parseBytes(ctx.config.bodyLimit) },
     }),
     logging: false,
     // Cross-origin answers are the server's one origin policy (src/platform/http/origin-policy.ts), not Yoga's.
     cors: false,
-    plugins: [useCsrfPrevention(), useResourceLimits(), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx), ...featurePlugins],
+    plugins: [useCsrfPrevention(), useResourceLimits(ctx.config.graphqlCost), useOperationChoice(), useSubscriptionScope(), useSubscriptionMetrics(ctx), ...featurePlugins],
     // Client mistakes keep their message; internal errors reach clients as "Unexpected error." with the request id
     // (extensions.requestId, also the X-Request-Id header), and the log under that id.
     maskedErrors: {
@@ -106,6 +109,13 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
     execute: (args) => (args as EnvelopedArgs).rootValue.execute(args),
     subscribe: (args) => (args as EnvelopedArgs).rootValue.subscribe(args),
     onSubscribe: async (c, id, params) => {
+      // Each running operation holds its iterator and bus subscription: a bounded number per connection. The id
+      // is already among c.subscriptions; refused with an error message for it (the protocol's per-operation
+      // answer), so the connection and its other operations go on.
+      if (Object.keys(c.subscriptions).length > ctx.config.wsSubscriptionLimit) {
+        const message = `A connection may run at most ${ctx.config.wsSubscriptionLimit} operations at once (PATCHBAY_WS_SUBSCRIPTION_LIMIT).`;
+        return [new GraphQLError(message, { extensions: { code: "TOO_MANY_OPERATIONS" } })];
+      }
       const directStream = graphqlWsDirectStream(c.extra.socket, c.extra.request.socket, id);
       const enveloped = yoga.getEnveloped({ ...c, req: c.extra.request, params, directStream });
       let document;

@@ -19,8 +19,12 @@ export interface UpgradeChecks {
   isAuthorized(req: IncomingMessage): boolean;
 }
 
-export function createUpgradeHandler(routes: WebSocketRoute[], checks: UpgradeChecks, log: Logger) {
-  const wss = new WebSocketServer({ noServer: true });
+/**
+ * `maxPayload`: the largest message a client may send (ws's default, 100 MiB, let a few frames hold gigabytes);
+ * a larger one closes the socket with 1009 (message too big) before it is buffered.
+ */
+export function createUpgradeHandler(routes: WebSocketRoute[], checks: UpgradeChecks, log: Logger, maxPayload: number) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload });
   const reject = (socket: Duplex, status: number, headers: Record<string, string>, body = "") => {
     const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}`];
     for (const [k, v] of Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(body)), Connection: "close" })) {
@@ -45,7 +49,12 @@ export function createUpgradeHandler(routes: WebSocketRoute[], checks: UpgradeCh
         return { status: 500, body: { message: "error" } };
       });
       if (refusal) return reject(socket, refusal.status, { "Content-Type": "application/json" }, JSON.stringify(refusal.body));
-      return wss.handleUpgrade(req, socket, head, (ws) => route.handle(ws, req, params));
+      return wss.handleUpgrade(req, socket, head, (ws) => {
+        // A protocol error (a message beyond maxPayload, a bad frame): ws closes the socket itself (1009, 1002);
+        // unheard, the error event would end the process.
+        ws.on("error", () => {});
+        route.handle(ws, req, params);
+      });
     }
     reject(socket, 404, { "Content-Type": "text/plain; charset=utf-8" }, "404: Not Found");
   };

@@ -1,6 +1,8 @@
 import type { Response } from "express";
+import { parseBytes } from "../../../platform/bytes.js";
 import type { AppContext } from "../../../platform/context.js";
 import { serveNotificationStream } from "../../notifications/rest.js";
+import { withArchiveFile } from "../../projects/archive-upload.js";
 import { assertProjectId } from "../../projects/serialize.js";
 import { createSchema, sendArchiveHeaders, sendProjectFile, toSettings, updateSchema } from "../../projects/rest.js";
 import { readRawBody, sendJson, type Gns3Routes } from "../../rest/kit.js";
@@ -116,8 +118,8 @@ export function computeProjectRoutes(routes: Gns3Routes, ctx: AppContext): void 
     `${P}/import`,
     async ({ req, res, params }) => {
       assertProjectId(params.project_id); // before the upload; an unknown project is what import creates
-      const zip = await readRawBody(req, res, ctx.config.uploadLimit);
-      sendJson(res, 200, rest(await importComputeProject(ctx, params.project_id, zip)));
+      const project = await withArchiveFile(ctx, req, parseBytes(ctx.config.uploadLimit), (file) => importComputeProject(ctx, params.project_id, file));
+      sendJson(res, 200, rest(project));
     },
     { raw: true },
   );

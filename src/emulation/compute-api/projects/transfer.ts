@@ -6,7 +6,7 @@ import { resolveInside } from "../../files/safe-path.js";
 import { openProject } from "../../projects/operations.js";
 import { assertProjectId, projectDir } from "../../projects/serialize.js";
 import { importProject, projectArchive } from "../../projects/transfer.js";
-import { extractArchive, readArchive } from "../../topology-file/archive.js";
+import { withArchive } from "../../topology-file/archive.js";
 import { getComputeProject } from "./operations.js";
 
 /**
@@ -43,19 +43,20 @@ export async function exportComputeProject(ctx: AppContext, projectId: string, _
  * archive's files, overwriting same-named ones, while its topology stays the database's. Every entry is proven
  * safe before anything is written: an escaping entry (zip-slip, symlink) refuses the whole archive (409).
  */
-export async function importComputeProject(ctx: AppContext, projectId: string, zip: Buffer): Promise<Project> {
+export async function importComputeProject(ctx: AppContext, projectId: string, archiveFile: string): Promise<Project> {
   assertProjectId(projectId);
   const existing = await ctx.db.project.findUnique({ where: { id: projectId } });
-  if (!existing) return openProject(ctx, (await importProject(ctx, projectId, zip, { autoClose: false })).id);
-  const entries = await readArchive(zip);
-  const dir = projectDir(ctx, existing);
-  await fs.mkdir(dir, { recursive: true });
-  for (const e of entries) {
-    await resolveInside(dir, e.name).catch(() => {
-      throw new ConflictError(`Cannot import project, unsafe archive entry: ${e.name}`);
-    });
-  }
-  const project = existing.status === "opened" ? existing : await openProject(ctx, projectId);
-  await extractArchive(entries, dir);
-  return project;
+  if (!existing) return openProject(ctx, (await importProject(ctx, projectId, archiveFile, { autoClose: false })).id);
+  return withArchive(archiveFile, ctx.config.archiveLimits, async (archive) => {
+    const dir = projectDir(ctx, existing);
+    await fs.mkdir(dir, { recursive: true });
+    for (const e of archive.entries) {
+      await resolveInside(dir, e.name).catch(() => {
+        throw new ConflictError(`Cannot import project, unsafe archive entry: ${e.name}`);
+      });
+    }
+    const project = existing.status === "opened" ? existing : await openProject(ctx, projectId);
+    await archive.extract(dir);
+    return project;
+  });
 }
