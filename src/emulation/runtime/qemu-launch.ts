@@ -3,6 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, DomainError } from "../../platform/errors.js";
 import { ImageMissingError, resolveImage } from "../images/store.js";
 import { qemuBaseMac, qemuBinaryName, readQemuProperties, type QemuProperties } from "../nodes/qemu-properties.js";
+import { parseQemuOptions, qemuOptionsArgv, qemuOptionsMemoryMb } from "../nodes/qemu-options.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { findOnPath } from "./executables.js";
 import { qemuArgs, type QemuLaunch, type QemuNic } from "./qemu-command.js";
@@ -32,6 +33,22 @@ export function qemuBinary(node: Pick<Node, "name" | "id" | "propertiesJson">): 
   return found;
 }
 
+/**
+ * The node's options as they will run: placeholders expanded with its values and checked again, since a node
+ * stored before a rule or imported never met it — 409 with GNS3's message. With the RAM the cap counts (MB):
+ * `ram` plus the options' memory backends.
+ */
+export function qemuNodeOptions(node: Pick<Node, "id" | "name" | "projectId" | "console" | "propertiesJson">): { argv: string[]; memoryMb: number } {
+  const p = qemuProperties(node);
+  try {
+    const parsed = parseQemuOptions(p.options, node);
+    return { argv: qemuOptionsArgv(parsed), memoryMb: p.ram + qemuOptionsMemoryMb(parsed) };
+  } catch (e) {
+    if (e instanceof DomainError && e.status === 400) throw new ConflictError(e.message);
+    throw e;
+  }
+}
+
 /** An image of the store; a file that vanished since the node was set names the property in the 409. */
 async function image(ctx: AppContext, field: string, name: string): Promise<string | undefined> {
   if (!name) return undefined;
@@ -54,6 +71,7 @@ export interface QemuLaunchInput {
 export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Promise<Omit<QemuProcessOptions, "onExit">> {
   const { node, workdir } = input;
   const p = qemuProperties(node);
+  const options = qemuNodeOptions(node);
   const binary = qemuBinary(node);
   const disks: QemuLaunch["disks"] = {};
   for (const d of DISKS) {
@@ -70,6 +88,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     name: node.name,
     projectId: node.projectId,
     properties: p,
+    options: options.argv,
     customAdapters: parseArray(node.customAdapters),
     disks,
     cdrom: await image(ctx, "cdrom_image", p.cdrom_image),
@@ -81,14 +100,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     nics: input.nics,
     accel: (await kvmUsable(binary)) ? "kvm" : "tcg",
   };
-  let args: string[];
-  try {
-    args = qemuArgs(launch);
-  } catch (e) {
-    // An option refused at set time (400) is a node that cannot start when it was stored before the rule.
-    if (e instanceof DomainError && e.status === 400) throw new ConflictError(e.message);
-    throw e;
-  }
+  const args = qemuArgs(launch);
   return {
     owner: input.owner,
     nodeId: node.id,
@@ -98,7 +110,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     binary,
     args,
     qmpSocket,
-    ram: p.ram,
+    ram: options.memoryMb,
     onClose: p.on_close,
     nice: NICENESS[p.process_priority] ?? DEFAULT_NICE,
   };
