@@ -1,7 +1,8 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, DomainError } from "../../platform/errors.js";
-import { ImageMissingError, resolveImage } from "../images/store.js";
+import { checkImageReferences } from "../images/references.js";
+import { ImageMissingError, imageDirectory, resolveImage } from "../images/store.js";
 import { qemuBaseMac, qemuBinaryName, readQemuProperties, type QemuProperties } from "../nodes/qemu-properties.js";
 import { parseQemuOptions, qemuOptionsArgv, qemuOptionsMemoryMb } from "../nodes/qemu-options.js";
 import { nodeProperties } from "../nodes/serialize.js";
@@ -60,6 +61,13 @@ async function image(ctx: AppContext, field: string, name: string): Promise<stri
   }
 }
 
+/** An image QEMU opens as a block device (disk, CD-ROM): all it refers to (backing chain…) must be in the store too. */
+async function blockImage(ctx: AppContext, field: string, name: string): Promise<string | undefined> {
+  const file = await image(ctx, field, name);
+  if (file) await checkImageReferences(imageDirectory(ctx), file, `${name} (${field})`);
+  return file;
+}
+
 export interface QemuLaunchInput {
   node: Node;
   workdir: string;
@@ -75,7 +83,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
   const binary = qemuBinary(node);
   const disks: QemuLaunch["disks"] = {};
   for (const d of DISKS) {
-    const base = await image(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
+    const base = await blockImage(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
     if (!base) continue;
     // Without linked_clone GNS3 boots the base itself (one node only); here it is a clone all the same, so an
     // image is never written by a node — the difference is documented (runtime README).
@@ -91,7 +99,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     options: options.argv,
     customAdapters: parseArray(node.customAdapters),
     disks,
-    cdrom: await image(ctx, "cdrom_image", p.cdrom_image),
+    cdrom: await blockImage(ctx, "cdrom_image", p.cdrom_image),
     bios: await image(ctx, "bios_image", p.bios_image),
     kernel: await image(ctx, "kernel_image", p.kernel_image),
     initrd: await image(ctx, "initrd", p.initrd),
