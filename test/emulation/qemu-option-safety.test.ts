@@ -160,7 +160,7 @@ describe("qemu options, checked as QEMU reads them", () => {
     for (const options of accepted) expect((await create("VM", options)).status, options).toBe(201);
   });
 
-  it("counts memory backends into the RAM the cap sees", async () => {
+  it("counts memory backends and video memory into the RAM the cap sees", async () => {
     const vm = await create("VM", "-object memory-backend-ram,id=m,size=64G,prealloc=on", { ram: 256 });
     expect(vm.status, vm.text).toBe(201);
     const r = await call(s.url, "POST", `${P}/nodes/${vm.body.node_id}/start`);
@@ -168,5 +168,10 @@ describe("qemu options, checked as QEMU reads them", () => {
     expect(r.body.message).toBe(
       "Cannot start VM: it needs 65792 MB of RAM and the running VMs of this compute already use 0 of the 1024 MB allowed (--vm-memory-limit)",
     );
+    const vram = await create("VM2", "-device VGA,vgamem_mb=256 ".repeat(4), { ram: 256 });
+    expect(vram.status, vram.text).toBe(201);
+    const r2 = await call(s.url, "POST", `${P}/nodes/${vram.body.node_id}/start`);
+    expect(r2.status, r2.text).toBe(409);
+    expect(r2.body.message).toMatch(/^Cannot start VM2: it needs 1280 MB of RAM/);
   });
 });

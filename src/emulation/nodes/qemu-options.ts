@@ -171,7 +171,7 @@ const DEVICE_DRIVERS = new Set([
   // disk controllers and disks on this server's drives
   "ahci", "ich9-ahci", "piix3-ide", "piix4-ide", "ide-hd", "ide-cd", "lsi53c895a", "lsi53c810", "megasas", "megasas-gen2",
   "mptsas1068", "am53c974", "dc390", "pvscsi", "virtio-scsi-pci", "virtio-scsi-device", "scsi-hd", "scsi-cd", "virtio-blk-pci",
-  "virtio-blk-device", "nvme", "usb-storage",
+  "virtio-blk-device", "usb-storage",
   // USB
   "piix3-usb-uhci", "piix4-usb-uhci", "ich9-usb-uhci1", "ich9-usb-uhci2", "ich9-usb-uhci3", "ich9-usb-ehci1", "ich9-usb-ehci2",
   "usb-ehci", "nec-usb-xhci", "qemu-xhci", "pci-ohci", "usb-tablet", "usb-mouse", "usb-kbd", "usb-hub",
@@ -180,11 +180,14 @@ const DEVICE_DRIVERS = new Set([
   "i6300esb", "ib700", "pvpanic", "vmcoreinfo", "sga",
   // PCI topology
   "pci-bridge", "pcie-root-port", "pcie-pci-bridge", "ioh3420", "x3130-upstream", "xio3130-downstream", "i82801b11-bridge",
-  // displays
-  "VGA", "cirrus-vga", "vmware-svga", "bochs-display", "secondary-vga",
+  // displays (their video memory counts towards the RAM cap)
+  "VGA", "cirrus-vga", "vmware-svga",
 ]);
 
-/** `-object` types a lab needs; memory backends count towards the RAM cap (`qemuOptionsMemory`). */
+/** Display devices and their video memory (MB) when `vgamem_mb` is not given: QEMU allows many, each up to 256 MB. */
+const DISPLAY_VRAM_MB: Record<string, number> = { VGA: 16, "cirrus-vga": 4, "vmware-svga": 16 };
+
+/** `-object` types a lab needs; memory backends count towards the RAM cap (`qemuOptionsMemoryMb`). */
 const OBJECT_TYPES = new Set(["memory-backend-ram", "rng-builtin", "iothread"]);
 
 /**
@@ -307,17 +310,26 @@ function qemuSize(text: string): number | null {
 }
 
 /**
- * RAM the options add besides `ram` (MB): every memory backend's size. A backend that becomes the guest's NUMA
- * memory is counted on top of `ram` too — the cap over-counts rather than miss what QEMU allocates.
+ * RAM the options add besides `ram` (MB): every memory backend's size and every display device's video memory. A
+ * backend that becomes the guest's NUMA memory is counted on top of `ram` too — the cap over-counts rather than
+ * miss what QEMU allocates.
  */
 export function qemuOptionsMemoryMb(parsed: ParsedOption[]): number {
   let bytes = 0;
+  const last = (o: ParsedOption, key: string) => o.parts.findLast((p) => p.key === key)?.value;
+  const refuse = (o: ParsedOption, why: string) => new ForbiddenQemuOption(`Forbidden additional option: -${o.name} ${o.arg} (${why})`);
   for (const o of parsed) {
-    if (o.name !== "object" || !o.parts.some((p) => p.key === "qom-type" && p.value.startsWith("memory-backend"))) continue;
-    const size = o.parts.findLast((p) => p.key === "size");
-    const value = size ? qemuSize(size.value) : null;
-    if (value === null) throw new ForbiddenQemuOption(`Forbidden additional option: -object ${o.arg} (a memory backend needs a size=)`);
-    bytes += value;
+    if (o.name === "object" && last(o, "qom-type")?.startsWith("memory-backend")) {
+      const size = qemuSize(last(o, "size") ?? "");
+      if (size === null) throw refuse(o, "a memory backend needs a size");
+      bytes += size;
+    }
+    const driver = o.name === "device" ? last(o, "driver") : undefined;
+    if (driver && Object.hasOwn(DISPLAY_VRAM_MB, driver)) {
+      const vram = Number(last(o, "vgamem_mb") ?? DISPLAY_VRAM_MB[driver]);
+      if (!Number.isSafeInteger(vram) || vram < 0) throw refuse(o, "vgamem_mb must be a number of MB");
+      bytes += vram * 2 ** 20;
+    }
   }
   return Math.ceil(bytes / 2 ** 20);
 }
