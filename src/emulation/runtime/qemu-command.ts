@@ -15,7 +15,6 @@ export interface QemuNic {
 export interface QemuLaunch {
   nodeId: string;
   name: string;
-  projectId: string;
   properties: QemuProperties;
   /** The node's options: placeholders expanded, then checked (qemu-launch.ts). */
   options: string[];

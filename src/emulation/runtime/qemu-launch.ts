@@ -37,7 +37,7 @@ export function qemuBinary(node: Pick<Node, "name" | "id" | "propertiesJson">): 
 /**
  * The node's options as they will run: placeholders expanded with its values and checked again, since a node
  * stored before a rule or imported never met it — 409 with GNS3's message. With the RAM the cap counts (MB):
- * `ram` plus the options' memory backends.
+ * `ram` plus the options' memory backends and video memory.
  */
 export function qemuNodeOptions(node: Pick<Node, "id" | "name" | "projectId" | "console" | "propertiesJson">): { argv: string[]; memoryMb: number } {
   const p = qemuProperties(node);
@@ -94,7 +94,6 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
   const launch: QemuLaunch = {
     nodeId: node.id,
     name: node.name,
-    projectId: node.projectId,
     properties: p,
     options: options.argv,
     customAdapters: parseArray(node.customAdapters),
