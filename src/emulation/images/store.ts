@@ -10,6 +10,7 @@ import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { writeFileAtomic } from "../files/atomic.js";
 import { isStrictlyInside, resolveInside } from "../files/safe-path.js";
 import { isImageName } from "./names.js";
+import { checkImageReferences } from "./references.js";
 
 /**
  * The image store: `<data dir>/images/<QEMU|IOS|IOU>` (GNS3's layout), the one place image files are resolved,
@@ -131,7 +132,7 @@ async function uploadTarget(ctx: Ctx, emulator: ImageEmulator, name: string): Pr
   const root = imageDirectory(ctx, emulator);
   const wanted = path.resolve(root, name);
   if (!isStrictlyInside(root, wanted) || name.startsWith("/")) throw new ForbiddenError(`Could not write image: ${name}, ${wanted} is forbidden`);
-  if (!isImageName(name)) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: no empty, hidden or '..' segments, no backslash or control characters`);
+  if (!isImageName(name)) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: no empty, hidden or '..' segments, no backslash, comma or control characters`);
   // The sidecars are ours: an upload could otherwise make the store report any md5 for an image.
   if (name.endsWith(".md5sum")) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: .md5sum files are the store's checksums`);
   await fs.mkdir(root, { recursive: true });
@@ -168,6 +169,8 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
   body.pipe(meter);
   try {
     await written;
+    // Checked before it takes its name, so a refused image is never in the store, not even for a moment.
+    if (emulator === "qemu") await checkImageReferences(imageDirectory(ctx, emulator), tmp, name, true);
     const md5 = hash.digest("hex");
     await finishers.run(target, async () => {
       await fs.rename(tmp, target).catch((e: NodeJS.ErrnoException) => {

@@ -12,7 +12,7 @@ import { projectDir } from "../projects/serialize.js";
 import { allocateConsolePort, assertConsoleFree } from "./console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "./ports.js";
-import { prepareQemuProperties, qemuCustomAdaptersSchema } from "./qemu-properties.js";
+import { checkQemuNodeOptions, prepareQemuProperties, qemuCustomAdaptersSchema } from "./qemu-properties.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "./serialize.js";
 import { newNodeSchema, nodeChangesSchema, type ConsoleType, type NewNode, type NodeChanges, type NodeLabel, type NodeStatus } from "./schema.js";
 
@@ -151,6 +151,7 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
       } else if (input.console === undefined && needsConsolePort(input.nodeType, consoleType)) {
         console = await allocateConsolePort(tx, input.computeId, ctx.config.consolePorts, ctx.config.host);
       }
+      if (input.nodeType === "qemu") checkQemuNodeOptions({ id, name, projectId, console }, properties.options as string);
       return tx.node.create({
         data: {
           ...scalarFields(input),
@@ -213,6 +214,11 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
           ? undefined
           : allocateNodeName(changes.name, await takenNames(tx, projectId));
       if (changes.console != null && changes.console !== before.console) await assertConsoleFree(tx, before.computeId, changes.console, nodeId);
+      // The options' placeholders take the node's values: a new name or new options are checked together.
+      if (before.nodeType === "qemu" && (name !== undefined || properties !== undefined)) {
+        const options = (properties ?? nodeProperties(before)).options as string;
+        checkQemuNodeOptions({ ...before, name: name ?? before.name, console: changes.console === undefined ? before.console : changes.console }, options);
+      }
       return tx.node.update({
         where: { id: nodeId },
         data: { ...scalarFields(changes), ...jsonFields({ ...changes, properties }), name, console: changes.console, consoleType },

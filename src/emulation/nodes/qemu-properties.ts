@@ -1,10 +1,17 @@
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
-import { InvalidInputError } from "../../platform/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { imageNameSchema } from "../images/names.js";
 import { ImageMissingError, imageMd5, resolveImage } from "../images/store.js";
+import {
+  ForbiddenQemuOption,
+  parseQemuOptions,
+  PLACEHOLDER_STANDINS,
+  qemuOptionsMemoryMb,
+  rewriteQemuOptions,
+  type QemuOptionNode,
+} from "./qemu-options.js";
 
 /**
  * The qemu node's properties (GNS3 2.2's qemu schema, compat-qemu §2): what a client may set, GNS3's compute
@@ -85,7 +92,7 @@ export const qemuPropertyFields = {
     .nullable()
     .superRefine((value, check) => {
       try {
-        qemuOptionsArgv(rewriteQemuOptions(value ?? ""));
+        qemuOptionsMemoryMb(parseQemuOptions(rewriteQemuOptions(value ?? ""), PLACEHOLDER_STANDINS));
       } catch (e) {
         check.addIssue({ code: "custom", message: (e as Error).message });
       }
@@ -209,112 +216,16 @@ export function qemuAdapterMac(base: string, adapter: number, custom?: { mac_add
 
 // ------------------------------------------------------------------ options (compat-qemu §2, refused options: docs/gns3-compat.md)
 
-/** GNS3 rewrites these on set (observed): the acceleration switches become `-machine accel=…`. */
-const REWRITES: [RegExp, string][] = [
-  [/(^|\s)-no-kvm(?=\s|$)/g, "$1-machine accel=tcg"],
-  [/(^|\s)-no-hax(?=\s|$)/g, "$1-machine accel=tcg"],
-  [/(^|\s)-enable-kvm(?=\s|$)/g, "$1-machine accel=kvm"],
-];
-export function rewriteQemuOptions(options: string): string {
-  return REWRITES.reduce((s, [re, to]) => s.replace(re, to), options);
-}
-
-/** Placeholders GNS3 expands in `options` at start. */
-export const QEMU_OPTION_PLACEHOLDERS = ["%vm-name%", "%vm-id%", "%project-id%", "%project-path%", "%guest-cid%", "%console-port%"] as const;
-
-/** Thrown for an option this server refuses; the message is GNS3's ("Forbidden additional option: -netdev"). */
-export class ForbiddenQemuOption extends InvalidInputError {}
-
 /**
- * Python's shlex.split (POSIX mode, no comments), which GNS3 applies to `options`: whitespace separates words,
- * single quotes are literal, double quotes keep spaces and honour \\ \" \$ \`, a backslash outside quotes escapes.
+ * The options checked with the node's own placeholder values (the schema only sees stand-ins): where a qemu node
+ * is created, renamed or given options, with its final name. 400 "options: Forbidden additional option: …".
  */
-export function splitQemuOptions(options: string): string[] {
-  const words: string[] = [];
-  let word: string | null = null;
-  let quote: "'" | '"' | null = null;
-  for (let i = 0; i < options.length; i++) {
-    const c = options[i];
-    if (quote === "'") {
-      if (c === "'") quote = null;
-      else word += c;
-    } else if (quote === '"') {
-      if (c === '"') quote = null;
-      else if (c === "\\" && i + 1 < options.length && '\\"$`\n'.includes(options[i + 1])) word += options[++i];
-      else word += c;
-    } else if (/\s/.test(c)) {
-      if (word !== null) words.push(word);
-      word = null;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      word ??= "";
-    } else if (c === "\\") {
-      if (i + 1 >= options.length) throw new InvalidInputError("No escaped character");
-      word = (word ?? "") + options[++i];
-    } else word = (word ?? "") + c;
+export function checkQemuNodeOptions(node: QemuOptionNode, options: string | null | undefined): void {
+  try {
+    qemuOptionsMemoryMb(parseQemuOptions(options, node));
+  } catch (e) {
+    throw e instanceof ForbiddenQemuOption ? new ForbiddenQemuOption(`options: ${e.message}`) : e;
   }
-  if (quote) throw new InvalidInputError("No closing quotation");
-  if (word !== null) words.push(word);
-  return words;
-}
-
-/**
- * The options a client may add, with their argument count. Everything else is refused: an allow-list, because
- * QEMU has many ways to reach the host (files: -drive -kernel -readconfig -pidfile -D -chardev -serial file:,
- * programs: -incoming exec:, -netdev tap,script=, devices: -device vfio-pci/usb-host, sockets: -monitor, -gdb,
- * -s) and a bare word is taken as a disk image. `-m` is refused because the RAM cap counts `ram`.
- */
-const ALLOWED_OPTIONS: Record<string, 0 | 1> = {
-  machine: 1, M: 1, cpu: 1, accel: 1, smp: 1, numa: 1, rtc: 1, global: 1, device: 1, object: 1, vga: 1, display: 1,
-  k: 1, boot: 1, usbdevice: 1, watchdog: 1, "watchdog-action": 1, icount: 1, overcommit: 1, msg: 1, name: 1, uuid: 1,
-  smbios: 1, "enable-kvm": 0, nographic: 0, "no-reboot": 0, "no-shutdown": 0, "no-hpet": 0, "no-acpi": 0, nodefaults: 0,
-  "no-user-config": 0, usb: 0, "enable-sync-profile": 0, "win2k-hack": 0, "no-fd-bootchk": 0,
-};
-
-/** Sub-option keys that name host files, sockets, programs or devices, wherever they appear (`-device x,romfile=`…). */
-const HOST_KEYS = new Set([
-  "file", "filename", "path", "romfile", "dir", "mem-path", "script", "downscript", "splash", "sock", "socket", "chardev",
-  "fsdev", "host", "hostbus", "hostaddr", "hostport", "hostdevice", "sysfsdev", "vhostfd", "fd", "fds", "tls-creds",
-  "tls-authz", "x509-dir", "dtb", "mount_tag", "logfile", "keyfile", "certfile",
-]);
-/** `-device` drivers and `-object` types that pass host devices, files or memory through. */
-const HOST_DRIVERS = /^(vfio|vhost|usb-host|u2f-passthru|loader|ivshmem|pci-assign|virtio-9p|memory-backend-(file|memfd)|filter-dump|secret|tls-|rng-random|rng-egd|input-linux|cryptodev-vhost|can-host|iothread-vhost|pr-manager)/;
-
-function checkArgument(option: string, arg: string): void {
-  const refuse = () => new ForbiddenQemuOption(`Forbidden additional option: -${option} ${arg}`);
-  // A path or a URL in any argument reaches outside the node (placeholders are checked before expansion).
-  if (arg.includes("/") || arg.includes("%project-path%")) throw refuse();
-  const parts = arg.split(",");
-  for (const part of parts) {
-    const key = part.split("=")[0].split(".").pop()!.trim().toLowerCase();
-    if (part.includes("=") && HOST_KEYS.has(key)) throw refuse();
-  }
-  if (arg.startsWith("{")) throw refuse(); // JSON syntax (-device/-object): keys the checks above cannot see
-  if (option === "global" && parts.some((p) => p.split(/[=.]/).some((t) => HOST_KEYS.has(t.trim().toLowerCase())))) throw refuse();
-  if ((option === "device" || option === "object") && HOST_DRIVERS.test(parts[0].replace(/^(driver|qom-type)=/, ""))) throw refuse();
-  if (option === "usbdevice" && !/^(tablet|mouse|keyboard|braille)$/.test(arg)) throw refuse();
-  if (option === "display" && !/^(none|curses)$/.test(arg)) throw refuse();
-}
-
-/**
- * Checks `options` as stored (after GNS3's rewrite) and returns its argv words. Throws ForbiddenQemuOption (400 at
- * set; the runtime answers 409 with the same message at start for a node stored before the rule, e.g. imported).
- */
-export function qemuOptionsArgv(options: string | null | undefined): string[] {
-  const words = splitQemuOptions(options ?? "");
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i];
-    if (!/^--?[A-Za-z]/.test(word)) throw new ForbiddenQemuOption(`Forbidden additional option: ${word} (options must start with -)`);
-    const name = word.replace(/^--?/, "");
-    const arity = Object.hasOwn(ALLOWED_OPTIONS, name) ? ALLOWED_OPTIONS[name] : undefined;
-    if (arity === undefined) throw new ForbiddenQemuOption(`Forbidden additional option: -${name}`);
-    if (arity === 1) {
-      const arg = words[++i];
-      if (arg === undefined) throw new InvalidInputError(`-${name} needs an argument`);
-      checkArgument(name, arg);
-    }
-  }
-  return words;
 }
 
 // ------------------------------------------------------------------ reading and normalising

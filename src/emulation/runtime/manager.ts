@@ -12,7 +12,7 @@ import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
 import { QemuProcess } from "./qemu.js";
-import { prepareQemu, qemuBinary, qemuProperties } from "./qemu-launch.js";
+import { prepareQemu, qemuBinary, qemuNodeOptions, qemuProperties } from "./qemu-launch.js";
 import { UdpPortPool } from "./udp-port-pool.js";
 import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "./vpcs.js";
 
@@ -465,7 +465,8 @@ export class LocalCompute {
    * later land on the same ports, as with vpcs.
    */
   private async startQemu(node: Node, workdir: string): Promise<string> {
-    const { ram, adapters, replicate_network_connection_state: carrierFollowsLinks } = qemuProperties(node);
+    const { adapters, replicate_network_connection_state: carrierFollowsLinks } = qemuProperties(node);
+    const ram = qemuNodeOptions(node).memoryMb;
     // Checked and reserved with no await in between: VMs started together (bulk start) cannot pass the cap.
     const used = this.startingRam + [...this.processes.values()].reduce((sum, p) => sum + (p.proc instanceof QemuProcess && p.proc.running ? p.proc.ram : 0), 0);
     const cap = this.ctx.config.vmMemoryLimit;

@@ -1,4 +1,4 @@
-import { qemuAdapterMac, qemuOptionsArgv, type QemuProperties } from "../nodes/qemu-properties.js";
+import { qemuAdapterMac, type QemuProperties } from "../nodes/qemu-properties.js";
 
 /**
  * The qemu command line of a node, in GNS3's order (compat-qemu §3): name, memory, CPUs, acceleration, boot
@@ -15,8 +15,9 @@ export interface QemuNic {
 export interface QemuLaunch {
   nodeId: string;
   name: string;
-  projectId: string;
   properties: QemuProperties;
+  /** The node's options: placeholders expanded, then checked (qemu-launch.ts). */
+  options: string[];
   customAdapters: { adapter_number?: unknown; adapter_type?: unknown; mac_address?: unknown }[];
   /** hda…hdd → the file to boot (overlay or base). */
   disks: Partial<Record<"hda" | "hdb" | "hdc" | "hdd", { file: string; interface: string }>>;
@@ -38,16 +39,6 @@ const NICS_PER_BRIDGE = 31;
 
 /** QEMU's option syntax escapes a comma in a value by doubling it. */
 const commaSafe = (s: string) => s.replaceAll(",", ",,");
-
-function expandPlaceholders(word: string, l: QemuLaunch): string {
-  const port = String(l.console?.port ?? 0);
-  return word
-    .replaceAll("%vm-name%", l.name)
-    .replaceAll("%vm-id%", l.nodeId)
-    .replaceAll("%project-id%", l.projectId)
-    .replaceAll("%console-port%", port)
-    .replaceAll("%guest-cid%", port); // GNS3 hands out a vsock CID per node; the console port is unique per compute too
-}
 
 /** Whether the options pick the accelerator themselves (`-accel`, `-machine accel=`, `-enable-kvm`). */
 function choosesAccel(options: string[]): boolean {
@@ -91,11 +82,10 @@ function nicArgs(l: QemuLaunch): string[] {
   return out;
 }
 
-/** argv (without the binary). Throws ForbiddenQemuOption for options outside the allow-list. */
+/** argv (without the binary). */
 export function qemuArgs(l: QemuLaunch): string[] {
-  const p = l.properties;
-  const options = qemuOptionsArgv(p.options).map((w) => expandPlaceholders(w, l));
-  const args = ["-name", l.name, "-m", `${p.ram}M`];
+  const { properties: p, options } = l;
+  const args = ["-name", commaSafe(l.name), "-m", `${p.ram}M`];
   args.push("-smp", `cpus=${p.cpus}${p.maxcpus > p.cpus ? `,maxcpus=${p.maxcpus}` : ""},sockets=1`);
   if (!choosesAccel(options)) args.push("-accel", l.accel);
   args.push("-boot", `order=${p.boot_priority}`);

@@ -1,8 +1,10 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, DomainError } from "../../platform/errors.js";
-import { ImageMissingError, resolveImage } from "../images/store.js";
+import { checkImageReferences } from "../images/references.js";
+import { ImageMissingError, imageDirectory, resolveImage } from "../images/store.js";
 import { qemuBaseMac, qemuBinaryName, readQemuProperties, type QemuProperties } from "../nodes/qemu-properties.js";
+import { parseQemuOptions, qemuOptionsArgv, qemuOptionsMemoryMb } from "../nodes/qemu-options.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { findOnPath } from "./executables.js";
 import { qemuArgs, type QemuLaunch, type QemuNic } from "./qemu-command.js";
@@ -32,6 +34,22 @@ export function qemuBinary(node: Pick<Node, "name" | "id" | "propertiesJson">): 
   return found;
 }
 
+/**
+ * The node's options as they will run: placeholders expanded with its values and checked again, since a node
+ * stored before a rule or imported never met it — 409 with GNS3's message. With the RAM the cap counts (MB):
+ * `ram` plus the options' memory backends and video memory.
+ */
+export function qemuNodeOptions(node: Pick<Node, "id" | "name" | "projectId" | "console" | "propertiesJson">): { argv: string[]; memoryMb: number } {
+  const p = qemuProperties(node);
+  try {
+    const parsed = parseQemuOptions(p.options, node);
+    return { argv: qemuOptionsArgv(parsed), memoryMb: p.ram + qemuOptionsMemoryMb(parsed) };
+  } catch (e) {
+    if (e instanceof DomainError && e.status === 400) throw new ConflictError(e.message);
+    throw e;
+  }
+}
+
 /** An image of the store; a file that vanished since the node was set names the property in the 409. */
 async function image(ctx: AppContext, field: string, name: string): Promise<string | undefined> {
   if (!name) return undefined;
@@ -41,6 +59,13 @@ async function image(ctx: AppContext, field: string, name: string): Promise<stri
     if (e instanceof ImageMissingError) throw new ConflictError(`${e.message} (${field})`);
     throw e;
   }
+}
+
+/** An image QEMU opens as a block device (disk, CD-ROM): all it refers to (backing chain…) must be in the store too. */
+async function blockImage(ctx: AppContext, field: string, name: string): Promise<string | undefined> {
+  const file = await image(ctx, field, name);
+  if (file) await checkImageReferences(imageDirectory(ctx), file, `${name} (${field})`);
+  return file;
 }
 
 export interface QemuLaunchInput {
@@ -54,10 +79,11 @@ export interface QemuLaunchInput {
 export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Promise<Omit<QemuProcessOptions, "onExit">> {
   const { node, workdir } = input;
   const p = qemuProperties(node);
+  const options = qemuNodeOptions(node);
   const binary = qemuBinary(node);
   const disks: QemuLaunch["disks"] = {};
   for (const d of DISKS) {
-    const base = await image(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
+    const base = await blockImage(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
     if (!base) continue;
     // Without linked_clone GNS3 boots the base itself (one node only); here it is a clone all the same, so an
     // image is never written by a node — the difference is documented (runtime README).
@@ -68,11 +94,11 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
   const launch: QemuLaunch = {
     nodeId: node.id,
     name: node.name,
-    projectId: node.projectId,
     properties: p,
+    options: options.argv,
     customAdapters: parseArray(node.customAdapters),
     disks,
-    cdrom: await image(ctx, "cdrom_image", p.cdrom_image),
+    cdrom: await blockImage(ctx, "cdrom_image", p.cdrom_image),
     bios: await image(ctx, "bios_image", p.bios_image),
     kernel: await image(ctx, "kernel_image", p.kernel_image),
     initrd: await image(ctx, "initrd", p.initrd),
@@ -81,14 +107,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     nics: input.nics,
     accel: (await kvmUsable(binary)) ? "kvm" : "tcg",
   };
-  let args: string[];
-  try {
-    args = qemuArgs(launch);
-  } catch (e) {
-    // An option refused at set time (400) is a node that cannot start when it was stored before the rule.
-    if (e instanceof DomainError && e.status === 400) throw new ConflictError(e.message);
-    throw e;
-  }
+  const args = qemuArgs(launch);
   return {
     owner: input.owner,
     nodeId: node.id,
@@ -98,7 +117,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     binary,
     args,
     qmpSocket,
-    ram: p.ram,
+    ram: options.memoryMb,
     onClose: p.on_close,
     nice: NICENESS[p.process_priority] ?? DEFAULT_NICE,
   };
