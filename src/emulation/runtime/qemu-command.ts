@@ -1,4 +1,5 @@
-import { qemuAdapterMac, qemuOptionsArgv, type QemuProperties } from "../nodes/qemu-properties.js";
+import { qemuAdapterMac, qemuOptionsArgv, splitQemuOptions, type QemuProperties } from "../nodes/qemu-properties.js";
+import { optionChecksOffForTests } from "./confinement.js";
 
 /**
  * The qemu command line of a node, in GNS3's order (compat-qemu §3): name, memory, CPUs, acceleration, boot
@@ -94,7 +95,7 @@ function nicArgs(l: QemuLaunch): string[] {
 /** argv (without the binary). Throws ForbiddenQemuOption for options outside the allow-list. */
 export function qemuArgs(l: QemuLaunch): string[] {
   const p = l.properties;
-  const options = qemuOptionsArgv(p.options).map((w) => expandPlaceholders(w, l));
+  const options = (optionChecksOffForTests() ? splitQemuOptions(p.options ?? "") : qemuOptionsArgv(p.options)).map((w) => expandPlaceholders(w, l));
   const args = ["-name", l.name, "-m", `${p.ram}M`];
   args.push("-smp", `cpus=${p.cpus}${p.maxcpus > p.cpus ? `,maxcpus=${p.maxcpus}` : ""},sockets=1`);
   if (!choosesAccel(options)) args.push("-accel", l.accel);
@@ -114,5 +115,7 @@ export function qemuArgs(l: QemuLaunch): string[] {
   args.push("-qmp", `unix:${commaSafe(l.qmpSocket)},server,nowait`);
   args.push("-net", "none", ...nicArgs(l));
   if (!options.includes("-display") && !options.includes("-nographic")) args.push("-display", "none");
+  // QEMU's own seccomp filter, under the confinement: no exec, no setuid, no scheduler or resource changes.
+  args.push("-sandbox", "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny");
   return [...args, ...options];
 }

@@ -1,18 +1,19 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, DomainError } from "../../platform/errors.js";
-import { ImageMissingError, resolveImage } from "../images/store.js";
+import { ImageMissingError, imageDirectory, resolveImage } from "../images/store.js";
 import { qemuBaseMac, qemuBinaryName, readQemuProperties, type QemuProperties } from "../nodes/qemu-properties.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { findOnPath } from "./executables.js";
 import { qemuArgs, type QemuLaunch, type QemuNic } from "./qemu-command.js";
-import { kvmUsable, linkedClone } from "./qemu-host.js";
-import { DEFAULT_NICE, qmpSocketPath, type QemuProcessOptions } from "./qemu.js";
+import { imageChain, kvmUsable, linkedClone } from "./qemu-host.js";
+import { DEFAULT_NICE, qemuAddressSpace, qmpSocketPath, type QemuProcessOptions } from "./qemu.js";
 
 /**
  * Turns a qemu node row into what runs: the binary (by name in PATH), every image resolved through the image
- * store (a missing one → 409 naming it), disks as linked clones in the node directory, the accelerator, and
- * the command line. Nothing is spawned here.
+ * store (a missing one → 409 naming it), disks as linked clones in the node directory, the accelerator, the
+ * command line, and what the confined process is given (the images and their backing chains, read-only; its
+ * address-space limit). Nothing is spawned here.
  */
 const DISKS = ["hda", "hdb", "hdc", "hdd"] as const;
 
@@ -56,15 +57,24 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
   const p = qemuProperties(node);
   const binary = qemuBinary(node);
   const disks: QemuLaunch["disks"] = {};
+  const readOnly: string[] = [];
   for (const d of DISKS) {
     const base = await image(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
     if (!base) continue;
+    readOnly.push(...(await imageChain(base, imageDirectory(ctx))));
     // Without linked_clone GNS3 boots the base itself (one node only); here it is a clone all the same, so an
     // image is never written by a node — the difference is documented (runtime README).
     disks[d] = { file: await linkedClone(base, workdir, d), interface: p[`${d}_disk_interface`] };
   }
   const qmpSocket = qmpSocketPath(input.runDir, node.id);
   const consoleHost = ctx.config.host === "::" ? "0.0.0.0" : ctx.config.host;
+  const files = {
+    cdrom: await image(ctx, "cdrom_image", p.cdrom_image),
+    bios: await image(ctx, "bios_image", p.bios_image),
+    kernel: await image(ctx, "kernel_image", p.kernel_image),
+    initrd: await image(ctx, "initrd", p.initrd),
+  };
+  for (const f of Object.values(files)) if (f) readOnly.push(...(await imageChain(f, imageDirectory(ctx))));
   const launch: QemuLaunch = {
     nodeId: node.id,
     name: node.name,
@@ -72,10 +82,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     properties: p,
     customAdapters: parseArray(node.customAdapters),
     disks,
-    cdrom: await image(ctx, "cdrom_image", p.cdrom_image),
-    bios: await image(ctx, "bios_image", p.bios_image),
-    kernel: await image(ctx, "kernel_image", p.kernel_image),
-    initrd: await image(ctx, "initrd", p.initrd),
+    ...files,
     console: node.consoleType === "telnet" && node.console != null ? { host: consoleHost, port: node.console } : undefined,
     qmpSocket,
     nics: input.nics,
@@ -98,6 +105,8 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     binary,
     args,
     qmpSocket,
+    readOnly,
+    addressSpace: qemuAddressSpace(p.ram, Math.max(p.cpus, p.maxcpus)),
     ram: p.ram,
     onClose: p.on_close,
     nice: NICENESS[p.process_priority] ?? DEFAULT_NICE,
