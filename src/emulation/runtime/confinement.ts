@@ -76,8 +76,18 @@ function grantRead(files: string[]): void {
   }
 }
 
+/**
+ * The directories leading to the bound paths, made searchable (bwrap creates missing parents 0700 as root, which
+ * nobody cannot cross to reach an absolute path such as an image or the QMP socket).
+ */
+function parentDirs(paths: string[]): string[] {
+  const dirs = new Set<string>();
+  for (const p of paths) for (let d = path.dirname(p); d !== "/" && d !== "/tmp"; d = path.dirname(d)) dirs.add(d);
+  return [...dirs].sort((a, b) => a.split("/").length - b.split("/").length).flatMap((d) => ["--perms", "0755", "--dir", d]);
+}
+
 function systemView(): string[] {
-  const out = ["--ro-bind", "/usr", "/usr"];
+  const out = ["--perms", "0755", "--dir", "/etc", "--ro-bind", "/usr", "/usr"];
   for (const root of SYSTEM_ROOTS) {
     try {
       const st = fs.lstatSync(root);
@@ -104,7 +114,8 @@ export function confinedCommand(c: Confined): { argv: string[]; env: Record<stri
     bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session",
     ...(root ? [] : ["--unshare-user", "--disable-userns"]),
     ...systemView(),
-    "--dev", "/dev", "--dev-bind-try", "/dev/kvm", "/dev/kvm", "--proc", "/proc", "--tmpfs", "/tmp",
+    "--dev", "/dev", "--dev-bind-try", "/dev/kvm", "/dev/kvm", "--proc", "/proc", "--perms", "01777", "--tmpfs", "/tmp",
+    ...parentDirs([c.workdir, ...(c.writable ?? []), ...readOnly]),
     ...[c.workdir, ...(c.writable ?? [])].flatMap((d) => ["--bind", d, d]),
     ...readOnly.flatMap((f) => ["--ro-bind", f, f]),
     "--chdir", c.workdir, "--cap-drop", "ALL",
