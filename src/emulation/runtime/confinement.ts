@@ -33,7 +33,7 @@ export interface Confined {
   workdir: string;
   /** Other read-write directories (a QMP socket's). */
   writable?: string[];
-  /** Files bound read-only at their real paths. */
+  /** Files bound read-only at their real paths (a program outside /usr must be among them). */
   readOnly?: string[];
   /** RLIMIT_AS in bytes. */
   addressSpace: number;
@@ -66,7 +66,7 @@ export function grantWrite(dirs: string[]): void {
 
 /**
  * Files the confined user must read (the image store writes 0600): read for others added when the server is root.
- * Callers pass only files of the image store.
+ * Callers pass only files of the image store and the node's own program.
  */
 function grantRead(files: string[]): void {
   if (!runningAsRoot()) return;

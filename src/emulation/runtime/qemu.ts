@@ -102,7 +102,7 @@ export class QemuProcess {
       argv: [o.binary, ...o.args],
       workdir: o.workdir,
       writable: [qmpDir],
-      readOnly: o.readOnly,
+      readOnly: o.binary.startsWith("/usr/") ? o.readOnly : [o.binary, ...o.readOnly],
       addressSpace: o.addressSpace,
       nice: Math.max(DEFAULT_NICE, Math.min(19, o.nice)),
       env: { [OWNER_ENV]: o.owner, [NODE_ENV]: o.nodeId },
