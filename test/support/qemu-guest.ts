@@ -81,7 +81,10 @@ export function received(pingOutput: string): number {
   return Number(m[1]);
 }
 
-/** Processes whose command line mentions one of the ids (a VM's -uuid is its node id): what is left running. */
+/**
+ * QEMU processes whose command line mentions one of the ids (a VM's -uuid is its node id): what is left running.
+ * Only the emulator counts, not the sandbox around it (whose command line holds QEMU's too).
+ */
 export function processesMentioning(ids: string[]): number[] {
   const out: number[] = [];
   for (const entry of fs.readdirSync("/proc")) {
@@ -90,7 +93,7 @@ export function processesMentioning(ids: string[]): number[] {
       const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "latin1");
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "latin1");
       if (/\) [ZX] /.test(stat)) continue;
-      if (ids.some((id) => cmdline.includes(id))) out.push(Number(entry));
+      if (/^qemu-system/.test(path.basename(cmdline.split("\0")[0])) && ids.some((id) => cmdline.includes(id))) out.push(Number(entry));
     } catch {}
   }
   return out;

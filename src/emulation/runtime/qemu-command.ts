@@ -104,5 +104,7 @@ export function qemuArgs(l: QemuLaunch): string[] {
   args.push("-qmp", `unix:${commaSafe(l.qmpSocket)},server,nowait`);
   args.push("-net", "none", ...nicArgs(l));
   if (!options.includes("-display") && !options.includes("-nographic")) args.push("-display", "none");
+  // QEMU's own seccomp filter, under the confinement: no exec, no setuid, no scheduler or resource changes.
+  args.push("-sandbox", "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny");
   return [...args, ...options];
 }

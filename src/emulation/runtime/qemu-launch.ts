@@ -4,17 +4,19 @@ import { ConflictError, DomainError } from "../../platform/errors.js";
 import { checkImageReferences } from "../images/references.js";
 import { ImageMissingError, imageDirectory, resolveImage } from "../images/store.js";
 import { qemuBaseMac, qemuBinaryName, readQemuProperties, type QemuProperties } from "../nodes/qemu-properties.js";
-import { parseQemuOptions, qemuOptionsArgv, qemuOptionsMemoryMb } from "../nodes/qemu-options.js";
+import { parseQemuOptions, qemuOptionsArgv, qemuOptionsMemoryMb, splitQemuOptions } from "../nodes/qemu-options.js";
+import { optionChecksOffForTests } from "./confinement.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { findOnPath } from "./executables.js";
 import { qemuArgs, type QemuLaunch, type QemuNic } from "./qemu-command.js";
-import { kvmUsable, linkedClone } from "./qemu-host.js";
-import { DEFAULT_NICE, qmpSocketPath, type QemuProcessOptions } from "./qemu.js";
+import { imageChain, kvmUsable, linkedClone } from "./qemu-host.js";
+import { DEFAULT_NICE, qemuAddressSpace, qmpSocketPath, type QemuProcessOptions } from "./qemu.js";
 
 /**
  * Turns a qemu node row into what runs: the binary (by name in PATH), every image resolved through the image
- * store (a missing one → 409 naming it), disks as linked clones in the node directory, the accelerator, and
- * the command line. Nothing is spawned here.
+ * store (a missing one → 409 naming it), disks as linked clones in the node directory, the accelerator, the
+ * command line, and what the confined process is given (the images and their backing chains, read-only; its
+ * address-space limit). Nothing is spawned here.
  */
 const DISKS = ["hda", "hdb", "hdc", "hdd"] as const;
 
@@ -41,6 +43,7 @@ export function qemuBinary(node: Pick<Node, "name" | "id" | "propertiesJson">): 
  */
 export function qemuNodeOptions(node: Pick<Node, "id" | "name" | "projectId" | "console" | "propertiesJson">): { argv: string[]; memoryMb: number } {
   const p = qemuProperties(node);
+  if (optionChecksOffForTests()) return { argv: splitQemuOptions(p.options ?? ""), memoryMb: p.ram };
   try {
     const parsed = parseQemuOptions(p.options, node);
     return { argv: qemuOptionsArgv(parsed), memoryMb: p.ram + qemuOptionsMemoryMb(parsed) };
@@ -82,15 +85,24 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
   const options = qemuNodeOptions(node);
   const binary = qemuBinary(node);
   const disks: QemuLaunch["disks"] = {};
+  const readOnly: string[] = [];
   for (const d of DISKS) {
     const base = await blockImage(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
     if (!base) continue;
+    readOnly.push(...(await imageChain(base, imageDirectory(ctx))));
     // Without linked_clone GNS3 boots the base itself (one node only); here it is a clone all the same, so an
     // image is never written by a node — the difference is documented (runtime README).
     disks[d] = { file: await linkedClone(base, workdir, d), interface: p[`${d}_disk_interface`] };
   }
   const qmpSocket = qmpSocketPath(input.runDir, node.id);
   const consoleHost = ctx.config.host === "::" ? "0.0.0.0" : ctx.config.host;
+  const files = {
+    cdrom: await blockImage(ctx, "cdrom_image", p.cdrom_image),
+    bios: await image(ctx, "bios_image", p.bios_image),
+    kernel: await image(ctx, "kernel_image", p.kernel_image),
+    initrd: await image(ctx, "initrd", p.initrd),
+  };
+  for (const f of Object.values(files)) if (f) readOnly.push(...(await imageChain(f, imageDirectory(ctx))));
   const launch: QemuLaunch = {
     nodeId: node.id,
     name: node.name,
@@ -98,10 +110,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     options: options.argv,
     customAdapters: parseArray(node.customAdapters),
     disks,
-    cdrom: await blockImage(ctx, "cdrom_image", p.cdrom_image),
-    bios: await image(ctx, "bios_image", p.bios_image),
-    kernel: await image(ctx, "kernel_image", p.kernel_image),
-    initrd: await image(ctx, "initrd", p.initrd),
+    ...files,
     console: node.consoleType === "telnet" && node.console != null ? { host: consoleHost, port: node.console } : undefined,
     qmpSocket,
     nics: input.nics,
@@ -117,6 +126,8 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     binary,
     args,
     qmpSocket,
+    readOnly,
+    addressSpace: qemuAddressSpace(options.memoryMb, Math.max(p.cpus, p.maxcpus)),
     ram: options.memoryMb,
     onClose: p.on_close,
     nice: NICENESS[p.process_priority] ?? DEFAULT_NICE,

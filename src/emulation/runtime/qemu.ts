@@ -4,16 +4,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConflictError } from "../../platform/errors.js";
-import { findOnPath } from "./executables.js";
+import { confinedCommand, grantWrite } from "./confinement.js";
 import { qmp, qmpStatus } from "./qemu-monitor.js";
 import { findOwnedPids, isAlive, killAndWait, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./vpcs.js";
 
 /**
  * One qemu-system process per started qemu node. Unlike vpcs it stays in the foreground, so the pid is the child
  * we spawn; it still carries the runtime's environment marker (PATCHBAY_RUNTIME_OWNER / PATCHBAY_NODE_ID) and a
- * pid file in <dataDir>/run/, so crash recovery and the exit handler find it like a vpcs. Hygiene on top:
- * - `setpriv --pdeathsig KILL`: the kernel kills the VM when the server dies, even by SIGKILL (no exit handler);
- * - `nice`: guests boot under TCG at full CPU; the API must stay responsive meanwhile.
+ * pid file in <dataDir>/run/, so crash recovery and the exit handler find it like a vpcs. It runs confined
+ * (confinement.ts: its own mount view, nobody, an address-space limit, QEMU's -sandbox; the kernel kills it when
+ * the server dies, even by SIGKILL) and niced: guests boot under TCG at full CPU; the API must stay responsive.
  * The monitor is QMP on a unix socket (qemu-monitor.ts): stop/cont for suspend/resume, system_reset for reload,
  * quit on stop (then SIGTERM, then SIGKILL).
  */
@@ -26,6 +26,10 @@ export interface QemuProcessOptions {
   binary: string;
   args: string[];
   qmpSocket: string;
+  /** Files the VM is given, bound read-only: images and every file of their backing chains. */
+  readOnly: string[];
+  /** RLIMIT_AS of the process, bytes (qemuAddressSpace). */
+  addressSpace: number;
   /** Guest RAM in MB (the memory cap counts it). */
   ram: number;
   /** GNS3's on_close: power_off (quit), shutdown_signal (ACPI power button first); save_vm_state stops like power_off. */
@@ -42,11 +46,24 @@ const READY_TIMEOUT_MS = 15_000;
 const QUIT_GRACE_MS = 3000;
 const POWERDOWN_GRACE_MS = 30_000;
 
-/** Unix socket paths are limited to 108 bytes; a deep data directory gets a short name in the temp directory. */
+/**
+ * The QMP socket, alone in a directory of its node (the only one of <dataDir>/run the VM sees, so it cannot touch
+ * other nodes' sockets or pid files). Unix socket paths are limited to 108 bytes; a deep data directory gets a
+ * short directory in the temp directory.
+ */
 export function qmpSocketPath(runDir: string, nodeId: string): string {
-  const p = path.join(runDir, `${nodeId}.qmp`);
+  const p = path.join(runDir, nodeId, "qmp.sock");
   if (Buffer.byteLength(p) < 100) return p;
-  return path.join(os.tmpdir(), `patchbay-${createHash("sha1").update(p).digest("hex").slice(0, 16)}.qmp`);
+  return path.join(os.tmpdir(), `patchbay-${createHash("sha1").update(p).digest("hex").slice(0, 16)}`, "qmp.sock");
+}
+
+/**
+ * RLIMIT_AS of a VM: guest RAM plus what QEMU maps besides. Measured with the test guest under TCG (QEMU 7.2,
+ * 128 MB): VmPeak = RAM + 1.26 GiB with 1 vCPU, + 1.47 GiB with 4 (1 GiB is TCG's translation buffer, the rest
+ * libraries, thread stacks and malloc arenas). Allowed: RAM + 1.5 GiB + 128 MiB per vCPU, about 30% headroom.
+ */
+export function qemuAddressSpace(ramMb: number, vcpus: number): number {
+  return (ramMb + 1536 + 128 * Math.max(1, vcpus)) * 1024 * 1024;
 }
 
 export class QemuProcess {
@@ -77,19 +94,25 @@ export class QemuProcess {
     fs.mkdirSync(o.workdir, { recursive: true });
     fs.mkdirSync(o.runDir, { recursive: true });
     await killAndWait(findOwnedPids(o.owner, o.nodeId), o.owner); // a leftover of this node must not hold its ports
-    fs.rmSync(o.qmpSocket, { force: true });
+    const qmpDir = path.dirname(o.qmpSocket);
+    fs.rmSync(qmpDir, { recursive: true, force: true });
+    fs.mkdirSync(qmpDir, { recursive: true, mode: 0o700 });
+    grantWrite([o.workdir, qmpDir]);
+    const confined = confinedCommand({
+      argv: [o.binary, ...o.args],
+      workdir: o.workdir,
+      writable: [qmpDir],
+      readOnly: o.binary.startsWith("/usr/") ? o.readOnly : [o.binary, ...o.readOnly],
+      addressSpace: o.addressSpace,
+      nice: Math.max(DEFAULT_NICE, Math.min(19, o.nice)),
+      env: { [OWNER_ENV]: o.owner, [NODE_ENV]: o.nodeId },
+    });
+    const [cmd, ...args] = confined.argv;
     fs.writeFileSync(this.log, `Start QEMU with ${this.commandLine}\n\nExecution log:\n`);
     const out = fs.openSync(this.log, "a");
-    const setpriv = findOnPath("setpriv");
-    const nice = findOnPath("nice");
-    const prefix = [
-      ...(nice ? [nice, "-n", String(Math.max(DEFAULT_NICE, Math.min(19, o.nice)))] : []),
-      ...(setpriv ? [setpriv, "--pdeathsig", "KILL", "--"] : []),
-    ];
-    const [cmd, ...args] = [...prefix, o.binary, ...o.args];
     const child = spawn(cmd, args, {
       cwd: o.workdir,
-      env: { ...process.env, [OWNER_ENV]: o.owner, [NODE_ENV]: o.nodeId },
+      env: confined.env,
       stdio: ["ignore", out, out],
       detached: true, // its own process group: a terminal's Ctrl-C reaches the server, which stops VMs in order
     });
@@ -165,6 +188,6 @@ export class QemuProcess {
     await killAndWait([...new Set([...this.pids, ...findOwnedPids(o.owner, o.nodeId)])], o.owner);
     this.pids = [];
     fs.rmSync(this.pidFile, { force: true });
-    fs.rmSync(o.qmpSocket, { force: true });
+    fs.rmSync(path.dirname(o.qmpSocket), { recursive: true, force: true });
   }
 }

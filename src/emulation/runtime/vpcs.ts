@@ -3,6 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { ConflictError } from "../../platform/errors.js";
+import { confinedCommand, grantWrite } from "./confinement.js";
 import { findOnPath } from "./executables.js";
 import { listensOn } from "./listening.js";
 
@@ -13,9 +14,14 @@ import { listensOn } from "./listening.js";
  * start carries PATCHBAY_RUNTIME_OWNER (which server) and PATCHBAY_NODE_ID (which node); the real pids are found
  * in /proc by that marker, recorded in a pid file under <dataDir>/run/, and killed on stop and on the next
  * start-up after a crash. A pid is only ever signalled after its environment proved it is ours.
+ * It runs confined (confinement.ts) like a VM: the daemon is re-parented to the sandbox's init, not to the host's,
+ * and the kernel kills the whole sandbox when the server dies, even by SIGKILL.
  */
 export const OWNER_ENV = "PATCHBAY_RUNTIME_OWNER";
 export const NODE_ENV = "PATCHBAY_NODE_ID";
+
+/** RLIMIT_AS of a vpcs: its console server and PC measured at VmPeak 1.09 GiB (mostly thread stacks and arenas). */
+const VPCS_ADDRESS_SPACE = 1536 * 1024 * 1024;
 
 /** vpcs binds its base UDP port and base+9; the pool hands out this many consecutive ports for one vpcs. */
 export const VPCS_UDP_BLOCK = 10;
@@ -185,19 +191,27 @@ export class VpcsProcess {
     if (fs.existsSync(startup)) args.push(startup);
     this.commandLine = [binary, ...args].join(" ");
 
-    const log = fs.openSync(path.join(o.workdir, "vpcs.log"), "a");
-    const child = spawn(binary, args, {
-      cwd: o.workdir,
-      env: { ...process.env, [OWNER_ENV]: o.owner, [NODE_ENV]: o.nodeId },
-      stdio: ["ignore", log, log],
-      detached: true,
+    grantWrite([o.workdir]);
+    // The sandbox ends when its first process does, and vpcs's launcher exits at once: a shell stays as that
+    // process while the daemon runs (polling the sandbox's own /proc), so the sandbox lives exactly as long as vpcs.
+    const comm = path.basename(binary).slice(0, 15);
+    const confined = confinedCommand({
+      argv: ["/bin/sh", "-c", `"$@" || exit; while grep -qsx '${comm}' /proc/[0-9]*/comm; do sleep 1; done`, "sh", binary, ...args],
+      workdir: o.workdir,
+      readOnly: binary.startsWith("/usr/") ? [] : [binary],
+      addressSpace: VPCS_ADDRESS_SPACE,
+      env: { [OWNER_ENV]: o.owner, [NODE_ENV]: o.nodeId },
     });
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("exit", (c) => resolve(c));
-    }).finally(() => fs.closeSync(log));
+    const log = fs.openSync(path.join(o.workdir, "vpcs.log"), "a");
+    const [cmd, ...rest] = confined.argv;
+    const child = spawn(cmd, rest, { cwd: o.workdir, env: confined.env, stdio: ["ignore", log, log], detached: true });
+    fs.closeSync(log);
+    // The sandbox lives as long as the daemon; only a failure to launch ends it early.
+    let code: number | null = null;
+    child.once("error", () => {});
+    child.once("exit", (c) => (code = c));
 
-    // The daemon forks before the launcher exits; give /proc a moment to show both processes.
+    // The daemon forks before the launcher exits; give /proc a moment to show the processes.
     const deadline = Date.now() + 3000;
     while (Date.now() < deadline) {
       this.pids = findOwnedPids(o.owner, o.nodeId);
@@ -219,7 +233,8 @@ export class VpcsProcess {
   /** Waits until the console server listens, without connecting to it (see listensOn). */
   private async consoleListening(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (!listensOn(this.pids, this.opts.consolePort)) {
+    // The sandbox's processes come first; the daemon that listens appears among them a moment later.
+    while (!listensOn(findOwnedPids(this.opts.owner, this.opts.nodeId), this.opts.consolePort)) {
       if (Date.now() > deadline) return false;
       await sleep(25);
     }
@@ -248,7 +263,7 @@ export function readTail(file: string): string {
 
 /**
  * Crash recovery at start-up: kill every process recorded in <runDir>/*.json or still carrying this server's
- * marker, then clear the pid files. Returns the pids that were killed.
+ * marker, then clear the pid files and socket directories. Returns the pids that were killed.
  */
 export async function recoverLeftovers(runDir: string, owner: string): Promise<number[]> {
   const pids = new Set<number>(findOwnedPids(owner));
@@ -263,6 +278,8 @@ export async function recoverLeftovers(runDir: string, owner: string): Promise<n
     }
   }
   await killAndWait([...pids], owner);
+  // The QMP socket directories of VMs that ran then (nothing of this server runs any more).
+  if (fs.existsSync(runDir)) for (const e of fs.readdirSync(runDir, { withFileTypes: true })) if (e.isDirectory()) fs.rmSync(path.join(runDir, e.name), { recursive: true, force: true });
   return [...pids];
 }
 
