@@ -132,8 +132,11 @@ async function uploadTarget(ctx: Ctx, emulator: ImageEmulator, name: string): Pr
   const wanted = path.resolve(root, name);
   if (!isStrictlyInside(root, wanted) || name.startsWith("/")) throw new ForbiddenError(`Could not write image: ${name}, ${wanted} is forbidden`);
   if (!isImageName(name)) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: no empty, hidden or '..' segments, no backslash or control characters`);
-  // The sidecars are ours: an upload could otherwise make the store report any md5 for an image.
-  if (name.endsWith(".md5sum")) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: .md5sum files are the store's checksums`);
+  // The sidecars are ours: an upload could otherwise make the store report any md5 for an image, or (as a
+  // directory `<n>.md5sum/x`) stand where the sidecar of a later `<n>` must be written.
+  if (name.split("/").some((s) => s.endsWith(".md5sum"))) {
+    throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: .md5sum names are the store's checksums`);
+  }
   await fs.mkdir(root, { recursive: true });
   const parent = path.dirname(name);
   const realParent = parent === "." ? await fs.realpath(root) : await resolveInside(root, parent);
@@ -170,10 +173,16 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
     await written;
     const md5 = hash.digest("hex");
     await finishers.run(target, async () => {
-      await fs.rename(tmp, target).catch((e: NodeJS.ErrnoException) => {
+      // The sidecar first: when it cannot be written (a directory of an older store sits there), nothing is kept.
+      // The image renamed after it keeps its older mtime, so the sidecar counts as current (imageMd5).
+      const sidecar = `${target}.md5sum`;
+      await writeFileAtomic(sidecar, async () => md5).catch((e: NodeJS.ErrnoException) => {
+        throw e.code === "EISDIR" ? new ConflictError(`Could not write image: ${name}.md5sum is a directory`) : e;
+      });
+      await fs.rename(tmp, target).catch(async (e: NodeJS.ErrnoException) => {
+        await fs.rm(sidecar, { force: true }); // it describes the file that was not written; the old one's is recomputed
         throw e.code === "EISDIR" || e.code === "ENOTEMPTY" ? new ConflictError(`Could not write image: ${name} is a directory`) : e;
       });
-      await writeFileAtomic(`${target}.md5sum`, async () => md5);
     });
     return { filename: path.basename(name), path: name, md5sum: md5, filesize: size };
   } catch (e) {
