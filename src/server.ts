@@ -97,6 +97,9 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   const isAuthorized = basicAuthCheck(config.auth);
   const app = express();
   app.disable("x-powered-by");
+  // Paths are matched as spelled, as GNS3 (aiohttp) does: `/API/…` or `/GraphQL` is a 404, not a second name of a
+  // route (and of its metrics label). Set before the first route: the app's router reads it when created.
+  app.enable("case sensitive routing");
   app.set("query parser", "simple");
   app.use(requestMetrics(metrics)); // first: every request is timed, 401s and 404s too
   app.use(requestIds(log)); // every answer (401s too) carries the id, every line logged meanwhile has it
