@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
@@ -24,6 +23,7 @@ import { createLogger } from "./platform/log.js";
 import { prepareDataDir } from "./platform/ops/data-dir.js";
 import { mountHealth } from "./platform/ops/health.js";
 import { assertPortFree } from "./platform/ops/port-free.js";
+import { loadTlsFiles } from "./platform/ops/tls-files.js";
 import { landingPage } from "./platform/ops/landing.js";
 import { countedBus, createMetrics, METRICS_CONTENT_TYPE, renderMetrics, requestMetrics } from "./platform/ops/metrics.js";
 import { VERSION } from "./platform/ops/version.js";
@@ -50,6 +50,7 @@ export interface ServerHooks {
 }
 
 export async function startServer(config: Config, hooks: ServerHooks = {}): Promise<RunningServer> {
+  const tls = config.tls && loadTlsFiles(config.tls); // first: a bad pair must not cost a migration
   prepareDataDir(config.dataDir);
   await assertPortFree(config.host, config.port);
   const log = createLogger(config.logRequests, config.logFormat);
@@ -133,9 +134,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   app.use((_req, res) => void res.status(404).type("text/plain").send("404: Not Found"));
   app.use(fallbackErrorHandler);
 
-  const server = config.tls
-    ? https.createServer({ cert: fs.readFileSync(config.tls.certFile), key: fs.readFileSync(config.tls.keyFile) }, app)
-    : http.createServer(app);
+  const server = tls ? https.createServer(tls, app) : http.createServer(app);
   const upgrades = createUpgradeHandler(computeModeWebSockets(config, [graphql.wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]), isAuthorized, log);
   server.on("upgrade", upgrades.handler);
 
