@@ -146,13 +146,17 @@ async function uploadTarget(ctx: Ctx, emulator: ImageEmulator, name: string): Pr
   return path.join(realParent, path.basename(name));
 }
 
+/** An upload's temporary file, hidden beside its target; one a killed server left is removed at the next start. */
+const uploadTemp = (target: string) => path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString("hex")}.tmp`);
+const UPLOAD_TEMP = /^\..+\.[0-9a-f]{8}\.tmp$/;
+
 /**
  * Stores an upload: streamed to a hidden temporary file next to the target while its md5 is computed, then
  * renamed over the target and the sidecar written. More than `limit` bytes → 413 and nothing is kept.
  */
 export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string, body: Readable, limit: number): Promise<ImageEntry> {
   const target = await uploadTarget(ctx, emulator, name);
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString("hex")}.tmp`);
+  const tmp = uploadTemp(target);
   const hash = createHash("md5");
   let size = 0;
   const meter = new Transform({
@@ -192,6 +196,25 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
     await fs.rm(tmp, { force: true });
     throw e;
   }
+}
+
+/**
+ * Start-up: removes what uploads interrupted by a crash left (up to the upload limit each) anywhere in the image
+ * store. Only files named as saveImage names its temporary files, found without following symlinks.
+ */
+export async function removeInterruptedUploads(ctx: Ctx): Promise<string[]> {
+  const removed: string[] = [];
+  for (const emulator of Object.keys(IMAGE_DIRS) as ImageEmulator[]) {
+    const root = imageDirectory(ctx, emulator);
+    const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (!e.isFile() || !UPLOAD_TEMP.test(e.name)) continue;
+      const file = path.join(e.parentPath, e.name);
+      await fs.rm(file, { force: true });
+      removed.push(file);
+    }
+  }
+  return removed;
 }
 
 async function isDirectory(p: string): Promise<boolean> {

@@ -22,7 +22,7 @@ import { insertTopology, projectSettings, readTopology, idsForTarget, TOPOLOGY_T
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
 import { assertProjectName, checkedPath, freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
-import { assertProjectId, projectDir } from "./serialize.js";
+import { assertProjectId, projectDir, projectsRoot } from "./serialize.js";
 
 /** Builtins (hub, switch, cloud, nat, …) always run; anything else must be stopped to be archived consistently. */
 export async function assertProjectStopped(ctx: AppContext, projectId: string, purpose = "export it"): Promise<void> {
@@ -66,6 +66,22 @@ export interface ImportOptions {
  * staging directory first, so a bad archive leaves neither rows nor files behind. Ids are regenerated unless
  * the archive's project id is the target id (GNS3's rule).
  */
+/** Imports are extracted into `<parent>/.import-XXXXXX` (mkdtemp) and renamed into place once complete. */
+const IMPORT_STAGING = ".import-";
+const STAGING_NAME = /^\.import-[A-Za-z0-9]{6}$/;
+
+/**
+ * Start-up: removes the staging directories of imports a crash interrupted in `<data dir>/projects` (those in an
+ * allowed root of local mode are the operator's directories: left alone). Only mkdtemp's names of IMPORT_STAGING.
+ */
+export async function removeInterruptedImports(ctx: AppContext): Promise<string[]> {
+  const root = projectsRoot(ctx);
+  const entries = await fs.readdir(root, { withFileTypes: true }).catch(() => []);
+  const staging = entries.filter((e) => e.isDirectory() && STAGING_NAME.test(e.name)).map((e) => path.join(root, e.name));
+  for (const dir of staging) await fs.rm(dir, { recursive: true, force: true });
+  return staging;
+}
+
 export async function importProject(ctx: AppContext, projectId: string, zip: Buffer, opts: ImportOptions): Promise<Project> {
   assertProjectId(projectId);
   if (opts.path?.includes(".gns3")) throw new ConflictError("The destination path should not contain .gns3");
@@ -83,7 +99,7 @@ export async function importProject(ctx: AppContext, projectId: string, zip: Buf
 
   // Staged beside the destination so the final move is a rename on the same filesystem.
   await fs.mkdir(path.dirname(dir), { recursive: true });
-  const staging = await fs.mkdtemp(path.join(path.dirname(dir), ".import-"));
+  const staging = await fs.mkdtemp(path.join(path.dirname(dir), IMPORT_STAGING));
   let project: Project;
   try {
     await extractArchive(entries, staging, { rename: followNodeIds(nodeIds) });

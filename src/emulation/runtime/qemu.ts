@@ -49,6 +49,15 @@ export function qmpSocketPath(runDir: string, nodeId: string): string {
   return path.join(os.tmpdir(), `patchbay-${createHash("sha1").update(p).digest("hex").slice(0, 16)}.qmp`);
 }
 
+/**
+ * Start-up, once no VM of this data directory runs: the QMP sockets a killed server left (in `run/`, and in the
+ * temporary directory for the nodes whose path there was too long).
+ */
+export function removeStaleQmpSockets(runDir: string, nodeIds: string[]): void {
+  const inRunDir = fs.existsSync(runDir) ? fs.readdirSync(runDir).filter((f) => f.endsWith(".qmp")).map((f) => path.join(runDir, f)) : [];
+  for (const socket of [...inRunDir, ...nodeIds.map((id) => qmpSocketPath(runDir, id))]) fs.rmSync(socket, { force: true });
+}
+
 export class QemuProcess {
   pids: number[] = [];
   readonly commandLine: string;
