@@ -33,7 +33,12 @@ export function createUpgradeHandler(routes: WebSocketRoute[], isAuthorized: (re
         return { status: 500, body: { message: "error" } };
       });
       if (refusal) return reject(socket, refusal.status, { "Content-Type": "application/json" }, JSON.stringify(refusal.body));
-      return wss.handleUpgrade(req, socket, head, (ws) => route.handle(ws, req, params));
+      return wss.handleUpgrade(req, socket, head, (ws) => {
+        // A frame the protocol forbids (unmasked, a reserved opcode, invalid UTF-8, …) is an error event: without
+        // a listener it would end the process. The socket is dropped; each route's close handler releases the rest.
+        ws.on("error", () => ws.terminate());
+        route.handle(ws, req, params);
+      });
     }
     reject(socket, 404, { "Content-Type": "text/plain; charset=utf-8" }, "404: Not Found");
   };
