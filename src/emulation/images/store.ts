@@ -170,8 +170,10 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
   // The body is piped rather than part of the pipeline: a refusal must not destroy it (that would reset the
   // client's connection before it reads the 413); left unread, the HTTP server discards the rest.
   const written = pipeline(meter, createWriteStream(tmp, { flags: "wx", mode: 0o600 }));
-  body.on("error", (e) => meter.destroy(e));
-  body.on("close", () => body.readableEnded || meter.destroy(new InvalidInputError(`The upload of ${name} was interrupted`)));
+  // A client that leaves mid-body ("aborted") made no server error: both ways of ending early are its mistake.
+  const interrupted = () => meter.destroy(new InvalidInputError(`The upload of ${name} was interrupted`));
+  body.on("error", interrupted);
+  body.on("close", () => body.readableEnded || interrupted());
   body.pipe(meter);
   try {
     await written;
