@@ -99,7 +99,8 @@ function send(base: string, method: string, path: string, body?: string, headers
 
 /**
  * A WebSocket upgrade by hand, then `frame` written raw: what no client library would send. Resolves once the
- * server has answered and closed (or after a second).
+ * server has answered and closed (or after a second). A refused upgrade whose socket the server kept open would
+ * hold its close() (afterAll) open: that is how a leak of them shows here.
  */
 function rawUpgrade(path: string, protocol: string | undefined, frame?: Buffer, headers: Record<string, string> = {}): Promise<void> {
   const url = new URL(s.url);

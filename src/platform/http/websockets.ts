@@ -19,7 +19,9 @@ export function createUpgradeHandler(routes: WebSocketRoute[], isAuthorized: (re
     for (const [k, v] of Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(body)), Connection: "close" })) {
       head.push(`${k}: ${v}`);
     }
-    socket.end(head.join("\r\n") + "\r\n\r\n" + body);
+    // Destroyed once written: an upgrade socket is nobody's to read, so it would never see the client leave and
+    // stay open (one descriptor per refused upgrade, and a server whose close waits for it).
+    socket.end(head.join("\r\n") + "\r\n\r\n" + body, () => socket.destroy());
   };
   const handler = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
