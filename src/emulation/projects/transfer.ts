@@ -61,11 +61,6 @@ export interface ImportOptions {
   autoClose: boolean;
 }
 
-/**
- * Creates project `projectId` (closed) from a .gns3project archive. Everything is checked and extracted into a
- * staging directory first, so a bad archive leaves neither rows nor files behind. Ids are regenerated unless
- * the archive's project id is the target id (GNS3's rule).
- */
 /** Imports are extracted into `<parent>/.import-XXXXXX` (mkdtemp) and renamed into place once complete. */
 const IMPORT_STAGING = ".import-";
 const STAGING_NAME = /^\.import-[A-Za-z0-9]{6}$/;
@@ -82,6 +77,11 @@ export async function removeInterruptedImports(ctx: AppContext): Promise<string[
   return staging;
 }
 
+/**
+ * Creates project `projectId` (closed) from a .gns3project archive. Everything is checked and extracted into a
+ * staging directory first, so a bad archive leaves neither rows nor files behind. Ids are regenerated unless
+ * the archive's project id is the target id (GNS3's rule).
+ */
 export async function importProject(ctx: AppContext, projectId: string, zip: Buffer, opts: ImportOptions): Promise<Project> {
   assertProjectId(projectId);
   if (opts.path?.includes(".gns3")) throw new ConflictError("The destination path should not contain .gns3");
