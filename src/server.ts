@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
@@ -26,6 +25,7 @@ import { createLogger } from "./platform/log.js";
 import { prepareDataDir } from "./platform/ops/data-dir.js";
 import { mountHealth } from "./platform/ops/health.js";
 import { assertPortFree } from "./platform/ops/port-free.js";
+import { loadTlsFiles } from "./platform/ops/tls-files.js";
 import { landingPage } from "./platform/ops/landing.js";
 import { countedBus, createMetrics, METRICS_CONTENT_TYPE, renderMetrics, requestMetrics } from "./platform/ops/metrics.js";
 import { VERSION } from "./platform/ops/version.js";
@@ -65,6 +65,7 @@ export interface ServerHooks {
 }
 
 export async function startServer(config: Config, hooks: ServerHooks = {}): Promise<RunningServer> {
+  const tls = config.tls && loadTlsFiles(config.tls); // first: a bad pair must not cost a migration
   prepareDataDir(config.dataDir);
   await assertPortFree(config.host, config.port);
   const log = createLogger(config.logRequests, config.logFormat);
@@ -113,6 +114,9 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   const origins = originPolicy(config.corsOrigins, Boolean(config.tls));
   const app = express();
   app.disable("x-powered-by");
+  // Paths are matched as spelled, as GNS3 (aiohttp) does: `/API/…` or `/GraphQL` is a 404, not a second name of a
+  // route (and of its metrics label). Set before the first route: the app's router reads it when created.
+  app.enable("case sensitive routing");
   app.set("query parser", "simple");
   app.use(requestMetrics(metrics)); // first: every request is timed, 401s and 404s too
   app.use(requestIds(log)); // every answer (401s too) carries the id, every line logged meanwhile has it
@@ -148,9 +152,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
   app.use((_req, res) => void res.status(404).type("text/plain").send("404: Not Found"));
   app.use(fallbackErrorHandler);
 
-  const server = config.tls
-    ? https.createServer({ cert: fs.readFileSync(config.tls.certFile), key: fs.readFileSync(config.tls.keyFile) }, app)
-    : http.createServer(app);
+  const server = tls ? https.createServer(tls, app) : http.createServer(app);
   const webSockets = computeModeWebSockets(config, [graphql.wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]);
   // A WebSocket message is a JSON body: held to the same limit.
   const upgrades = createUpgradeHandler(webSockets, { originRefusal: origins.upgradeRefusal, isAuthorized }, log, parseBytes(config.bodyLimit));

@@ -6,6 +6,8 @@ import { ProjectListeners } from "./notifications/listeners.js";
 import type { ReadViews } from "../platform/read-views.js";
 import { projectReadViews } from "./read-model/views.js";
 import { LocalCompute } from "./runtime/manager.js";
+import { removeInterruptedUploads } from "./images/store.js";
+import { removeInterruptedStaging } from "./projects/staging.js";
 
 /** What the emulation feature runs for one server, reached by operations as `ctx.services.emulation`. */
 export interface EmulationServices {
@@ -34,6 +36,9 @@ declare module "../platform/context.js" {
  * publishes any, and is the runtime's remote end before the runtime's crash recovery rewires links.
  */
 export async function startEmulationServices(ctx: AppContext): Promise<EmulationServices> {
+  // What a killed server left half-written, removed before a client can start a new upload or import.
+  const interrupted = [...(await removeInterruptedUploads(ctx)), ...(await removeInterruptedStaging(ctx))];
+  if (interrupted.length) ctx.log.info("removed interrupted uploads and imports", { paths: interrupted });
   const runtime = new LocalCompute(ctx);
   const computes = new ComputeMonitor(ctx);
   const placement = new Placement(ctx, runtime, computes);

@@ -30,7 +30,7 @@ const OPTIONS = {
     default: "",
     help: `extra directories (separated by "${path.delimiter}") where local mode may place and load projects; <data-dir>/projects is always allowed`,
   },
-  "console-ports": { env: "PATCHBAY_CONSOLE_PORTS", default: "5000-10000", help: "console port range for nodes" },
+  "console-ports": { env: "PATCHBAY_CONSOLE_PORTS", default: "5000-9999", help: "console port range for nodes (apart from --udp-ports)" },
   "udp-ports": { env: "PATCHBAY_UDP_PORTS", default: "10000-20000", help: "UDP port range for links" },
   "vm-memory-limit": {
     env: "PATCHBAY_VM_MEMORY_LIMIT",
@@ -138,7 +138,7 @@ function range(name: string, value: string): [number, number] {
   const m = /^(\d+)-(\d+)$/.exec(value);
   const lo = Number(m?.[1]);
   const hi = Number(m?.[2]);
-  if (!m || lo < 1 || hi > 65535 || lo > hi) throw new ConfigError(`${name} must look like 5000-10000`);
+  if (!m || lo < 1 || hi > 65535 || lo > hi) throw new ConfigError(`${name} must look like 5000-9999`);
   return [lo, hi];
 }
 
@@ -223,6 +223,13 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
   const certFile = get("tls-cert");
   const keyFile = get("tls-key");
   if (Boolean(certFile) !== Boolean(keyFile)) throw new ConfigError("set both PATCHBAY_TLS_CERT and PATCHBAY_TLS_KEY");
+  const consolePorts = range("PATCHBAY_CONSOLE_PORTS", get("console-ports"));
+  const udpPorts = range("PATCHBAY_UDP_PORTS", get("udp-ports"));
+  // Each range is for one use (firewall rules, port windows per instance): an overlap is a mistake the operator
+  // would otherwise never hear of.
+  if (consolePorts[0] <= udpPorts[1] && udpPorts[0] <= consolePorts[1]) {
+    throw new ConfigError(`PATCHBAY_CONSOLE_PORTS ${consolePorts.join("-")} and PATCHBAY_UDP_PORTS ${udpPorts.join("-")} overlap: give them separate ranges`);
+  }
   return {
     help: Boolean(values.help),
     version: Boolean(values.version),
@@ -240,8 +247,8 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
       .split(path.delimiter)
       .filter(Boolean)
       .map((root) => path.resolve(root)),
-    consolePorts: range("PATCHBAY_CONSOLE_PORTS", get("console-ports")),
-    udpPorts: range("PATCHBAY_UDP_PORTS", get("udp-ports")),
+    consolePorts,
+    udpPorts,
     vmMemoryLimit: megabytes("PATCHBAY_VM_MEMORY_LIMIT", get("vm-memory-limit"), Math.floor(os.totalmem() / 2 ** 21)),
     autoCloseDelayMs,
     logRequests: logFormat !== "off",

@@ -35,7 +35,7 @@ export const storageFeature: Feature = {
     await ctx.services.storage.pages.stop();
   },
   mount(app, ctx) {
-    const router = express.Router();
+    const router = express.Router({ caseSensitive: true }); // as the app's (server.ts)
     router.use(express.json({ limit: ctx.config.bodyLimit, strict: false, type: () => true }), checkBody);
     mountCluster(router);
     mountJobs(router, ctx);

@@ -131,6 +131,22 @@ describe("qemu images on this server", () => {
     await waitFor(() => !fs.readdirSync(images).some((f) => f.includes("big.img")), 5000, "no trace of big.img");
   });
 
+  it("never lets a client path stand where a sidecar goes: `<n>.md5sum/x` is refused, `<n>` then stored whole", async () => {
+    for (const route of ["/v2/compute/qemu/images/", "/v2/computes/local/qemu/images/"]) {
+      for (const name of ["side.img.md5sum/x", "sub/side.img.md5sum/x", "side.img.md5sum%2Fx"]) {
+        expect((await post(s.url, route + name, "payload!")).status, route + name).toBe(400);
+      }
+      expect(fs.statSync(path.join(images, "side.img.md5sum"), { throwIfNoEntry: false })?.isDirectory() ?? false).toBe(false);
+      expect((await post(s.url, `${route}side.img`, "side image bytes")).status).toBeLessThan(300);
+      expect(fs.readFileSync(path.join(images, "side.img.md5sum"), "utf8")).toBe(md5("side image bytes"));
+    }
+    // A directory an older store let in: the upload is a clean 409, and neither image nor temporary file is kept.
+    fs.mkdirSync(path.join(images, "old.img.md5sum"));
+    const refused = await post(s.url, "/v2/compute/qemu/images/old.img", "old image bytes");
+    expect(refused.status).toBe(409);
+    expect(fs.readdirSync(images).filter((f) => f.includes("old.img"))).toEqual(["old.img.md5sum"]);
+  });
+
   it("GraphQL: images(type: QEMU) and a multipart uploadImage, with typed errors", async () => {
     const upload = async (filename: string, data: string) => {
       const form = new FormData();

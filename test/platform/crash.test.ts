@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +9,7 @@ import { findOwnedPids, findVpcs, freeTcpPort, isAlive } from "../../src/emulati
 import { call, freshDatabaseUrl } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { CLI } from "../support/cli.js";
+import { postBytes, topology, zip } from "../emulation/archive-support.js";
 
 /**
  * kill -9 under write load (issue 8, "Done when"): the real server runs as a child process; quota rules are created
@@ -195,4 +197,70 @@ describe.skipIf(!hasVpcs)("kill -9 under write load, then restart (requires the 
       expect(reports.map(key).sort(), v).toEqual(rules.map(key).sort());
     }
   }, 90_000);
+});
+
+/**
+ * Issue 19 point 11: what a kill -9 interrupts mid-write is removed at the next start — an image upload's
+ * temporary file, an import's staging directory, the QMP sockets of VMs that died with the server — and only
+ * those (files of the same directories under other names stay).
+ */
+describe("kill -9 mid-upload and mid-import, then restart on the same data directory", () => {
+  it("removes the interrupted writes' leftovers at start-up, and nothing else", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-crash-"));
+    const db = await freshDatabaseUrl(dataDir);
+    const env = { DATABASE_URL: db.url, PATCHBAY_DATA_DIR: dataDir };
+    const images = path.join(dataDir, "images", "QEMU");
+    const projects = path.join(dataDir, "projects");
+    let server = await launch(env);
+    try {
+      // An upload that never ends: its temporary file is there, growing, when the server is killed.
+      const body = new ReadableStream({
+        async pull(c) {
+          await sleep(20);
+          c.enqueue(new Uint8Array(64 * 1024));
+        },
+      });
+      void fetch(`${server.url}/v2/compute/qemu/images/disk.qcow2`, { method: "POST", body, duplex: "half" } as RequestInit).catch(() => undefined);
+      await until(async () => fs.readdirSync(images).some((f) => /^\.disk\.qcow2\.[0-9a-f]{8}\.tmp$/.test(f)), 10_000, "the upload's temporary file");
+
+      // An import killed while it extracts: SIGKILL as soon as its staging directory appears.
+      fs.mkdirSync(projects, { recursive: true });
+      const files: Record<string, string> = { "project.gns3": JSON.stringify(topology("crashed import")) };
+      for (let i = 0; i < 3000; i++) files[`project-files/f${i}.txt`] = "x".repeat(4096);
+      const archive = await zip(files);
+      const watcher = fs.watch(projects, (_event, name) => {
+        if (name?.startsWith(".import-")) server.child.kill("SIGKILL");
+      });
+      const imported = await postBytes(server.url, `/v2/projects/${randomUUID()}/import`, archive).catch(() => undefined);
+      watcher.close();
+      await exited(server.child);
+      expect(imported, "the server died during the import").toBeUndefined();
+      expect(fs.readdirSync(projects).filter((f) => f.startsWith(".import-"))).toHaveLength(1);
+
+      // A VM's QMP socket as a killed server leaves it, and files of our directories that are not ours to remove.
+      const runDir = path.join(dataDir, "run");
+      fs.mkdirSync(runDir, { recursive: true });
+      fs.writeFileSync(path.join(runDir, `${randomUUID()}.qmp`), ""); // the layout before socket directories
+      const socketDir = path.join(runDir, randomUUID());
+      fs.mkdirSync(socketDir);
+      fs.writeFileSync(path.join(socketDir, "qmp.sock"), "");
+      // An archive upload and a snapshot restore as a kill -9 leaves them.
+      fs.mkdirSync(path.join(projects, ".upload-Ab12Cd"));
+      fs.writeFileSync(path.join(projects, ".upload-Ab12Cd", "archive.zip"), "x");
+      fs.mkdirSync(path.join(projects, `${randomUUID()}.restore-xY34zW`));
+      const kept = [path.join(images, "notes.tmp"), path.join(images, ".disk.qcow2.tmp"), path.join(projects, ".import-kept-by-someone")];
+      for (const f of kept) fs.writeFileSync(f, "");
+
+      server = await launch(env);
+      expect(fs.readdirSync(images).filter((f) => f.endsWith(".tmp")).sort()).toEqual([".disk.qcow2.tmp", "notes.tmp"]);
+      expect(fs.readdirSync(projects).filter((f) => f.startsWith("."))).toEqual([".import-kept-by-someone"]);
+      expect(fs.readdirSync(projects).filter((f) => f.includes(".restore-"))).toEqual([]);
+      expect(fs.readdirSync(runDir)).toEqual([]);
+    } finally {
+      server.child.kill("SIGKILL");
+      await exited(server.child);
+      await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
 import type { RouteEntry } from "../../src/platform/http/route-table.js";
 import { postRule, storageFixture } from "../storage/fixture.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
@@ -9,7 +11,10 @@ import { call, gql, startTestServer, type TestServer } from "../support/server.j
  * Malformed bodies, queries and paths sent to every REST route of both faces — generated from the server's own
  * router stacks, so a new route is fuzzed without editing this file — and to /graphql. No answer may be a 5xx (or
  * a dropped connection), and afterwards the server still serves. Path parameters get plausible ids (a real
- * project, node, volume...) so handlers run past their lookups; writes and deletes run after the reads.
+ * project, node, volume...) so handlers run past their lookups; writes and deletes run after the reads. Beyond
+ * the router table: raw, cut and oddly typed uploads (images, project and node files, GraphQL multipart), forged
+ * signed-URL tokens, GraphQL over SSE, and malformed frames and upgrades on every WebSocket endpoint (graphql-ws,
+ * GNS3 notifications of the controller, a project and the compute).
  */
 
 /**
@@ -66,7 +71,7 @@ interface Answer {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
 /** A raw HTTP request; resolves on the response head (streams are cut there) or on a dropped connection. */
-function send(base: string, method: string, path: string, body?: string): Promise<Answer> {
+function send(base: string, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
   const url = new URL(base);
   return new Promise((resolve) => {
     const req = http.request(
@@ -77,7 +82,7 @@ function send(base: string, method: string, path: string, body?: string): Promis
         path,
         agent,
         // Framed explicitly: Node's client sends a DELETE body without Content-Length otherwise.
-        headers: body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        headers: { ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) }), ...headers },
       },
       (res) => {
         resolve({ status: res.statusCode ?? 0 });
@@ -89,6 +94,25 @@ function send(base: string, method: string, path: string, body?: string): Promis
     req.setTimeout(15_000, () => req.destroy(new Error("timeout")));
     req.on("error", (e) => resolve({ status: 0, error: e.message }));
     req.end(body);
+  });
+}
+
+/**
+ * A WebSocket upgrade by hand, then `frame` written raw: what no client library would send. Resolves once the
+ * server has answered and closed (or after a second). A refused upgrade whose socket the server kept open would
+ * hold its close() (afterAll) open: that is how a leak of them shows here.
+ */
+function rawUpgrade(path: string, protocol: string | undefined, frame?: Buffer, headers: Record<string, string> = {}): Promise<void> {
+  const url = new URL(s.url);
+  const socket = net.connect(Number(url.port), url.hostname);
+  const head = { host: url.host, upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", ...(protocol ? { "sec-websocket-protocol": protocol } : {}), ...headers };
+  socket.write(`GET ${path} HTTP/1.1\r\n${Object.entries(head).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`);
+  socket.once("data", () => frame && socket.write(frame));
+  return new Promise((resolve) => {
+    const done = () => (socket.destroy(), resolve());
+    socket.once("close", done);
+    socket.once("error", done);
+    setTimeout(done, 1000);
   });
 }
 
@@ -160,8 +184,8 @@ describe("fuzz: every route, malformed input, never a 5xx", () => {
   const failures: string[] = [];
   let sent = 0;
 
-  const probe = async (route: RouteEntry, label: string, path: string, body?: string) => {
-    const a = await send(s.url, route.method, path, body);
+  const probe = async (route: RouteEntry, label: string, path: string, body?: string, headers?: Record<string, string>) => {
+    const a = await send(s.url, route.method, path, body, headers);
     sent++;
     if (a.status >= 500 || a.status === 0) failures.push(`${route.method} ${route.path} [${label}] → ${a.status || a.error}`);
   };
@@ -233,6 +257,117 @@ describe("fuzz: every route, malformed input, never a 5xx", () => {
     }
     for (const [label, query] of QUERIES) await probe({ method: "GET", path: "/graphql" }, `query: ${label}`, `/graphql?${query}`);
     expect(failures.filter((f) => f.includes("/graphql"))).toEqual([]);
+  });
+
+  it("sends raw, aborted and oddly typed uploads to the image and file routes", async () => {
+    const P = `/v2/projects/${ids.project_id}`;
+    const uploads = [
+      "/v2/compute/qemu/images/", "/v2/computes/local/qemu/images/", `${P}/files/`, `${P}/nodes/${ids.node_id}/files/`, `/v2/compute/projects/${ids.project_id}/files/`,
+    ];
+    const names = ["fz.img", "fz.img.md5sum/x", "a/../../b", "%ff", "d%2F.hidden", "x".repeat(300)];
+    const types = ["application/octet-stream", "text/plain; charset=utf-16", "multipart/form-data; boundary=z", "application/json"];
+    const serverErrors = vi.spyOn(s.ctx.log, "error");
+    for (const base of uploads) {
+      for (const name of names) {
+        for (const type of types) await probe({ method: "POST", path: base + "*" }, `upload ${name.slice(0, 20)} as ${type}`, base + name, "\u0000binary\u00ff{", { "content-type": type });
+      }
+      // A body cut short: the client announces a megabyte, sends a few bytes and leaves.
+      await new Promise<void>((resolve) => {
+        const url = new URL(s.url);
+        const req = http.request({ host: url.hostname, port: url.port, method: "POST", path: `${base}cut.img`, headers: { "content-length": 1 << 20 } });
+        req.on("error", () => resolve());
+        req.write("only a little", () => setTimeout(() => (req.destroy(), resolve()), 50));
+      });
+    }
+    // GraphQL's multipart upload with broken parts.
+    const multipart = (parts: string) => `--z\r\n${parts}\r\n--z--\r\n`;
+    const bodies = [
+      multipart('Content-Disposition: form-data; name="operations"\r\n\r\n{bad'),
+      multipart('Content-Disposition: form-data; name="operations"\r\n\r\n{"query":"mutation($f: File!) { uploadImage(type: QEMU, filename: \\"x\\", file: $f) { __typename } }","variables":{"f":null}}\r\n--z\r\nContent-Disposition: form-data; name="map"\r\n\r\n{"0":["variables.__proto__"]}'),
+      "--z\r\nno end",
+    ];
+    for (const body of bodies) {
+      await probe({ method: "POST", path: "/graphql" }, `multipart ${body.slice(40, 60)}`, "/graphql", body, { "content-type": "multipart/form-data; boundary=z", "graphql-preflight": "1" });
+    }
+    expect(failures.filter((f) => f.includes("upload") || f.includes("multipart"))).toEqual([]);
+    // The cut bodies got no answer to read: the server's log says whether it took them for its own errors.
+    expect(serverErrors.mock.calls.map(([msg, fields]) => `${msg} ${JSON.stringify(fields).slice(0, 200)}`)).toEqual([]);
+    serverErrors.mockRestore();
+  });
+
+  it("sends forged and malformed signed-URL tokens to the download routes", async () => {
+    const P = `/v2/projects/${ids.project_id}`;
+    const downloads = [`${P}/export`, `${P}/files/README.txt`, `${P}/nodes/${ids.node_id}/files/x`, `${P}/links/${ids.link_id}/pcap`, "/v2/compute/qemu/images/fz.img", "/v2/version"];
+    const sig = "A".repeat(43);
+    const tokens = [`01795708767.${sig}`, `1.${sig}`, `${"9".repeat(13)}.${sig}`, `-1.${sig}`, "%ff", "", `1.${sig}&token=1.${sig}`, `1.${"A".repeat(10_000)}`];
+    for (const path of downloads) {
+      for (const token of tokens) {
+        for (const method of ["GET", "HEAD", "POST"]) await probe({ method, path }, `token ${token.slice(0, 16)}`, `${path}?token=${token}`);
+      }
+    }
+    expect(failures.filter((f) => f.includes("token"))).toEqual([]);
+  });
+
+  it("sends malformed documents over GraphQL's SSE transport", async () => {
+    const sse = { accept: "text/event-stream" };
+    const documents = [
+      "subscription {",
+      "subscription { projectEvents(projectId: \"%ff\") { __typename } }",
+      "subscription { controllerEvents { __typename } controllerEvents2: controllerEvents { __typename } }",
+      `subscription { projectEvents(projectId: "${ids.project_id}", after: "!!!garbage") { __typename } }`,
+      "{ quotaRules(first: -1, after: \"!!!\") { totalCount } }",
+    ];
+    for (const query of documents) {
+      await probe({ method: "GET", path: "/graphql" }, `SSE ${query.slice(0, 30)}`, `/graphql?query=${encodeURIComponent(query)}`, undefined, sse);
+      await probe({ method: "POST", path: "/graphql" }, `SSE ${query.slice(0, 30)}`, "/graphql", JSON.stringify({ query }), sse);
+    }
+    await probe({ method: "POST", path: "/graphql" }, "SSE body: invalid JSON", "/graphql", "{bad", sse);
+    expect(failures.filter((f) => f.includes("SSE"))).toEqual([]);
+  });
+
+  it("sends malformed frames and upgrades to every WebSocket endpoint", { timeout: 60_000 }, async () => {
+    const endpoints: [string, string | undefined][] = [
+      ["/graphql", "graphql-transport-ws"],
+      ["/v2/notifications/ws", undefined],
+      [`/v2/projects/${ids.project_id}/notifications/ws`, undefined],
+      ["/v2/compute/notifications/ws", undefined],
+    ];
+    const messages: (string | Buffer)[] = [
+      "{bad json",
+      Buffer.from([0xff, 0x00, 0xfe]),
+      JSON.stringify({ type: "subscribe", id: "1", payload: { query: "subscription { controllerEvents { __typename } }" } }), // before init
+      JSON.stringify({ type: "connection_init", payload: { __proto__: { polluted: true } } }),
+      JSON.stringify({ type: "connection_init" }), // twice
+      JSON.stringify({ type: "subscribe", id: "x".repeat(100_000), payload: { query: "{" } }),
+      JSON.stringify({ type: "subscribe", id: "2", payload: "not an object" }),
+      JSON.stringify({ type: "subscribe", id: "3", payload: { query: "subscription { projectEvents(projectId: \"%ff\") { __typename } }" } }),
+      JSON.stringify({ type: "complete", id: "never-subscribed" }),
+      JSON.stringify({ type: "no-such-type" }),
+      JSON.stringify([1, 2]),
+      "x".repeat(200_000),
+    ];
+    for (const [path, protocol] of endpoints) {
+      const ws = new WebSocket(`${s.url.replace(/^http/, "ws")}${path}`, protocol);
+      await new Promise<void>((resolve) => {
+        ws.once("open", () => resolve());
+        ws.once("error", () => resolve());
+      });
+      for (const m of messages) if (ws.readyState === WebSocket.OPEN) ws.send(m);
+      await new Promise((r) => setTimeout(r, 100));
+      ws.terminate();
+      // Frames no client library sends: unmasked, a reserved opcode, RSV bits, a 2^63 length, invalid UTF-8 text.
+      const frames = [
+        Buffer.from([0x81, 0x02, 0x68, 0x69]),
+        Buffer.from([0x83, 0x80, 0, 0, 0, 0]),
+        Buffer.from([0xf1, 0x80, 0, 0, 0, 0]),
+        Buffer.from([0x82, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]),
+        Buffer.from([0x81, 0x82, 0, 0, 0, 0, 0xc3, 0x28]),
+      ];
+      for (const frame of frames) await rawUpgrade(path, protocol, frame);
+      for (const headers of <Record<string, string>[]>[{ "sec-websocket-version": "8" }, { "sec-websocket-key": "" }, { upgrade: "h2c" }]) await rawUpgrade(path, protocol, undefined, headers);
+    }
+    expect((await call(s.url, "GET", "/v2/version")).status).toBe(200);
+    expect(await gql(s.url, "{ __typename }")).toEqual({ data: { __typename: "Query" } });
   });
 
   it("the server still serves every face afterwards, and no prototype was touched", async () => {

@@ -96,6 +96,19 @@ describe("operations endpoints", () => {
     await notifications.cancel();
   });
 
+  it("labels requests by route template only: other spellings of a path are 404s and add no label value", async () => {
+    const routes = async () => new Set([...(await get("/metrics")).text.matchAll(/^patchbay_http_request_duration_seconds_count\{[^}]*route="([^"]*)"/gm)].map((m) => m[1]));
+    const known = ["/api/cluster", "/api/nowhere", "/graphql?query=%7B__typename%7D", "/v2/version", "/docs/api/assets/none.js", "/nowhere", "/metrics"];
+    for (const p of known) await get(p);
+    const before = await routes();
+    const spellings = ["/API/cluster", "/Api/Cluster", "/api/CLUSTER", "/GraphQL?query=%7B__typename%7D", "/GRAPHQL", "/Graphql/", "/V2/version",
+      "/v2/VERSION", "/v2//version", "/METRICS", "/Docs/api/assets/none.js", "/docs/API/assets/x", "//api/cluster", "/api/cluster/", "/%61pi/cluster"];
+    const answers = [];
+    for (const p of spellings) answers.push((await get(p)).status);
+    expect(answers.filter((status) => status !== 404)).toEqual([200]); // only `/api/cluster/` (a trailing slash) is that route
+    expect([...(await routes())].filter((r) => !before.has(r))).toEqual([]);
+  });
+
   it("publishes OpenAPI 3.1 documents that validate and list every route the server serves", async () => {
     const served = s.routes();
     for (const [face, prefix] of [["gns3", "/v2"], ["ontap", "/api"]] as const) {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -90,6 +90,43 @@ describe("start-up failures", () => {
     fs.writeFileSync(file, "");
     const r = await run({ PATCHBAY_DATA_DIR: path.join(file, "data") });
     expectOneLine(r, /data directory .*not-a-dir\/data is not usable \(ENOTDIR\)/);
+  });
+});
+
+describe("start-up failures of the TLS pair and the port ranges: one line each, before the database is touched", () => {
+  /** A self-signed pair made with openssl; each case points the server at some of its files. */
+  function pair(dir: string, name: string) {
+    const [cert, key] = [path.join(dir, `${name}-cert.pem`), path.join(dir, `${name}-key.pem`)];
+    const made = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-keyout", key, "-out", cert]);
+    expect(made.status, String(made.stderr)).toBe(0);
+    return { cert, key };
+  }
+  const hasOpenssl = toolAvailable("openssl", spawnSync("openssl", ["version"]).status === 0);
+
+  it.runIf(hasOpenssl)("a missing, swapped or foreign certificate or key", async () => {
+    const files = tempDir();
+    const [a, b] = [pair(files, "a"), pair(files, "b")];
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PATCHBAY_TLS_CERT: path.join(files, "missing.pem"), PATCHBAY_TLS_KEY: a.key }, /cannot read PATCHBAY_TLS_CERT .*missing\.pem \(ENOENT\): fix the path/],
+      [{ PATCHBAY_TLS_CERT: a.cert, PATCHBAY_TLS_KEY: path.join(files, "missing.pem") }, /cannot read PATCHBAY_TLS_KEY .*missing\.pem \(ENOENT\)/],
+      [{ PATCHBAY_TLS_CERT: a.key, PATCHBAY_TLS_KEY: a.cert }, /PATCHBAY_TLS_CERT .*a-key\.pem holds no PEM certificate \(are the certificate and key swapped\?\)/],
+      [{ PATCHBAY_TLS_CERT: a.cert, PATCHBAY_TLS_KEY: a.cert }, /PATCHBAY_TLS_KEY .*a-cert\.pem holds no unencrypted PEM private key/],
+      [{ PATCHBAY_TLS_CERT: a.cert, PATCHBAY_TLS_KEY: b.key }, /PATCHBAY_TLS_KEY .*b-key\.pem is not the key of the certificate in PATCHBAY_TLS_CERT .*a-cert\.pem/],
+    ];
+    for (const [env, line] of cases) {
+      const data = tempDir();
+      const r = await runCli({ PATCHBAY_DATA_DIR: data, PATCHBAY_LOG: "json", ...env }, [], ROOT);
+      expectOneLine(r, line);
+      expect(r.stdout, "nothing logged: no migration ran").toBe("");
+      expect(fs.readdirSync(data), "no database created").toEqual([]);
+    }
+  });
+
+  it("overlapping console and UDP port ranges", async () => {
+    const r = await run({ PATCHBAY_CONSOLE_PORTS: "5000-10000", PATCHBAY_UDP_PORTS: "10000-20000" });
+    expectOneLine(r, /PATCHBAY_CONSOLE_PORTS 5000-10000 and PATCHBAY_UDP_PORTS 10000-20000 overlap: give them separate ranges/, 2);
+    const inside = await run({}, ["--console-ports", "12000-12100"]); // inside the default UDP range
+    expectOneLine(inside, /PATCHBAY_CONSOLE_PORTS 12000-12100 and PATCHBAY_UDP_PORTS 10000-20000 overlap/, 2);
   });
 });
 

@@ -31,6 +31,26 @@ describe("storage GraphQL: one contract per operation", () => {
     expect(tooBig.data!.updateQuotaRule).toMatchObject({ __typename: "InvalidInputError", target: "limits.filesHardLimit" });
   });
 
+  it("answers bad connection arguments as the client's mistake, and an integer out of range with the range", async () => {
+    const page = async (args: string) => (await gql(s.url, `{ quotaRules(${args}) { edges { node { uuid } } } }`)).errors?.map((e: any) => [e.message, e.extensions.code]);
+    expect(await page("first: -1")).toEqual([['Argument "first" must be a non-negative integer', "BAD_USER_INPUT"]]);
+    expect(await page("last: -1")).toEqual([['Argument "last" must be a non-negative integer', "BAD_USER_INPUT"]]);
+    const cursor = "Invalid cursor: use a cursor this connection returned (edges.cursor, pageInfo.startCursor or endCursor)";
+    for (const garbage of ['after: "!!!garbage"', 'before: "!!!garbage"', 'after: "R1BDOmZvbw"', 'after: ""']) {
+      expect(await page(garbage), garbage).toEqual([[cursor, "BAD_USER_INPUT"]]);
+    }
+    const range = "an integer from -9223372036854775808 to 9223372036854775807";
+    const volume = (size: string) => gql(s.url, `mutation { createVolume(svm: { name: "svm1" }, name: "big", size: ${size}) { __typename ${ERR} } }`);
+    // Literals are read from their digits: through a JS number, -9223372036854775809 would round into the range.
+    for (const size of ["1000000000000000000000000", '"1000000000000000000000000"', "9223372036854775808", "-9223372036854775809"]) {
+      expect((await volume(size)).data!.createVolume, size).toEqual({ __typename: "InvalidInputError", message: `Invalid value for field "size": expected ${range}.`, code: "262185", target: "size" });
+    }
+    const rest = await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=30", {
+      svm: { name: "svm1" }, volume: { name: "vol1" }, type: "tree", qtree: { name: "qt1" }, files: { hard_limit: "99999999999999999999" },
+    });
+    expect([rest.status, rest.body.error.message]).toEqual([400, `Invalid value for field "files.hard_limit": expected ${range}.`]);
+  });
+
   it("renames and deletes qtrees through their job: typed errors from the job, same rules as REST", async () => {
     const RENAME = `mutation($v: ID!, $name: String!) { renameQtree(volumeUuid: $v, id: 2, name: $name) { __typename ... on MutationRenameQtreeSuccess { data { name } } ${ERR} } }`;
     const taken = await gql(s.url, RENAME, { v: volumeUuid, name: "qt1" });

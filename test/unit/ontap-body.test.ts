@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { expandDottedKeys, parseInt64 } from "../../src/storage/ontap/body.js";
+import { expandDottedKeys } from "../../src/storage/ontap/body.js";
+import { isInt64, parseDecimalInteger } from "../../src/platform/int64.js";
 import { checkJsonValue, JSON_LIMITS, parseJson, UnsafeJsonError } from "../../src/platform/http/safe-json.js";
 
 /** Body parsing without a server: client JSON checks and ONTAP's flat dotted keys. */
@@ -59,9 +60,12 @@ describe("unit: ONTAP dotted keys", () => {
 });
 
 describe("unit: ONTAP scalar fields", () => {
-  it("64-bit integers from decimal strings, within what both databases store", () => {
-    expect(parseInt64("-9223372036854775808")).toBe(-(2n ** 63n));
-    expect(parseInt64("9223372036854775808")).toBeUndefined();
-    expect(parseInt64("1.5")).toBeUndefined();
+  it("integers from decimal strings, checked against what both databases store", () => {
+    expect(parseDecimalInteger("-9223372036854775808")).toBe(-(2n ** 63n));
+    expect(parseDecimalInteger("-0009")).toBe(-9n);
+    expect(isInt64(parseDecimalInteger("9223372036854775808")!)).toBe(false);
+    expect(isInt64(parseDecimalInteger("0".repeat(30) + "1")!)).toBe(true);
+    expect(isInt64(parseDecimalInteger("-" + "9".repeat(100_000))!)).toBe(false);
+    expect(parseDecimalInteger("1.5")).toBeUndefined();
   });
 });

@@ -13,7 +13,6 @@ export function computeNotificationWebSockets(ctx: AppContext): WebSocketRoute[]
       match: (pathname) => (pathname === "/v2/compute/notifications/ws" ? {} : undefined),
       handle(ws, req) {
         const close = openNotificationStream(ctx, { kind: "compute" }, webSocketSender(ctx, ws, req.socket));
-        ws.on("error", () => ws.terminate());
         ws.on("close", close);
       },
     },

@@ -133,8 +133,11 @@ async function uploadTarget(ctx: Ctx, emulator: ImageEmulator, name: string): Pr
   const wanted = path.resolve(root, name);
   if (!isStrictlyInside(root, wanted) || name.startsWith("/")) throw new ForbiddenError(`Could not write image: ${name}, ${wanted} is forbidden`);
   if (!isImageName(name)) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: no empty, hidden or '..' segments, no backslash, comma or control characters`);
-  // The sidecars are ours: an upload could otherwise make the store report any md5 for an image.
-  if (name.endsWith(".md5sum")) throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: .md5sum files are the store's checksums`);
+  // The sidecars are ours: an upload could otherwise make the store report any md5 for an image, or (as a
+  // directory `<n>.md5sum/x`) stand where the sidecar of a later `<n>` must be written.
+  if (name.split("/").some((s) => s.endsWith(".md5sum"))) {
+    throw new InvalidInputError(`Invalid image name ${JSON.stringify(name)}: .md5sum names are the store's checksums`);
+  }
   await fs.mkdir(root, { recursive: true });
   const parent = path.dirname(name);
   const realParent = parent === "." ? await fs.realpath(root) : await resolveInside(root, parent);
@@ -144,13 +147,17 @@ async function uploadTarget(ctx: Ctx, emulator: ImageEmulator, name: string): Pr
   return path.join(realParent, path.basename(name));
 }
 
+/** An upload's temporary file, hidden beside its target; one a killed server left is removed at the next start. */
+const uploadTemp = (target: string) => path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString("hex")}.tmp`);
+const UPLOAD_TEMP = /^\..+\.[0-9a-f]{8}\.tmp$/;
+
 /**
  * Stores an upload: streamed to a hidden temporary file next to the target while its md5 is computed, then
  * renamed over the target and the sidecar written. More than `limit` bytes → 413 and nothing is kept.
  */
 export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string, body: Readable, limit: number): Promise<ImageEntry> {
   const target = await uploadTarget(ctx, emulator, name);
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString("hex")}.tmp`);
+  const tmp = uploadTemp(target);
   const hash = createHash("md5");
   let size = 0;
   const meter = new Transform({
@@ -164,8 +171,10 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
   // The body is piped rather than part of the pipeline: a refusal must not destroy it (that would reset the
   // client's connection before it reads the 413); left unread, the HTTP server discards the rest.
   const written = pipeline(meter, createWriteStream(tmp, { flags: "wx", mode: 0o600 }));
-  body.on("error", (e) => meter.destroy(e));
-  body.on("close", () => body.readableEnded || meter.destroy(new InvalidInputError(`The upload of ${name} was interrupted`)));
+  // A client that leaves mid-body ("aborted") made no server error: both ways of ending early are its mistake.
+  const interrupted = () => meter.destroy(new InvalidInputError(`The upload of ${name} was interrupted`));
+  body.on("error", interrupted);
+  body.on("close", () => body.readableEnded || interrupted());
   body.pipe(meter);
   try {
     await written;
@@ -173,10 +182,16 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
     if (emulator === "qemu") await checkImageReferences(imageDirectory(ctx, emulator), tmp, name, true);
     const md5 = hash.digest("hex");
     await finishers.run(target, async () => {
-      await fs.rename(tmp, target).catch((e: NodeJS.ErrnoException) => {
+      // The sidecar first: when it cannot be written (a directory of an older store sits there), nothing is kept.
+      // The image renamed after it keeps its older mtime, so the sidecar counts as current (imageMd5).
+      const sidecar = `${target}.md5sum`;
+      await writeFileAtomic(sidecar, async () => md5).catch((e: NodeJS.ErrnoException) => {
+        throw e.code === "EISDIR" ? new ConflictError(`Could not write image: ${name}.md5sum is a directory`) : e;
+      });
+      await fs.rename(tmp, target).catch(async (e: NodeJS.ErrnoException) => {
+        await fs.rm(sidecar, { force: true }); // it describes the file that was not written; the old one's is recomputed
         throw e.code === "EISDIR" || e.code === "ENOTEMPTY" ? new ConflictError(`Could not write image: ${name} is a directory`) : e;
       });
-      await writeFileAtomic(`${target}.md5sum`, async () => md5);
     });
     return { filename: path.basename(name), path: name, md5sum: md5, filesize: size };
   } catch (e) {
@@ -186,6 +201,25 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
     await fs.rm(tmp, { force: true });
     throw e;
   }
+}
+
+/**
+ * Start-up: removes what uploads interrupted by a crash left (up to the upload limit each) anywhere in the image
+ * store. Only files named as saveImage names its temporary files, found without following symlinks.
+ */
+export async function removeInterruptedUploads(ctx: Ctx): Promise<string[]> {
+  const removed: string[] = [];
+  for (const emulator of Object.keys(IMAGE_DIRS) as ImageEmulator[]) {
+    const root = imageDirectory(ctx, emulator);
+    const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (!e.isFile() || !UPLOAD_TEMP.test(e.name)) continue;
+      const file = path.join(e.parentPath, e.name);
+      await fs.rm(file, { force: true });
+      removed.push(file);
+    }
+  }
+  return removed;
 }
 
 async function isDirectory(p: string): Promise<boolean> {

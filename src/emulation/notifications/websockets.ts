@@ -26,7 +26,6 @@ export function notificationWebSockets(ctx: AppContext): WebSocketRoute[] {
       const scope = scopeOf(params);
       const detach = scope.kind === "project" ? ctx.services.emulation.listeners.attach(scope.projectId) : () => {};
       const close = openNotificationStream(ctx, scope, webSocketSender(ctx, ws, req.socket));
-      ws.on("error", () => ws.terminate());
       ws.on("close", () => {
         close();
         detach();

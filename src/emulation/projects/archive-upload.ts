@@ -5,6 +5,7 @@ import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { AppContext } from "../../platform/context.js";
 import { PayloadTooLargeError } from "../images/store.js";
+import { STAGING_PREFIX } from "./staging.js";
 
 /**
  * A project archive on its way in (an import's body, a GraphQL upload, a duplicate's own archive) goes to a
@@ -15,7 +16,7 @@ import { PayloadTooLargeError } from "../images/store.js";
 export async function withArchiveFile<T>(ctx: AppContext, body: Readable, limit: number, use: (file: string) => Promise<T>): Promise<T> {
   const root = path.join(ctx.config.dataDir, "projects");
   await fs.mkdir(root, { recursive: true });
-  const dir = await fs.mkdtemp(path.join(root, ".upload-"));
+  const dir = await fs.mkdtemp(path.join(root, STAGING_PREFIX.upload));
   try {
     const file = path.join(dir, "archive.zip");
     await writeAtMost(body, file, limit);

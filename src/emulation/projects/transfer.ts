@@ -18,6 +18,7 @@ import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";
 import { assertProjectName, checkedPath, freeProjectName, isUniqueViolation, LocalOnlyError } from "./operations.js";
 import { assertProjectId, projectDir } from "./serialize.js";
+import { STAGING_PREFIX } from "./staging.js";
 
 /** Builtins (hub, switch, cloud, nat, …) always run; anything else must be stopped to be archived consistently. */
 export async function assertProjectStopped(ctx: AppContext, projectId: string, purpose = "export it"): Promise<void> {
@@ -78,7 +79,7 @@ export async function importProject(ctx: AppContext, projectId: string, archiveF
 
   // Staged beside the destination so the final move is a rename on the same filesystem.
   await fs.mkdir(path.dirname(dir), { recursive: true });
-  const staging = await fs.mkdtemp(path.join(path.dirname(dir), ".import-"));
+  const staging = await fs.mkdtemp(path.join(path.dirname(dir), STAGING_PREFIX.import));
   let project: Project;
   try {
     await archive.extract(staging, { rename: followNodeIds(nodeIds) });

@@ -11,7 +11,7 @@ import { nodeProperties } from "../nodes/serialize.js";
 import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
-import { QemuProcess } from "./qemu.js";
+import { QemuProcess, removeStaleQmpSockets } from "./qemu.js";
 import { prepareQemu, qemuBinary, qemuNodeOptions, qemuProperties } from "./qemu-launch.js";
 import { UdpPortPool } from "./udp-port-pool.js";
 import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "./vpcs.js";
@@ -144,6 +144,7 @@ export class LocalCompute {
       : [];
     const killed = await recoverLeftovers(this.runDir, this.owner);
     if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
+    removeStaleQmpSockets(this.runDir, recorded); // no VM of this data directory runs any more
     const notStopped = { nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } };
     if (this.ctx.config.redisUrl) {
       // Other instances may share the database and run nodes: only what this instance recorded is known dead.

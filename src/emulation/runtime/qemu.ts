@@ -66,6 +66,17 @@ export function qemuAddressSpace(ramMb: number, vcpus: number): number {
   return (ramMb + 1536 + 128 * Math.max(1, vcpus)) * 1024 * 1024;
 }
 
+/**
+ * Start-up, once no VM of this data directory runs: the QMP socket directories a killed server left (in `run/`,
+ * and in the temporary directory for the recorded nodes whose path there was too long), and sockets of the
+ * layout before them (`run/<node>.qmp`).
+ */
+export function removeStaleQmpSockets(runDir: string, nodeIds: string[]): void {
+  const entries = fs.existsSync(runDir) ? fs.readdirSync(runDir, { withFileTypes: true }) : [];
+  const inRunDir = entries.filter((e) => e.isDirectory() || e.name.endsWith(".qmp")).map((e) => path.join(runDir, e.name));
+  for (const stale of [...inRunDir, ...nodeIds.map((id) => path.dirname(qmpSocketPath(runDir, id)))]) fs.rmSync(stale, { recursive: true, force: true });
+}
+
 export class QemuProcess {
   pids: number[] = [];
   readonly commandLine: string;

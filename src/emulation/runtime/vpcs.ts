@@ -263,7 +263,7 @@ export function readTail(file: string): string {
 
 /**
  * Crash recovery at start-up: kill every process recorded in <runDir>/*.json or still carrying this server's
- * marker, then clear the pid files and socket directories. Returns the pids that were killed.
+ * marker, then clear the pid files. Returns the pids that were killed.
  */
 export async function recoverLeftovers(runDir: string, owner: string): Promise<number[]> {
   const pids = new Set<number>(findOwnedPids(owner));
@@ -278,8 +278,6 @@ export async function recoverLeftovers(runDir: string, owner: string): Promise<n
     }
   }
   await killAndWait([...pids], owner);
-  // The QMP socket directories of VMs that ran then (nothing of this server runs any more).
-  if (fs.existsSync(runDir)) for (const e of fs.readdirSync(runDir, { withFileTypes: true })) if (e.isDirectory()) fs.rmSync(path.join(runDir, e.name), { recursive: true, force: true });
   return [...pids];
 }
 

@@ -12,6 +12,7 @@ import { announceTopology } from "../projects/announce.js";
 import { writeTopologyFile } from "../projects/disk.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
+import { STAGING_PREFIX } from "../projects/staging.js";
 import { assertProjectStopped, projectArchive } from "../projects/transfer.js";
 import { archiveToBuffer, archiveTopologyJson, followNodeIds, withArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
@@ -115,7 +116,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
   });
   // Files first into a staging directory beside the project, so a bad archive changes nothing.
   const dir = projectDir(ctx, project);
-  const staging = await fs.mkdtemp(`${dir}.restore-`);
+  const staging = await fs.mkdtemp(`${dir}${STAGING_PREFIX.restore}`);
   try {
     const doc = await withArchive(file, ctx.config.archiveLimits, async (archive) => {
       const { doc, nodeIds } = idsForTarget(parseTopology(await archiveTopologyJson(archive)), projectId);

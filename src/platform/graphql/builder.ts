@@ -1,3 +1,4 @@
+import { Kind } from "graphql";
 import SchemaBuilder from "@pothos/core";
 import ErrorsPlugin from "@pothos/plugin-errors";
 import PrismaPlugin from "@pothos/plugin-prisma";
@@ -46,13 +47,19 @@ builder.scalarType("DateTime", {
   },
 });
 
+function parseBigInt(v: unknown): bigint {
+  if (!((typeof v === "number" && Number.isInteger(v)) || (typeof v === "string" && /^-?\d+$/.test(v)))) {
+    throw new TypeError("BigInt must be an integer or a string of digits");
+  }
+  return BigInt(v); // the range is the input's (storage/schema.ts int64): its error is a typed result naming the field
+}
+
 builder.scalarType("BigInt", {
   description: "A 64-bit integer: a JSON number when it is exactly representable, else a decimal string",
   serialize: (n) => (Number.isSafeInteger(Number(n)) ? Number(n) : String(n)),
-  parseValue: (v) => {
-    if ((typeof v === "number" && Number.isInteger(v)) || (typeof v === "string" && /^-?\d+$/.test(v))) return BigInt(v);
-    throw new TypeError("BigInt must be an integer or a string of digits");
-  },
+  parseValue: parseBigInt,
+  // A literal's digits as written: read as a JS number first, 9223372036854775807 would round out of range.
+  parseLiteral: (ast) => parseBigInt(ast.kind === Kind.INT || ast.kind === Kind.STRING ? ast.value : undefined),
 });
 
 builder.scalarType("JSON", {

@@ -35,6 +35,20 @@ function isClientError(error: unknown): boolean {
   return !error.path && original instanceof TypeError && error.message.startsWith("Variable ");
 }
 
+/**
+ * Pothos checks connection arguments (`first: -1`, an undecodable `after`) as the resolver starts and throws its
+ * PothosValidationError (by name: the bundle may hold another copy of the class): the client's mistake, worded
+ * for a client, on every connection at once.
+ */
+function connectionArgumentError(error: unknown): GraphQLError | undefined {
+  const original = isGraphQLError(error) ? error.originalError : undefined;
+  if (!isGraphQLError(error) || original?.name !== "PothosValidationError") return undefined;
+  const message = original.message.startsWith("Invalid cursor")
+    ? "Invalid cursor: use a cursor this connection returned (edges.cursor, pageInfo.startCursor or endCursor)"
+    : original.message;
+  return new GraphQLError(message, { nodes: error.nodes, path: error.path, extensions: { code: "BAD_USER_INPUT" } });
+}
+
 /** By name: the executor may create its errors with another copy of graphql-js than ours. */
 const isGraphQLError = (e: unknown): e is GraphQLError => e instanceof Error && e.name === "GraphQLError";
 
@@ -93,6 +107,8 @@ export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlu
     maskedErrors: {
       maskError(error, message) {
         if (isClientError(error)) return error as Error;
+        const badArgument = connectionArgumentError(error);
+        if (badArgument) return badArgument;
         const original = (error as { originalError?: unknown }).originalError ?? error;
         ctx.log.error("graphql", { error: original }); // within the request's scope: the line carries its id
         const requestId = currentRequestId();

@@ -42,7 +42,8 @@ function checkToken(secret: string, method: string, originalUrl: string): TokenC
   if (tokens.length === 0) return { presented: false };
   const rest = pairs.filter((p) => !p.startsWith(`${TOKEN_PARAM}=`));
   const signed = originalUrl.slice(0, q) + (rest.length ? `?${rest.join("&")}` : "");
-  const m = tokens.length === 1 ? /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(tokens[0].slice(TOKEN_PARAM.length + 1)) : null;
+  // The expiry as signUrl writes it (no leading zero, no sign): one URL has exactly one valid token.
+  const m = tokens.length === 1 ? /^([1-9]\d{0,11})\.([A-Za-z0-9_-]{43})$/.exec(tokens[0].slice(TOKEN_PARAM.length + 1)) : null;
   if (!m) return { presented: true, valid: false };
   const expires = Number(m[1]);
   // Compared as text, not decoded: base64url's last character carries 2 bits that decoding ignores, and a token

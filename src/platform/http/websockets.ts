@@ -30,7 +30,9 @@ export function createUpgradeHandler(routes: WebSocketRoute[], checks: UpgradeCh
     for (const [k, v] of Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(body)), Connection: "close" })) {
       head.push(`${k}: ${v}`);
     }
-    socket.end(head.join("\r\n") + "\r\n\r\n" + body);
+    // Destroyed once written: an upgrade socket is nobody's to read, so it would never see the client leave and
+    // stay open (one descriptor per refused upgrade, and a server whose close waits for it).
+    socket.end(head.join("\r\n") + "\r\n\r\n" + body, () => socket.destroy());
   };
   const handler = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
@@ -50,9 +52,9 @@ export function createUpgradeHandler(routes: WebSocketRoute[], checks: UpgradeCh
       });
       if (refusal) return reject(socket, refusal.status, { "Content-Type": "application/json" }, JSON.stringify(refusal.body));
       return wss.handleUpgrade(req, socket, head, (ws) => {
-        // A protocol error (a message beyond maxPayload, a bad frame): ws closes the socket itself (1009, 1002);
-        // unheard, the error event would end the process.
-        ws.on("error", () => {});
+        // A frame the protocol forbids (unmasked, a reserved opcode, invalid UTF-8, …) is an error event: without
+        // a listener it would end the process. The socket is dropped; each route's close handler releases the rest.
+        ws.on("error", () => ws.terminate());
         route.handle(ws, req, params);
       });
     }

@@ -81,12 +81,3 @@ export function rejectUnknown(value: Record<string, unknown>, shape: Shape, pref
 export const invalid = (name: string, expected: string) =>
   new InvalidInputError(`Invalid value for field "${name}": expected ${expected}.`, { code: CODES.invalidValue, target: name });
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-/** A decimal string as a 64-bit integer (what both databases store), or undefined when it is not one. */
-export function parseInt64(v: string): bigint | undefined {
-  if (!/^-?\d{1,19}$/.test(v)) return undefined;
-  const n = BigInt(v);
-  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
-}

@@ -1,6 +1,7 @@
 import { InvalidInputError } from "../../platform/errors.js";
 import { CODES } from "./codes.js";
-import { invalid, parseInt64 } from "./body.js";
+import { INT64_RANGE, isInt64, parseDecimalInteger } from "../../platform/int64.js";
+import { invalid } from "./body.js";
 
 /**
  * The ONTAP query language translated into a Prisma `where`, so filtering runs in the database:
@@ -67,8 +68,8 @@ function convert(name: string, type: ScalarType, v: string): unknown {
       if (v === "true" || v === "false") return v === "true";
       throw invalid(name, "true or false");
     case "bigint": {
-      const n = parseInt64(v);
-      if (n === undefined) throw invalid(name, "a 64-bit integer");
+      const n = parseDecimalInteger(v);
+      if (n === undefined || !isInt64(n)) throw invalid(name, INT64_RANGE);
       return n;
     }
     case "int":

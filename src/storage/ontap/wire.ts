@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import { jsonSchemaOf, type JsonSchema } from "../../platform/http/openapi.js";
 import { fieldNames, inTermsOf, type FieldNames } from "../input.js";
-import { expandDottedKeys, parseInt64, rejectUnknown, type Shape } from "./body.js";
+import { parseDecimalInteger } from "../../platform/int64.js";
+import { expandDottedKeys, rejectUnknown, type Shape } from "./body.js";
 
 /**
  * How an ONTAP request body maps onto an operation's domain input. Only wire translation happens here: nested
@@ -18,7 +19,7 @@ const READ: Record<Read, (v: unknown) => unknown> = {
   text: (v) => (typeof v === "number" && Number.isFinite(v) ? String(v) : v),
   integer: (v) => {
     if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
-    return (typeof v === "string" ? parseInt64(v.trim()) : undefined) ?? v;
+    return (typeof v === "string" ? parseDecimalInteger(v.trim()) : undefined) ?? v; // the schema checks the range
   },
   /** A small integer (a JavaScript number). */
   int: (v) => {
