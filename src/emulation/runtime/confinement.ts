@@ -13,7 +13,7 @@ import { findOnPath } from "./executables.js";
  *   relays, the console listens on the server's address). `--die-with-parent`: the kernel kills the whole sandbox
  *   when the server dies, even by SIGKILL, and daemons (vpcs) die with the sandbox's init.
  * - user: no capabilities. A root server runs the program as `nobody` (65534, real on the host: node and socket
- *   directories are chowned to it, files it is given made readable), with the group of /dev/kvm for KVM; a
+ *   directories are chowned to it, files it is given made readable by its group), with the group of /dev/kvm for KVM; a
  *   non-root server is already unprivileged and runs it as itself in a user namespace that cannot nest another.
  * - limits: RLIMIT_AS (everything the process maps, not only guest RAM: `-object memory-backend-ram,size=64G`
  *   fails at start), no core dumps.
@@ -65,14 +65,17 @@ export function grantWrite(dirs: string[]): void {
 }
 
 /**
- * Files the confined user must read (the image store writes 0600): read for others added when the server is root.
- * Callers pass only files of the image store and the node's own program.
+ * Files the confined user must read (the image store writes 0600): given to its group, readable by the group, when
+ * the server is root — not to everyone, since other users of the host have no business reading lab images.
+ * Callers pass only files of the image store and the node's own program (left alone when others may read it).
  */
 function grantRead(files: string[]): void {
   if (!runningAsRoot()) return;
   for (const f of files) {
-    const mode = fs.statSync(f).mode;
-    if (!(mode & 0o004)) fs.chmodSync(f, (mode & 0o7777) | 0o044);
+    const st = fs.statSync(f);
+    if (st.mode & 0o004 || (st.gid === CONFINED_UID && st.mode & 0o040)) continue;
+    fs.chownSync(f, st.uid, CONFINED_UID);
+    fs.chmodSync(f, (st.mode & 0o7777) | 0o040);
   }
 }
 
