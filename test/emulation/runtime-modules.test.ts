@@ -312,7 +312,11 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     const { pcs, runDir } = await lab();
     for (const pc of pcs) {
       expect(pc.pids.length).toBeGreaterThanOrEqual(1);
-      for (const pid of pc.pids) expect(fs.readFileSync(`/proc/${pid}/cmdline`, "latin1")).toContain("vpcs");
+      // The sandbox (bwrap, its keeper) and the daemon's two processes: all alive, none a short-lived helper.
+      for (const pid of pc.pids) expect(fs.existsSync(`/proc/${pid}`), `pid ${pid}`).toBe(true);
+      const comms = pc.pids.map((pid) => fs.readFileSync(`/proc/${pid}/comm`, "latin1").trim());
+      expect(comms.filter((c) => c === "vpcs").length, comms.join(" ")).toBeGreaterThanOrEqual(1);
+      expect(comms.filter((c) => !["vpcs", "bwrap", "tail"].includes(c)), comms.join(" ")).toEqual([]);
       const pf = JSON.parse(fs.readFileSync(path.join(runDir, `${pc.opts.nodeId}.json`), "utf8"));
       expect(pf.pids).toEqual(pc.pids);
     }

@@ -192,11 +192,13 @@ export class VpcsProcess {
     this.commandLine = [binary, ...args].join(" ");
 
     grantWrite([o.workdir]);
-    // The sandbox ends when its first process does, and vpcs's launcher exits at once: a shell stays as that
-    // process while the daemon runs (polling the sandbox's own /proc), so the sandbox lives exactly as long as vpcs.
+    // The sandbox ends when its first process does, and vpcs's launcher exits at once: that process becomes
+    // `tail --pid=<daemon>` (found in the sandbox's own /proc with shell builtins), so the sandbox lives exactly as
+    // long as vpcs, and no short-lived helper ever carries the node's marker (the recorded pids stay real).
     const comm = path.basename(binary).slice(0, 15);
+    const keeper = `"$@" || exit; for f in /proc/[0-9]*/comm; do read -r c < "$f" && [ "$c" = '${comm}' ] && p=\${f%/comm} && exec tail --pid="\${p#/proc/}" -f /dev/null; done`;
     const confined = confinedCommand({
-      argv: ["/bin/sh", "-c", `"$@" || exit; while grep -qsx '${comm}' /proc/[0-9]*/comm; do sleep 1; done`, "sh", binary, ...args],
+      argv: ["/bin/sh", "-c", keeper, "sh", binary, ...args],
       workdir: o.workdir,
       readOnly: binary.startsWith("/usr/") ? [] : [binary],
       addressSpace: VPCS_ADDRESS_SPACE,
