@@ -1,14 +1,12 @@
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findOnPath } from "../../src/emulation/runtime/executables.js";
-import { findOwnedPids, findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
-import { CLI } from "../support/cli.js";
+import { findOwnedPids, findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { guestProperties, processesMentioning, qemuInstalled, testGuest } from "../support/qemu-guest.js";
-import { call, freshDatabaseUrl, portWindow, type TestServer, startTestServer } from "../support/server.js";
+import { call, spawnCliServer, type TestServer, startTestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
 
@@ -19,32 +17,6 @@ import { waitFor } from "../support/wait.js";
  * without bwrap a node is refused, never run unconfined.
  */
 const tools = toolAvailable("qemu-system-x86_64, qemu-img, vpcs and bwrap", qemuInstalled() && findVpcs() !== null && findOnPath("bwrap") !== null);
-
-/** A server of its own, spawned from the CLI (so it can be killed with -9, or given its own PATH). */
-async function spawnServer(env: Record<string, string> = {}) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-confine-"));
-  const db = await freshDatabaseUrl(dataDir);
-  const port = await freeTcpPort();
-  const { consolePorts, udpPorts } = portWindow();
-  const child = spawn(process.execPath, CLI, {
-    env: {
-      ...process.env,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATABASE_URL: db.url,
-      PATCHBAY_DATA_DIR: dataDir,
-      PATCHBAY_LOG: "off",
-      REDIS_URL: "",
-      PATCHBAY_CONSOLE_PORTS: consolePorts.join("-"),
-      PATCHBAY_UDP_PORTS: udpPorts.join("-"),
-      ...env,
-    },
-    stdio: "ignore",
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await call(url, "GET", "/v2/version").catch(() => undefined))?.status === 200, 30_000, "the server to listen");
-  return { url, dataDir, child, drop: async () => (child.kill("SIGKILL"), await db.drop()) };
-}
 
 async function vpcsNode(url: string) {
   const p = await call(url, "POST", "/v2/projects", { name: `confine-${randomUUID().slice(0, 8)}` });
@@ -143,7 +115,7 @@ describe.skipIf(!tools)("confinement of node processes (requires qemu-system-x86
 
 describe.skipIf(!tools)("vpcs confined: it dies with its server, and never runs without bwrap (requires vpcs and bwrap)", () => {
   it("kill -9 of the server: its vpcs processes are gone within two seconds", async () => {
-    const s = await spawnServer();
+    const s = await spawnCliServer();
     try {
       const { P, id } = await vpcsNode(s.url);
       expect((await call(s.url, "POST", `${P}/nodes/${id}/start`)).body.status).toBe("started");
@@ -159,7 +131,7 @@ describe.skipIf(!tools)("vpcs confined: it dies with its server, and never runs 
   it("without bwrap in PATH, starting a vpcs answers 409 naming it, and nothing runs", async () => {
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-nobwrap-"));
     for (const tool of ["vpcs", "prlimit", "setpriv", "nice"]) fs.symlinkSync(findOnPath(tool)!, path.join(bin, tool));
-    const s = await spawnServer({ PATH: bin });
+    const s = await spawnCliServer({ PATH: bin });
     try {
       const { P, id } = await vpcsNode(s.url);
       const r = await call(s.url, "POST", `${P}/nodes/${id}/start`);

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { once } from "node:events";
 import fs from "node:fs";
@@ -8,12 +8,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
-import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
-import { CLI } from "../support/cli.js";
+import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
 import { icmpEchoes } from "../support/lab.js";
 import { GuestConsole, guestProperties, processesMentioning, qemuInstalled, received, testGuest } from "../support/qemu-guest.js";
-import { call, freshDatabaseUrl, portWindow, type TestServer, startTestServer } from "../support/server.js";
+import { call, freshDatabaseUrl, portWindow, spawnCliServer, type TestServer, startTestServer } from "../support/server.js";
 import { step } from "../support/steps.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
@@ -365,33 +364,13 @@ describe.skipIf(!tools)("QEMU processes and disks: no VM outlives its node, proj
   }, 60_000);
 
   it("kill -9 of the server: the kernel ends its VMs at once (parent-death signal), no start-up needed", async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-qemu-kill-"));
-    const db = await freshDatabaseUrl(dataDir);
-    const port = await freeTcpPort();
-    const { consolePorts, udpPorts } = portWindow();
-    const child = spawn(process.execPath, CLI, {
-      env: {
-        ...process.env,
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        DATABASE_URL: db.url,
-        PATCHBAY_DATA_DIR: dataDir,
-        PATCHBAY_LOG: "off",
-        REDIS_URL: "",
-        PATCHBAY_CONSOLE_PORTS: consolePorts.join("-"),
-        PATCHBAY_UDP_PORTS: udpPorts.join("-"),
-      },
-      stdio: "ignore",
-    });
+    const s = await spawnCliServer();
     try {
-      const url = `http://127.0.0.1:${port}`;
-      await waitFor(async () => (await call(url, "GET", "/v2/version").catch(() => undefined))?.status === 200, 30_000, "the server to listen");
-      const vm = await oneVm(url);
-      child.kill("SIGKILL");
+      const vm = await oneVm(s.url);
+      s.child.kill("SIGKILL");
       await gone(vm.id, "kill -9 of the server");
     } finally {
-      child.kill("SIGKILL");
-      await db.drop();
+      await s.drop();
     }
   }, 60_000);
 });

@@ -1,11 +1,14 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { createClient, type Client } from "graphql-ws";
 import WebSocket from "ws";
 import os from "node:os";
 import path from "node:path";
+import { freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
 import { loadConfig, type Config } from "../../src/platform/config.js";
 import { startServer, type RunningServer } from "../../src/server.js";
+import { CLI } from "./cli.js";
 import { createPostgresDatabase } from "./databases.js";
 import { waitFor } from "./wait.js";
 
@@ -44,6 +47,40 @@ export function portWindow(): Pick<Config, "consolePorts" | "udpPorts"> {
   const base = PORT_WINDOWS.from + slot * PORT_WINDOWS.slotSize + (nextWindow++ % windowsPerSlot) * (PORT_WINDOWS.console + PORT_WINDOWS.udp);
   const udp = base + PORT_WINDOWS.console;
   return { consolePorts: [base, udp - 1], udpPorts: [udp, udp + PORT_WINDOWS.udp - 1] };
+}
+
+/**
+ * The built CLI as a process of its own (so a test can kill it with -9, or give it its own PATH) on a fresh
+ * database and data directory, once it answers. `drop` kills it and removes both.
+ */
+export async function spawnCliServer(env: Record<string, string> = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-cli-"));
+  const db = await freshDatabaseUrl(dataDir);
+  const port = await freeTcpPort();
+  const { consolePorts, udpPorts } = portWindow();
+  const child = spawn(process.execPath, CLI, {
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATABASE_URL: db.url,
+      PATCHBAY_DATA_DIR: dataDir,
+      PATCHBAY_LOG: "off",
+      REDIS_URL: "",
+      PATCHBAY_CONSOLE_PORTS: consolePorts.join("-"),
+      PATCHBAY_UDP_PORTS: udpPorts.join("-"),
+      ...env,
+    },
+    stdio: "ignore",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await call(url, "GET", "/v2/version").catch(() => undefined))?.status === 200, 30_000, "the server to listen");
+  const drop = async () => {
+    child.kill("SIGKILL");
+    await db.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { url, dataDir, child, drop };
 }
 
 export async function startTestServer(
