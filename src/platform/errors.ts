@@ -48,6 +48,10 @@ export class RecordGoneError extends NotFoundError {
 export class ForbiddenError extends DomainError {
   readonly status = 403;
 }
+/** A body or upload beyond its configured limit. */
+export class PayloadTooLargeError extends DomainError {
+  readonly status = 413;
+}
 /** A dependency (remote compute, emulator) did not answer in time. */
 export class UnavailableError extends DomainError {
   readonly status = 504;

@@ -1,10 +1,10 @@
 import type { Readable } from "node:stream";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UpstreamError } from "../../platform/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PayloadTooLargeError, UpstreamError } from "../../platform/errors.js";
 import { computeRequest, computeTarget } from "../computes/client.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { computeImages } from "../compute-api/forwarding/operations.js";
-import { listImages, PayloadTooLargeError, saveImage, uploadLimitBytes, type ImageEmulator, type ImageEntry } from "./store.js";
+import { listImages, saveImage, uploadLimitBytes, type ImageEmulator, type ImageEntry } from "./store.js";
 
 /**
  * Images on a compute, as the controller reaches them (`/v2/computes/{id}/{emulator}/images…`, GraphQL): the local

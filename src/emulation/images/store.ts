@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { Transform, type Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, DomainError, ForbiddenError, InvalidInputError } from "../../platform/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError } from "../../platform/errors.js";
+import { writeBodyToFile } from "../../platform/http/body-to-file.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { writeFileAtomic } from "../files/atomic.js";
 import { isStrictlyInside, resolveInside } from "../files/safe-path.js";
@@ -38,10 +39,6 @@ export class ImageMissingError extends ConflictError {
   constructor(readonly image: string) {
     super(`The image ${image} is missing`);
   }
-}
-
-export class PayloadTooLargeError extends DomainError {
-  readonly status = 413;
 }
 
 /** `<data dir>/images/QEMU` (or IOS, IOU); may not exist yet. */
@@ -159,25 +156,13 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
   const target = await uploadTarget(ctx, emulator, name);
   const tmp = uploadTemp(target);
   const hash = createHash("md5");
-  let size = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      size += chunk.length;
-      if (size > limit) return done(new PayloadTooLargeError(`Image ${name} is larger than the upload limit (${limit} bytes)`));
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  // The body is piped rather than part of the pipeline: a refusal must not destroy it (that would reset the
-  // client's connection before it reads the 413); left unread, the HTTP server discards the rest.
-  const written = pipeline(meter, createWriteStream(tmp, { flags: "wx", mode: 0o600 }));
-  // A client that leaves mid-body ("aborted") made no server error: both ways of ending early are its mistake.
-  const interrupted = () => meter.destroy(new InvalidInputError(`The upload of ${name} was interrupted`));
-  body.on("error", interrupted);
-  body.on("close", () => body.readableEnded || interrupted());
-  body.pipe(meter);
   try {
-    await written;
+    const size = await writeBodyToFile(body, tmp, {
+      limit,
+      tooLarge: `Image ${name} is larger than the upload limit (${limit} bytes)`,
+      interrupted: `The upload of ${name} was interrupted`,
+      onChunk: (chunk) => hash.update(chunk),
+    });
     // Checked before it takes its name, so a refused image is never in the store, not even for a moment.
     if (emulator === "qemu") await checkImageReferences(imageDirectory(ctx, emulator), tmp, name, true);
     const md5 = hash.digest("hex");
@@ -195,9 +180,6 @@ export async function saveImage(ctx: Ctx, emulator: ImageEmulator, name: string,
     });
     return { filename: path.basename(name), path: name, md5sum: md5, filesize: size };
   } catch (e) {
-    // Whatever the client still sends is read and dropped, so its connection can carry the refusal and the next
-    // request (the HTTP server leaves a body alone once someone has read from it).
-    if (!body.readableEnded && !body.destroyed) body.unpipe(meter).resume();
     await fs.rm(tmp, { force: true });
     throw e;
   }

@@ -1,10 +1,8 @@
-import { createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { Transform, type Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
 import type { AppContext } from "../../platform/context.js";
-import { PayloadTooLargeError } from "../images/store.js";
+import { writeBodyToFile } from "../../platform/http/body-to-file.js";
 import { STAGING_PREFIX } from "./staging.js";
 
 /**
@@ -19,31 +17,13 @@ export async function withArchiveFile<T>(ctx: AppContext, body: Readable, limit:
   const dir = await fs.mkdtemp(path.join(root, STAGING_PREFIX.upload));
   try {
     const file = path.join(dir, "archive.zip");
-    await writeAtMost(body, file, limit);
+    await writeBodyToFile(body, file, {
+      limit,
+      tooLarge: `The archive is larger than the upload limit (${limit} bytes)`,
+      interrupted: "The upload of the archive was interrupted",
+    });
     return await use(file);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** Writes `body` to `file`; more than `limit` bytes → 413, the rest of the body read and dropped. */
-async function writeAtMost(body: Readable, file: string, limit: number): Promise<void> {
-  let size = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      size += chunk.length;
-      done(size > limit ? new PayloadTooLargeError(`The archive is larger than the upload limit (${limit} bytes)`) : null, chunk);
-    },
-  });
-  // Piped rather than part of the pipeline: a refusal must not destroy the body (that would reset the client's
-  // connection before it reads the 413).
-  const written = pipeline(meter, createWriteStream(file, { flags: "wx", mode: 0o600 }));
-  body.on("error", (e) => meter.destroy(e));
-  body.pipe(meter);
-  try {
-    await written;
-  } catch (e) {
-    if (!body.readableEnded && !body.destroyed) body.unpipe(meter).resume();
-    throw e;
   }
 }
