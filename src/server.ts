@@ -9,6 +9,7 @@ import { createDb } from "./platform/db/client.js";
 import { scheduleOptimize } from "./platform/db/maintenance.js";
 import { migrate } from "./platform/db/migrate.js";
 import { createBus } from "./platform/events.js";
+import { redisKeyPrefix } from "./platform/redis-namespace.js";
 import { graphqlBodyLimit } from "./platform/graphql/body-limit.js";
 import { graphqlOnFirstUse } from "./platform/graphql/on-first-use.js";
 import { mountApiDocs } from "./platform/http/api-docs.js";
@@ -94,7 +95,10 @@ async function startLocked(config: Config, hooks: ServerHooks, tls: TlsMaterial 
     db: await createDb(config.databaseUrl, hooks.onSqlStatement, (model, operation, seconds) =>
       metrics.db.observe({ model: model ?? "raw", operation }, seconds),
     ),
-    bus: countedBus(await createBus(config.redisUrl, (e) => log.warn("redis unreachable", { error: e.message })), metrics),
+    bus: countedBus(
+      await createBus(config.redisUrl ? { url: config.redisUrl, keyPrefix: redisKeyPrefix(config) } : undefined, (e) => log.warn("redis unreachable", { error: e.message })),
+      metrics,
+    ),
     log,
     // ops is the composition root's; each feature's start() below fills its own slot
     services: { ops: { metrics } } as FeatureServices,
