@@ -49,8 +49,9 @@ const queryCompilersOutside = {
 /**
  * dist/main.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
  * instead of ~900 modules, and CommonJS because only a classic script takes V8's code cache on Node 20 (launch.ts).
- * Left outside: native drivers, the GraphiQL page's 9 MB of assets (loaded when the page is first asked for), and
- * Prisma's query compilers (2.2 MB of base64 each: only the database in use loads its own, as its CommonJS form).
+ * Left outside: native drivers and addons (the data directory lock's), the GraphiQL page's 9 MB of assets (loaded
+ * when the page is first asked for), and Prisma's query compilers (2.2 MB of base64 each: only the database in use
+ * loads its own, as its CommonJS form).
  * Code that names files beside itself goes through platform/package-root.ts, which works from the bundle too.
  */
 async function bundle() {
@@ -72,7 +73,7 @@ async function bundle() {
       target: "node20",
       // import() becomes require(): a vm.Script (launch.ts) has no module loader for import() without an experimental flag.
       supported: { "dynamic-import": false },
-      external: ["libsql", "pg-native", "@graphql-yoga/render-graphiql"],
+      external: ["libsql", "pg-native", "fs-native-extensions", "@graphql-yoga/render-graphiql"],
       define: { "import.meta.dirname": "__dirname", "import.meta.url": "__import_meta_url" },
       // "use strict" first: after the banner, esbuild's own directive would no longer be one (ES modules are strict).
       banner: { js: '"use strict";\nvar __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },

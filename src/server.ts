@@ -9,6 +9,7 @@ import { createDb } from "./platform/db/client.js";
 import { scheduleOptimize } from "./platform/db/maintenance.js";
 import { migrate } from "./platform/db/migrate.js";
 import { createBus } from "./platform/events.js";
+import { redisKeyPrefix } from "./platform/redis-namespace.js";
 import { graphqlBodyLimit } from "./platform/graphql/body-limit.js";
 import { graphqlOnFirstUse } from "./platform/graphql/on-first-use.js";
 import { mountApiDocs } from "./platform/http/api-docs.js";
@@ -23,9 +24,10 @@ import { createUpgradeHandler } from "./platform/http/websockets.js";
 import type { Feature } from "./platform/feature.js";
 import { createLogger } from "./platform/log.js";
 import { prepareDataDir } from "./platform/ops/data-dir.js";
+import { lockDataDir } from "./platform/ops/data-dir-lock.js";
 import { mountHealth } from "./platform/ops/health.js";
 import { assertPortFree } from "./platform/ops/port-free.js";
-import { loadTlsFiles } from "./platform/ops/tls-files.js";
+import { loadTlsFiles, type TlsMaterial } from "./platform/ops/tls-files.js";
 import { landingPage } from "./platform/ops/landing.js";
 import { countedBus, createMetrics, METRICS_CONTENT_TYPE, renderMetrics, requestMetrics } from "./platform/ops/metrics.js";
 import { VERSION } from "./platform/ops/version.js";
@@ -67,6 +69,16 @@ export interface ServerHooks {
 export async function startServer(config: Config, hooks: ServerHooks = {}): Promise<RunningServer> {
   const tls = config.tls && loadTlsFiles(config.tls); // first: a bad pair must not cost a migration
   prepareDataDir(config.dataDir);
+  // Before the migration and the features' crash recovery: a second instance on this directory must touch nothing.
+  const lock = lockDataDir(config.dataDir);
+  return startLocked(config, hooks, tls, lock.release).catch((e) => {
+    lock.release();
+    throw e;
+  });
+}
+
+/** The rest of the start-up, the data directory locked; `unlock` is called last when the server closes. */
+async function startLocked(config: Config, hooks: ServerHooks, tls: TlsMaterial | undefined, unlock: () => void): Promise<RunningServer> {
   await assertPortFree(config.host, config.port);
   const log = createLogger(config.logRequests, config.logFormat);
   const applied = await migrate(config.databaseUrl);
@@ -83,7 +95,10 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
     db: await createDb(config.databaseUrl, hooks.onSqlStatement, (model, operation, seconds) =>
       metrics.db.observe({ model: model ?? "raw", operation }, seconds),
     ),
-    bus: countedBus(await createBus(config.redisUrl, (e) => log.warn("redis unreachable", { error: e.message })), metrics),
+    bus: countedBus(
+      await createBus(config.redisUrl ? { url: config.redisUrl, keyPrefix: redisKeyPrefix(config) } : undefined, (e) => log.warn("redis unreachable", { error: e.message })),
+      metrics,
+    ),
     log,
     // ops is the composition root's; each feature's start() below fills its own slot
     services: { ops: { metrics } } as FeatureServices,
@@ -99,6 +114,7 @@ export async function startServer(config: Config, hooks: ServerHooks = {}): Prom
     stopOptimize();
     await ctx.bus.close();
     await ctx.db.$disconnect();
+    unlock(); // last: the nodes are stopped, nothing of this instance touches the directory any more
   };
   const orTeardown = (e: unknown) => teardown().then(() => Promise.reject(e));
   try {

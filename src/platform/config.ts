@@ -15,6 +15,11 @@ const OPTIONS = {
     help: "file:<path> (SQLite, default <data-dir>/patchbay.db) or postgres://... (PostgreSQL)",
   },
   "redis-url": { env: "REDIS_URL", default: "", help: "redis://... to share events between instances" },
+  "redis-namespace": {
+    env: "PATCHBAY_REDIS_NAMESPACE",
+    default: "",
+    help: "this deployment's part of the Redis keys (patchbay:<namespace>:...), the same on all its instances (default: a hash of the database's location)",
+  },
   "data-dir": { env: "PATCHBAY_DATA_DIR", default: "./data", help: "where projects, captures and the SQLite file live" },
   "auth-user": { env: "PATCHBAY_AUTH_USER", default: "", help: "HTTP Basic user (with --auth-password; unset = open)" },
   "auth-password": { env: "PATCHBAY_AUTH_PASSWORD", default: "", help: "HTTP Basic password" },
@@ -89,6 +94,8 @@ export interface Config {
   port: number;
   databaseUrl: string;
   redisUrl: string | undefined;
+  /** Unset: derived from the database's identity (src/platform/redis-namespace.ts). */
+  redisNamespace: string | undefined;
   dataDir: string;
   auth: { user: string; password: string } | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
@@ -218,6 +225,10 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     const scheme = /^[a-z][\w+.-]*:/i.exec(databaseUrl)?.[0] ?? databaseUrl.slice(0, 20);
     throw new ConfigError(`DATABASE_URL must be file:<path> (SQLite) or postgres://… (PostgreSQL); ${scheme} is not supported`);
   }
+  const redisNamespace = get("redis-namespace") || undefined;
+  if (redisNamespace !== undefined && !/^[\w.-]{1,64}$/.test(redisNamespace)) {
+    throw new ConfigError("PATCHBAY_REDIS_NAMESPACE must be 1-64 letters, digits, _ . or -");
+  }
   const logFormat = get("log-format");
   if (!["json", "pretty", "off"].includes(logFormat)) throw new ConfigError("PATCHBAY_LOG must be json, pretty or off");
   const certFile = get("tls-cert");
@@ -239,6 +250,7 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     port,
     databaseUrl,
     redisUrl: get("redis-url") || undefined,
+    redisNamespace,
     dataDir,
     auth: user ? { user, password } : undefined,
     tls: certFile ? { certFile, keyFile } : undefined,

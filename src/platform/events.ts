@@ -155,19 +155,24 @@ export class MemoryBus extends FanoutBus {
   }
 }
 
-/** Events live in one capped Redis stream; each instance tails it with a blocking XREAD on its own connection. */
+/**
+ * Events live in one capped Redis stream per deployment (`<key prefix>events`, see redis-namespace.ts); each instance
+ * tails it with a blocking XREAD on its own connection.
+ */
 export class RedisBus extends FanoutBus {
   private readonly writer: Redis;
   private readonly reader: Redis;
   private closed = false;
   private readonly tailing: Promise<void>;
+  private readonly key: string;
 
   /**
    * `RedisClient`: ioredis's class, imported by createBus only when Redis is configured. `unreachable` hears of a
    * lost connection once until it is back: ioredis would print a raw line of its own for every retry.
    */
-  constructor(url: string, RedisClient: typeof Redis, unreachable: (error: Error) => void = () => {}, private readonly key = "patchbay:events") {
+  constructor(url: string, RedisClient: typeof Redis, keyPrefix: string, unreachable: (error: Error) => void = () => {}) {
     super();
+    this.key = `${keyPrefix}events`;
     this.writer = new RedisClient(url, { maxRetriesPerRequest: 2 });
     this.reader = new RedisClient(url, { maxRetriesPerRequest: null });
     let reported = false;
@@ -228,6 +233,6 @@ export class RedisBus extends FanoutBus {
 }
 
 /** ioredis is loaded only when Redis is configured (a few percent of the start-up otherwise). */
-export async function createBus(redisUrl?: string, unreachable?: (error: Error) => void): Promise<EventBus> {
-  return redisUrl ? new RedisBus(redisUrl, (await import("ioredis")).Redis, unreachable) : new MemoryBus();
+export async function createBus(redis: { url: string; keyPrefix: string } | undefined, unreachable?: (error: Error) => void): Promise<EventBus> {
+  return redis ? new RedisBus(redis.url, (await import("ioredis")).Redis, redis.keyPrefix, unreachable) : new MemoryBus();
 }

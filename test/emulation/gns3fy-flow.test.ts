@@ -1,6 +1,6 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
+import { consoleAnswers } from "../support/lab.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 
@@ -58,15 +58,6 @@ class Gns3fyLike {
   nodeAction = (pid: string, nid: string, action: "start" | "stop") => this.req("POST", `/projects/${pid}/nodes/${nid}/${action}`);
   deleteNode = (pid: string, nid: string) => this.req("DELETE", `/projects/${pid}/nodes/${nid}`);
 }
-
-const consoleAnswers = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect({ host: "127.0.0.1", port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on("error", () => resolve(false));
-  });
 
 describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("a gns3fy-style client builds and runs a lab (requires the vpcs package)", () => {
   let s: TestServer;

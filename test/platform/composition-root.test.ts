@@ -72,4 +72,21 @@ describe("composition root: each feature's start() runs before serving, its stop
     await expect(startTestServer({ host: "127.0.0.1", port }, { databaseUrl: db.url })).rejects.toThrow(/EADDRINUSE/);
     expect(process.listenerCount("exit")).toBe(exitHandlers);
   });
+
+  it("a server holds its data directory from its start to close(); a start that fails gives it back", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-root-"));
+    const db = await freshDatabaseUrl(dataDir);
+    cleanup.push(db.drop);
+    const store = { databaseUrl: db.url, dataDir };
+    const first = await startTestServer({}, store);
+    // Two servers of one process conflict as two processes do (the lock belongs to the open file, not the process).
+    await expect(startTestServer({}, store)).rejects.toThrow(`data directory ${dataDir} is in use by another Patchbay (pid ${process.pid} on ${os.hostname()})`);
+    await first.close();
+    const taken = http.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    cleanup.push(() => new Promise<void>((r) => taken.close(() => r())));
+    await expect(startTestServer({ host: "127.0.0.1", port: (taken.address() as AddressInfo).port }, store)).rejects.toThrow(/EADDRINUSE/);
+    const again = await startTestServer({}, store);
+    await again.close();
+  });
 });

@@ -8,7 +8,8 @@ import { createDb } from "../../src/platform/db/client.js";
 import { findOwnedPids, findVpcs, freeTcpPort, isAlive } from "../../src/emulation/runtime/vpcs.js";
 import { call, freshDatabaseUrl } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
-import { CLI } from "../support/cli.js";
+import { CLI, runCli } from "../support/cli.js";
+import { consoleAnswers } from "../support/lab.js";
 import { postBytes, topology, zip } from "../emulation/archive-support.js";
 
 /**
@@ -196,6 +197,51 @@ describe.skipIf(!hasVpcs)("kill -9 under write load, then restart (requires the 
       expect(reports.map(key).sort(), v).toEqual(rules.map(key).sort());
     }
   }, 90_000);
+});
+
+/**
+ * Issue 20: a data directory is locked by the instance that uses it. A second instance on it refuses to start in one
+ * line instead of running the crash recovery that would kill the first one's nodes; the kernel drops the lock with
+ * its holder, so after a kill -9 the next start takes the directory and recovers it.
+ */
+describe.skipIf(!hasVpcs)("a second instance on a data directory in use (requires the vpcs package)", () => {
+  it("is refused with one line naming the directory and the holder; the holder's node runs on; after kill -9 a restart recovers", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-lock-"));
+    const db = await freshDatabaseUrl(dataDir);
+    const lo = 31000 + Math.floor(Math.random() * 30) * 100;
+    const env = { DATABASE_URL: db.url, PATCHBAY_DATA_DIR: dataDir, PATCHBAY_CONSOLE_PORTS: `${lo}-${lo + 99}`, PATCHBAY_UDP_PORTS: `${lo + 10000}-${lo + 10099}` };
+    let server = await launch(env);
+    const owner = path.resolve(dataDir);
+    try {
+      const api = (method: string, url: string) => call(server.url, method, url);
+      const project = (await call(server.url, "POST", "/v2/projects", { name: "locked-lab" })).body.project_id as string;
+      const made = (await call(server.url, "POST", `/v2/projects/${project}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).body;
+      const node = `/v2/projects/${project}/nodes/${made.node_id}`;
+      expect((await api("POST", `${node}/start`)).status).toBe(200);
+      const pids = await until(async () => findOwnedPids(owner).length > 0 && findOwnedPids(owner), 10_000, "the vpcs process");
+
+      const second = await runCli(env, [], ROOT);
+      expect(second.stderr.trim()).toBe(
+        `patchbay: data directory ${dataDir} is in use by another Patchbay (pid ${server.child.pid} on ${os.hostname()}): stop that one, or give this one its own PATCHBAY_DATA_DIR or --data-dir`,
+      );
+      expect(second.code).toBe(1);
+      expect(pids.every(isAlive), "the holder's vpcs still runs").toBe(true);
+      expect(await consoleAnswers(made.console)).toBe(true);
+      expect((await api("GET", node)).body.status).toBe("started");
+
+      server.child.kill("SIGKILL");
+      await exited(server.child);
+      await until(async () => !pids.some(isAlive), 2000, `vpcs ${pids} to die with the server`);
+      server = await launch(env);
+      expect((await api("GET", node)).body.status).toBe("stopped");
+      expect((await api("POST", `${node}/start`)).body.status).toBe("started");
+    } finally {
+      server.child.kill("SIGTERM");
+      await exited(server.child);
+      await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 /**

@@ -1,8 +1,9 @@
 import { createClient } from "graphql-ws";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { redisUp, useInstancePair } from "../support/redis.js";
-import { busSubscribed, call, gql } from "../support/server.js";
+import { REDIS_URL, redisUp, useInstancePair } from "../support/redis.js";
+import { notificationSocket } from "../support/gns3-ws.js";
+import { busSubscribed, call, gql, startTestServer, type TestServer } from "../support/server.js";
 
 /** Two instances sharing one database and one Redis: an event published on B reaches a subscriber on A. */
 describe.skipIf(!redisUp)("event bus over Redis (two instances)", () => {
@@ -27,5 +28,41 @@ describe.skipIf(!redisUp)("event bus over Redis (two instances)", () => {
     expect(event.quotaChanges).toMatchObject({ kind: "RULE_CREATED", rule: { group: { name: "across" } } });
     expect(event.quotaChanges.cursor).toMatch(/^\d+-\d+$/); // a Redis stream id: shared across instances
     await client.dispose();
+  });
+});
+
+/**
+ * Issue 20: Redis keys carry a deployment namespace derived from the database. A deployment on its own database
+ * shares the Redis but none of the events; the two instances of one deployment (one database) still share them.
+ * Read on GNS3's controller notification stream, which forwards every project.* event it is given.
+ */
+describe.skipIf(!redisUp)("deployments sharing one Redis", () => {
+  const pair = useInstancePair();
+  let other: TestServer; // another deployment: its own database, the same Redis
+  beforeAll(async () => void (other = await startTestServer({ redisUrl: REDIS_URL })));
+  afterAll(() => other.close());
+
+  const stream = async (s: TestServer) => {
+    const before = s.ctx.bus.subscriberCount();
+    const socket = await notificationSocket(`${s.url.replace(/^http/, "ws")}/v2/notifications/ws`);
+    await busSubscribed(s, before);
+    return socket;
+  };
+  const created = (name: string) => (e: any) => e.name === name;
+
+  it("a project created through one instance reaches its other instance and not the other deployment", async () => {
+    const { a, b } = pair;
+    const [onA, onOther] = [await stream(a), await stream(other)];
+    try {
+      expect((await call(b.url, "POST", "/v2/projects", { name: "from-b" })).status).toBe(201);
+      await onA.next("project.created", created("from-b"));
+      // In one shared stream B's event would come first: the other deployment's first project.created is its own.
+      expect((await call(other.url, "POST", "/v2/projects", { name: "from-other" })).status).toBe(201);
+      expect((await onOther.next("project.created")).event.name).toBe("from-other");
+      expect(onOther.messages.map((m) => m.event?.name)).not.toContain("from-b");
+    } finally {
+      onA.close();
+      onOther.close();
+    }
   });
 });

@@ -75,6 +75,11 @@ describe("start-up failures", () => {
     expectOneLine(r, /DATABASE_URL must be file:<path> \(SQLite\) or postgres:\/\/… \(PostgreSQL\); mysql: is not supported/, 2);
   });
 
+  it("a Redis namespace that cannot be part of a key", async () => {
+    const r = await run({ PATCHBAY_REDIS_NAMESPACE: "prod lab" });
+    expectOneLine(r, /PATCHBAY_REDIS_NAMESPACE must be 1-64 letters, digits, _ \. or -/, 2);
+  });
+
   it("a CORS origin that is not an origin (a path after it)", async () => {
     const r = await run({ PATCHBAY_CORS_ORIGINS: "http://localhost:4200,https://gns3.github.io/web-ui" });
     expectOneLine(r, /PATCHBAY_CORS_ORIGINS: https:\/\/gns3\.github\.io\/web-ui is not an origin \(scheme:\/\/host\[:port\]/, 2);

@@ -1,4 +1,15 @@
 /** Helpers for tests that run real labs (vpcs over telnet, captures). */
+import net from "node:net";
+
+/** Whether a node's console port on this host accepts a connection (its emulator is up and listening). */
+export const consoleAnswers = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect({ host: "127.0.0.1", port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("error", () => resolve(false));
+  });
 
 /** ICMP echo requests (type 8) and replies (type 0) among Ethernet frames (as read from a pcap). */
 export function icmpEchoes(frames: Buffer[]) {

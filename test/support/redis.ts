@@ -12,12 +12,15 @@ export const redisUp = await new Promise<boolean>((resolve) => {
 });
 if (!redisUp && process.env.PATCHBAY_TEST_REQUIRE_REDIS) throw new Error(`Redis is required but not reachable at ${REDIS_URL}`);
 
-/** Two instances sharing one database, one data directory and Redis, for the enclosing describe. */
+/**
+ * Two instances sharing one database and Redis, for the enclosing describe. Each has its own data directory, as
+ * the README's recipe says: a data directory is locked by the instance that uses it.
+ */
 export function useInstancePair(): { a: TestServer; b: TestServer } {
   const pair = {} as { a: TestServer; b: TestServer };
   beforeAll(async () => {
     pair.a = await startTestServer({ redisUrl: REDIS_URL });
-    pair.b = await startTestServer({ redisUrl: REDIS_URL }, { databaseUrl: pair.a.databaseUrl, dataDir: pair.a.dataDir });
+    pair.b = await startTestServer({ redisUrl: REDIS_URL }, { databaseUrl: pair.a.databaseUrl });
   });
   afterAll(async () => {
     await pair.b.close();
