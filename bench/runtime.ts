@@ -15,7 +15,7 @@ import { EthernetSwitch } from "../src/emulation/runtime/ethernet.js";
 import { LinkTunnel } from "../src/emulation/runtime/link-tunnel.js";
 import { TelnetClient } from "../src/emulation/runtime/telnet-client.js";
 import { bind, UdpPortPool } from "../src/emulation/runtime/udp-port-pool.js";
-import { findVpcs, freeTcpPort, VPCS_UDP_BLOCK, VpcsProcess } from "../src/emulation/runtime/vpcs.js";
+import { findVpcs, freeTcpPort, VPCS_UDP_OFFSETS, VpcsProcess } from "../src/emulation/runtime/vpcs.js";
 
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 50_000);
 const WINDOW = 256;
@@ -30,7 +30,7 @@ async function startLatency(): Promise<number[] | null> {
   const owner = `bench-${process.pid}`;
   const times: number[] = [];
   for (let i = 0; i < STARTS; i++) {
-    const local = await pool.allocateBlock(VPCS_UDP_BLOCK);
+    const local = await pool.allocate(VPCS_UDP_OFFSETS);
     const remote = await pool.allocate();
     const consolePort = await freeTcpPort();
     const proc = new VpcsProcess({ owner, nodeId: `b${i}`, workdir: path.join(dir, `b${i}`), runDir: path.join(dir, "run"), consolePort, nio: { local, remote } });
@@ -41,7 +41,7 @@ async function startLatency(): Promise<number[] | null> {
     times.push(performance.now() - t0);
     c.close();
     await proc.stop();
-    pool.release(local, VPCS_UDP_BLOCK);
+    pool.release(local, VPCS_UDP_OFFSETS);
     pool.release(remote);
   }
   fs.rmSync(dir, { recursive: true, force: true });

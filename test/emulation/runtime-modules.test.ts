@@ -9,7 +9,7 @@ import { LinkTunnel } from "../../src/emulation/runtime/link-tunnel.js";
 import { parsePcap, PcapWriter } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { bind, UdpPortPool } from "../../src/emulation/runtime/udp-port-pool.js";
-import { findOwnedPids, findVpcs, recoverLeftovers, tcpPortIsFree, VPCS_UDP_BLOCK, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
+import { findOwnedPids, findVpcs, recoverLeftovers, tcpPortIsFree, VPCS_UDP_OFFSETS, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
 import { portWindow } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { pause, waitFor } from "../support/wait.js";
@@ -72,12 +72,14 @@ describe("udp port pool", () => {
     const b = await p.allocate();
     expect(a).toBe(base + 400);
     expect(b).toBe(base + 402); // 401 is held by another socket
-    const block = await p.allocateBlock(3);
-    expect(block).toBe(base + 403);
+    const pair = await p.allocate([0, 2]); // a port with another two above it, as vpcs binds base and base+9
+    expect(pair).toBe(base + 403);
+    expect(await p.allocate()).toBe(base + 404); // between the pair's ports: free
     await expect(p.allocate()).rejects.toThrow(/No free UDP port/);
     p.release(a);
     expect(await p.allocate()).toBe(a);
-    p.release(block, 3);
+    p.release(pair, [0, 2]);
+    p.release(base + 404);
     p.release(a);
     p.release(b);
     expect(p.inUse).toEqual([]);
@@ -237,9 +239,9 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pb-vpcs-"));
   const runDir = path.join(dir, "run");
 
-  const take = async (ports: [number, number][], size = 1) => {
-    const p = size === 1 ? await pool.allocate() : await pool.allocateBlock(size);
-    ports.push([p, size]);
+  const take = async (ports: [number, readonly number[]][], offsets: readonly number[] = [0]) => {
+    const p = await pool.allocate(offsets);
+    ports.push([p, offsets]);
     return p;
   };
 
@@ -270,7 +272,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
       pcs: [] as VpcsProcess[],
       tunnels: [] as LinkTunnel[],
       consoles: [] as TelnetClient[],
-      ports: [] as [number, number][],
+      ports: [] as [number, readonly number[]][],
       stopped: false,
       async stop() {
         lab.stopped = true;
@@ -281,7 +283,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
       },
     };
     for (let i = 0; i < 2; i++) {
-      const vpcsLocal = await take(lab.ports, VPCS_UDP_BLOCK);
+      const vpcsLocal = await take(lab.ports, VPCS_UDP_OFFSETS);
       const vpcsPeer = await take(lab.ports);
       const swLocal = await take(lab.ports);
       const swPeer = await take(lab.ports);
@@ -362,7 +364,7 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     expect(findOwnedPids(running.owner)).toEqual([]);
     const held = async () => {
       const out: number[] = [];
-      for (const [p, size] of ports) for (let q = p; q < p + size; q++) if (!(await udpPortIsFree(q))) out.push(q);
+      for (const [p, offsets] of ports) for (const o of offsets) if (!(await udpPortIsFree(p + o))) out.push(p + o);
       return out;
     };
     await waitFor(async () => (await held()).length === 0, 2000, "every UDP port freed").catch(() => {});
@@ -371,12 +373,12 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
   }, 60_000);
 
   it("runs the node's startup.vpc, and refuses a console port another program holds", async () => {
-    const ports: [number, number][] = [];
+    const ports: [number, readonly number[]][] = [];
     const workdir = path.join(dir, "scripted");
     fs.mkdirSync(workdir, { recursive: true });
     fs.writeFileSync(path.join(workdir, "startup.vpc"), "ip 10.7.7.7/24\n");
     const consolePort = await consolePortFromWindow();
-    const pc = new VpcsProcess({ owner, nodeId: "scripted", workdir, runDir, consolePort, nio: { local: await take(ports, VPCS_UDP_BLOCK), remote: await take(ports) } });
+    const pc = new VpcsProcess({ owner, nodeId: "scripted", workdir, runDir, consolePort, nio: { local: await take(ports, VPCS_UDP_OFFSETS), remote: await take(ports) } });
     await pc.start();
     expect(pc.commandLine).toContain(path.join(workdir, "startup.vpc"));
     const c = await TelnetClient.connect(consolePort);
@@ -391,16 +393,16 @@ describe.skipIf(!hasVpcs)("two real vpcs through the switch (requires the vpcs p
     const squatter = net.createServer();
     await new Promise<void>((r) => squatter.listen(0, "0.0.0.0", r));
     const taken = (squatter.address() as net.AddressInfo).port;
-    const blocked = new VpcsProcess({ owner, nodeId: "blocked", workdir: path.join(dir, "blocked"), runDir, consolePort: taken, nio: { local: await take(ports, VPCS_UDP_BLOCK), remote: await take(ports) } });
+    const blocked = new VpcsProcess({ owner, nodeId: "blocked", workdir: path.join(dir, "blocked"), runDir, consolePort: taken, nio: { local: await take(ports, VPCS_UDP_OFFSETS), remote: await take(ports) } });
     await expect(blocked.start()).rejects.toThrow(`Console port ${taken} is already used`);
     squatter.close();
     expect(findOwnedPids(owner, "blocked")).toEqual([]);
   }, 20_000);
 
   it("crash recovery kills the processes a previous server left behind", async () => {
-    const ports: [number, number][] = [];
+    const ports: [number, readonly number[]][] = [];
     const crashOwner = `${owner}-crash`;
-    const local = await take(ports, VPCS_UDP_BLOCK);
+    const local = await take(ports, VPCS_UDP_OFFSETS);
     const orphan = new VpcsProcess({
       owner: crashOwner,
       nodeId: "orphan",

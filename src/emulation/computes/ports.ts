@@ -15,7 +15,7 @@ export interface PortUsage {
 /** This host: console ports held by nodes of opened projects, UDP ports held by the runtime's links. */
 export async function localPortUsage(ctx: AppContext): Promise<PortUsage> {
   const rows = await ctx.db.node.findMany({
-    where: { computeId: LOCAL_ID, console: { not: null }, project: { status: "opened" } },
+    where: { computeId: LOCAL_ID, consoleHeld: true },
     select: { console: true },
     orderBy: { console: "asc" },
   });

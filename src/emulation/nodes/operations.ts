@@ -5,11 +5,12 @@ import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
 import { parseInput } from "../../platform/input.js";
+import { withUniqueRetry } from "../../platform/db/unique-retry.js";
 import { changedFields, publishTopologyEvent } from "../events.js";
 import { assertName } from "../names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
-import { allocateConsolePort, assertConsoleFree } from "./console.js";
+import { allocateConsolePort, assertConsoleFree, heldConsole } from "./console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "./ports.js";
 import { checkQemuNodeOptions, prepareQemuProperties, qemuCustomAdaptersSchema } from "./qemu-properties.js";
@@ -93,21 +94,6 @@ async function takenNames(tx: Tx, projectId: string): Promise<Set<string>> {
   return new Set(rows.map((r) => r.name));
 }
 
-/**
- * Concurrent writers can pick the same name or console port; the unique indexes catch it and we try again
- * (with jitter, so that a burst of creations spreads out instead of colliding round after round).
- */
-async function withUniqueRetry<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if ((e as { code?: string }).code !== "P2002" || attempt >= 20) throw e;
-      await new Promise((r) => setTimeout(r, Math.random() * 10 * (attempt + 1)));
-    }
-  }
-}
-
 const jsonFields = (c: NodeChanges) => ({
   ...(c.properties !== undefined && { propertiesJson: JSON.stringify(c.properties) }),
   ...(c.customAdapters !== undefined && { customAdapters: JSON.stringify(c.customAdapters) }),
@@ -149,7 +135,7 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
         await assertConsoleFree(tx, input.computeId, input.console);
         console = input.console;
       } else if (input.console === undefined && needsConsolePort(input.nodeType, consoleType)) {
-        console = await allocateConsolePort(tx, input.computeId, ctx.config.consolePorts, ctx.config.host);
+        console = await allocateConsolePort(tx, input.computeId, ctx.config);
       }
       if (input.nodeType === "qemu") checkQemuNodeOptions({ id, name, projectId, console }, properties.options as string);
       return tx.node.create({
@@ -161,7 +147,7 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
           computeId: input.computeId,
           nodeType: input.nodeType,
           name,
-          console,
+          ...heldConsole(console),
           consoleType,
           consoleHost: ctx.config.host,
           commandLine: builtin ? null : "",
@@ -221,7 +207,13 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
       }
       return tx.node.update({
         where: { id: nodeId },
-        data: { ...scalarFields(changes), ...jsonFields({ ...changes, properties }), name, console: changes.console, consoleType },
+        data: {
+          ...scalarFields(changes),
+          ...jsonFields({ ...changes, properties }),
+          ...(changes.console !== undefined && heldConsole(changes.console)),
+          name,
+          consoleType,
+        },
       });
     }),
   );
@@ -237,7 +229,7 @@ export async function setNodeRuntimeState(
 ): Promise<Node> {
   const before = await ctx.db.node.findUnique({ where: { id: nodeId } });
   if (!before) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
-  const after = await ctx.db.node.update({ where: { id: nodeId }, data: state });
+  const after = await ctx.db.node.update({ where: { id: nodeId }, data: { ...state, ...(state.console !== undefined && heldConsole(state.console)) } });
   await publishIfChanged(ctx, before, after);
   return after;
 }

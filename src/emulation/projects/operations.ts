@@ -6,9 +6,11 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError } from "../../platform/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { parseJson, UnsafeJsonError } from "../../platform/http/safe-json.js";
+import { withUniqueRetry } from "../../platform/db/unique-retry.js";
 import { changedFields, publishControllerEvent, publishTopologyEvent } from "../events.js";
 import { isStrictlyInside, resolveInsideRoots } from "../files/safe-path.js";
 import { assertFileName } from "../names.js";
+import { holdProjectConsoles, releaseProjectConsoles } from "../nodes/console.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { announceTopology } from "./announce.js";
@@ -162,8 +164,9 @@ export async function deleteProject(ctx: AppContext, projectId: string): Promise
 }
 
 /**
- * Opening drops links that never got their second end (link.deleted, as GNS3 does on load), announces the
- * topology on the project stream (node/link/drawing.created), then project.opened.
+ * Opening drops links that never got their second end (link.deleted, as GNS3 does on load), takes the nodes'
+ * console ports again (holdProjectConsoles), announces the topology on the project stream
+ * (node/link/drawing.created, with the ports the nodes now hold), then project.opened.
  */
 export async function openProject(ctx: AppContext, projectId: string): Promise<Project> {
   const project = await getProject(ctx, projectId);
@@ -173,7 +176,12 @@ export async function openProject(ctx: AppContext, projectId: string): Promise<P
     await ctx.db.link.delete({ where: { id: dangling.id } });
     await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link: dangling });
   }
-  const opened = await ctx.db.project.update({ where: { id: projectId }, data: { status: "opened" } });
+  const opened = await withUniqueRetry(() =>
+    ctx.db.$transaction(async (tx) => {
+      await holdProjectConsoles(tx, projectId, ctx.config);
+      return tx.project.update({ where: { id: projectId }, data: { status: "opened" } });
+    }),
+  );
   await announceTopology(ctx, opened);
   await publishControllerEvent(ctx, { type: "project.opened", project: opened });
   return opened;
@@ -181,7 +189,8 @@ export async function openProject(ctx: AppContext, projectId: string): Promise<P
 
 /**
  * Idempotent. Node processes are the runtimes': each stops them when it sees project.closed. Like GNS3, the answer
- * waits for this instance's, so a client re-opening at once finds its nodes stopped.
+ * waits for this instance's, so a client re-opening at once finds its nodes stopped. Then the nodes' console ports
+ * go back to their computes (GNS3's compute releases them on close), once nothing of the project listens on them.
  */
 export async function closeProject(ctx: AppContext, projectId: string): Promise<Project> {
   const project = await getProject(ctx, projectId);
@@ -190,6 +199,7 @@ export async function closeProject(ctx: AppContext, projectId: string): Promise<
   await writeTopologyFile(ctx, closed);
   await publishControllerEvent(ctx, { type: "project.closed", project: closed });
   await ctx.services.emulation.runtime.releaseProject(projectId);
+  await releaseProjectConsoles(ctx.db, projectId);
   return closed;
 }
 
@@ -234,6 +244,7 @@ export async function loadProject(ctx: AppContext, userFile: string): Promise<Pr
         },
       });
       await insertTopology(tx, created.id, doc, ctx.config);
+      await holdProjectConsoles(tx, created.id, ctx.config);
       return created;
     }, TOPOLOGY_TRANSACTION);
   } catch (e) {

@@ -14,7 +14,7 @@ import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
 import { QemuProcess, removeStaleQmpSockets } from "./qemu.js";
 import { prepareQemu, qemuBinary, qemuNodeOptions, qemuProperties } from "./qemu-launch.js";
 import { UdpPortPool } from "./udp-port-pool.js";
-import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_BLOCK, VpcsProcess } from "./vpcs.js";
+import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_OFFSETS, VpcsProcess } from "./vpcs.js";
 
 /**
  * The local compute's live state: vpcs processes, in-process hubs/switches, link relays and captures, plus the
@@ -60,9 +60,9 @@ export function unsupportedReason(node: Pick<Node, "name" | "nodeType" | "id" | 
 }
 
 interface Attachment {
-  /** Where the node listens (a block of VPCS_UDP_BLOCK for vpcs). */
+  /** Where the node listens; it also binds the ports at `offsets` from it (VPCS_UDP_OFFSETS for vpcs). */
   nodeLocal: number;
-  size: number;
+  offsets: readonly number[];
   /** Where the node sends; the link relay listens there. */
   peer: number;
   holders: Set<"node" | "link">;
@@ -212,16 +212,16 @@ export class LocalCompute {
     const key = portKey(node.id, adapter, port);
     let a = this.attachments.get(key);
     if (!a) {
-      const size = node.nodeType === "vpcs" ? VPCS_UDP_BLOCK : 1;
-      const nodeLocal = await this.pool.allocateBlock(size);
+      const offsets = node.nodeType === "vpcs" ? VPCS_UDP_OFFSETS : [0];
+      const nodeLocal = await this.pool.allocate(offsets);
       let peer: number;
       try {
         peer = await this.pool.allocate();
       } catch (e) {
-        this.pool.release(nodeLocal, size);
+        this.pool.release(nodeLocal, offsets);
         throw e;
       }
-      a = { nodeLocal, size, peer, holders: new Set() };
+      a = { nodeLocal, offsets, peer, holders: new Set() };
       this.attachments.set(key, a);
     }
     a.holders.add(holder);
@@ -234,7 +234,7 @@ export class LocalCompute {
     a.holders.delete(holder);
     if (a.holders.size) return;
     this.attachments.delete(key);
-    this.pool.release(a.nodeLocal, a.size);
+    this.pool.release(a.nodeLocal, a.offsets);
     this.pool.release(a.peer);
   }
 

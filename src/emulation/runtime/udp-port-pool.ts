@@ -3,9 +3,9 @@ import { ConflictError } from "../../platform/errors.js";
 
 /**
  * UDP ports for links and node NIOs, taken from the configured range (ctx.config.udpPorts). A port is handed out
- * once and comes back only through `release`. Blocks (several consecutive ports) exist because vpcs binds its
- * base port *and* base+9. The pool checks with the kernel that a port is really free before handing it out, so
- * ports held by other programs are skipped instead of failing later.
+ * once and comes back only through `release`. A caller may need a port together with others at fixed offsets
+ * from it (vpcs binds base and base+9, see VPCS_UDP_OFFSETS). The pool checks with the kernel that a port is
+ * really free before handing it out, so ports held by other programs are skipped instead of failing later.
  */
 export class UdpPortPool {
   private readonly used = new Set<number>();
@@ -23,28 +23,21 @@ export class UdpPortPool {
     return [...this.used].sort((a, b) => a - b);
   }
 
-  /** One port bound by the caller right away (`bind`) or given to a child process. */
-  async allocate(): Promise<number> {
-    return this.allocateBlock(1);
-  }
-
-  /** `size` consecutive ports; returns the first. */
-  async allocateBlock(size: number): Promise<number> {
+  /**
+   * A port, and the ports at `offsets` from it (0 is the port itself), all free; returns the port. One port is
+   * bound by the caller right away (`bindSocket`) or given to a child process.
+   */
+  async allocate(offsets: readonly number[] = [0]): Promise<number> {
     const span = this.high - this.low + 1;
+    const reach = Math.max(...offsets);
     for (let tried = 0; tried < span; tried++) {
       const base = this.next;
       this.next = base + 1 > this.high ? this.low : base + 1;
-      if (base + size - 1 > this.high) continue;
-      let taken = false;
-      for (let p = base; p < base + size; p++) if (this.used.has(p)) taken = true;
-      if (taken) continue;
-      for (let p = base; p < base + size; p++) this.used.add(p);
-      const free = await this.allFree(base, size);
-      if (free) {
-        this.next = base + size > this.high ? this.low : base + size;
-        return base;
-      }
-      for (let p = base; p < base + size; p++) this.used.delete(p);
+      const ports = offsets.map((o) => base + o);
+      if (base + reach > this.high || ports.some((p) => this.used.has(p))) continue;
+      for (const p of ports) this.used.add(p);
+      if (await this.allFree(ports)) return base;
+      for (const p of ports) this.used.delete(p);
     }
     throw new ConflictError(`No free UDP port in range ${this.low}-${this.high}`);
   }
@@ -67,12 +60,12 @@ export class UdpPortPool {
     throw new ConflictError(`No free UDP port in range ${this.low}-${this.high}`);
   }
 
-  release(port: number, size = 1): void {
-    for (let p = port; p < port + size; p++) this.used.delete(p);
+  release(port: number, offsets: readonly number[] = [0]): void {
+    for (const o of offsets) this.used.delete(port + o);
   }
 
-  private async allFree(base: number, size: number): Promise<boolean> {
-    for (let p = base; p < base + size; p++) {
+  private async allFree(ports: number[]): Promise<boolean> {
+    for (const p of ports) {
       // vpcs binds 0.0.0.0, so probe the wildcard address: it conflicts with any specific bind too.
       const s = dgram.createSocket("udp4");
       try {

@@ -23,8 +23,13 @@ export const NODE_ENV = "PATCHBAY_NODE_ID";
 /** RLIMIT_AS of a vpcs: its console server and PC measured at VmPeak 1.09 GiB (mostly thread stacks and arenas). */
 const VPCS_ADDRESS_SPACE = 1536 * 1024 * 1024;
 
-/** vpcs binds its base UDP port and base+9; the pool hands out this many consecutive ports for one vpcs. */
-export const VPCS_UDP_BLOCK = 10;
+/**
+ * The UDP ports a vpcs binds, as offsets from its `-s` port. Measured with `ss -lunp` (vpcs 0.5b2, `-i 1`): the
+ * PC's port and, for its relay hub (the console's `relay` command), `-s`+9 — whatever `-i` is; +1..+8 stay unbound
+ * with one PC. It starts without +9 when that port is taken, but takes it when free, so the pool reserves it too:
+ * otherwise a link end could be given a port vpcs grabs a moment later.
+ */
+export const VPCS_UDP_OFFSETS = [0, 9] as const;
 
 let cachedBinary: string | null | undefined;
 
@@ -44,7 +49,7 @@ export interface VpcsOptions {
   /** Where pid files live (<dataDir>/run). */
   runDir: string;
   consolePort: number;
-  /** UDP NIO: vpcs listens on `local` (and local+9) and sends its frames to `remote` on `host`. */
+  /** UDP NIO: vpcs listens on `local` (and binds local+9, VPCS_UDP_OFFSETS) and sends its frames to `remote` on `host`. */
   nio: { local: number; remote: number; host?: string };
   /** First byte of the MAC address range (-m), so two PCs of one project differ. */
   macOffset?: number;

@@ -8,6 +8,7 @@ import { publishControllerEvent, publishTopologyEvent } from "../events.js";
 import { resolveInside } from "../files/safe-path.js";
 import { parseInput } from "../../platform/input.js";
 import { assertFileName } from "../names.js";
+import { holdProjectConsoles } from "../nodes/console.js";
 import { announceTopology } from "../projects/announce.js";
 import { writeTopologyFile } from "../projects/disk.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
@@ -133,6 +134,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
       await tx.drawing.deleteMany({ where: { projectId } });
       await tx.project.update({ where: { id: projectId }, data: settings });
       await insertTopology(tx, projectId, doc, ctx.config);
+      await holdProjectConsoles(tx, projectId, ctx.config);
     }, TOPOLOGY_TRANSACTION);
     await fs.rm(path.join(dir, "project-files"), { recursive: true, force: true });
     for (const name of await fs.readdir(staging)) {

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { Config } from "../../platform/config.js";
 import type { Tx } from "../../platform/db/client.js";
-import { ConflictError } from "../../platform/errors.js";
 import { BUILTIN_TYPES } from "../nodes/serialize.js";
 import { buildTopology, type ComputeEntry, type TopologyDocument } from "./document.js";
 
@@ -85,8 +84,9 @@ const int = (v: unknown, fallback: number) => (Number.isInteger(v) ? (v as numbe
 const text = (v: unknown, fallback: unknown) => JSON.stringify(v ?? fallback);
 
 /**
- * Creates the document's nodes, links and drawings in `projectId` with the document's ids. Console ports
- * already used on the same compute are reassigned, as a GNS3 compute does for a busy port. Links that do not join two known nodes
+ * Creates the document's nodes, links and drawings in `projectId` with the document's ids. Nodes keep the
+ * document's console ports without holding them: a caller that leaves the project open takes them with
+ * holdProjectConsoles, which reassigns busy ones as a GNS3 compute does. Links that do not join two known nodes
  * on free ports are dropped (GNS3 deletes such dangling links when it opens a project). Nodes come back as
  * createNode makes them: builtins (hub, switch, cloud, …) started, the others stopped, the console on the
  * compute's host.
@@ -95,9 +95,8 @@ export async function insertTopology(
   tx: Tx,
   projectId: string,
   doc: TopologyDocument,
-  local: Pick<Config, "consolePorts" | "host">,
+  local: Pick<Config, "host">,
 ): Promise<void> {
-  const consolePort = await consoleAllocator(tx, doc, local.consolePorts);
   const consoleHost = await consoleHosts(tx, doc, local.host);
   // createMany in a few statements (a 600-node topology took 5-10 s row by row); createdAt keeps document order.
   const start = Date.now();
@@ -116,7 +115,7 @@ export async function insertTopology(
       templateId: str(n.template_id),
       nodeType: n.node_type,
       name: n.name,
-      console: consolePort(n.compute_id, n.console),
+      console: Number.isInteger(n.console) ? (n.console as number) : null,
       consoleHost: consoleHost(n.compute_id),
       status: BUILTIN_TYPES.has(n.node_type) ? "started" : "stopped",
       consoleType: str(n.console_type),
@@ -191,24 +190,4 @@ async function consoleHosts(tx: Tx, doc: TopologyDocument, localHost: string) {
   const remote = await tx.compute.findMany({ where: { id: { in: computeIds } }, select: { id: true, host: true } });
   const hosts = new Map(remote.map((c) => [c.id, c.host]));
   return (computeId: string) => hosts.get(computeId) ?? localHost;
-}
-
-/**
- * Console ports for a batch of nodes: the wanted port when free on its compute, else the lowest free one of
- * the range (what allocateConsolePort picks, computed once in memory for the whole batch).
- */
-async function consoleAllocator(tx: Tx, doc: TopologyDocument, [lo, hi]: [number, number]) {
-  const computeIds = [...new Set(doc.topology.nodes.map((n) => n.compute_id))];
-  const held = await tx.node.findMany({ where: { computeId: { in: computeIds }, console: { not: null } }, select: { computeId: true, console: true } });
-  const used = new Set(held.map((n) => `${n.computeId}:${n.console}`));
-  return (computeId: string, wanted: unknown): number | null => {
-    if (!Number.isInteger(wanted)) return null;
-    let port = wanted as number;
-    if (used.has(`${computeId}:${port}`)) {
-      for (port = lo; used.has(`${computeId}:${port}`); port++);
-      if (port > hi) throw new ConflictError(`No free console port in the range ${lo}-${hi}`);
-    }
-    used.add(`${computeId}:${port}`);
-    return port;
-  };
 }

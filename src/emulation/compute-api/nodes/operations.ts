@@ -4,6 +4,7 @@ import type { Node } from "../../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../../platform/context.js";
 import { ConflictError, NotFoundError } from "../../../platform/errors.js";
 import { resolveInside } from "../../files/safe-path.js";
+import { consoleHolder } from "../../nodes/console.js";
 import { createNode, deleteNode, updateNode } from "../../nodes/operations.js";
 import { nodePorts } from "../../nodes/ports.js";
 import { nodeDirectory, nodeProperties } from "../../nodes/serialize.js";
@@ -94,7 +95,7 @@ async function usableConsole(ctx: AppContext, port: number | null | undefined): 
   if (port == null) return port;
   const [lo, hi] = ctx.config.consolePorts;
   if (port < lo || port > hi) return undefined;
-  if (await ctx.db.node.findFirst({ where: { computeId: "local", console: port }, select: { id: true } })) return undefined;
+  if (await consoleHolder(ctx.db, "local", port)) return undefined;
   return (await tcpPortIsFree(port)) ? port : undefined;
 }
 
