@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { notificationSocket } from "../support/gns3-ws.js";
+import { redisUp, useInstancePair } from "../support/redis.js";
+import { call, type TestServer } from "../support/server.js";
+import { pause } from "../support/wait.js";
+
+const DELAY_MS = 300;
+
+/**
+ * Issue 20: auto_close counts the notification listeners of every instance of a deployment. A listener leaving
+ * A closed the project on both while another was still connected to B.
+ */
+describe.skipIf(!redisUp)("auto_close across two instances", () => {
+  const pair = useInstancePair({ autoCloseDelayMs: DELAY_MS });
+  const ws = (s: TestServer, route: string) => notificationSocket(`${s.url.replace(/^http/, "ws")}${route}`);
+
+  it("waits for the last listener of either instance, then every instance's controller stream hears project.closed", async () => {
+    const { a, b } = pair;
+    const created = await call(a.url, "POST", "/v2/projects", { name: `auto-close-${Date.now()}`, auto_close: true });
+    const id: string = created.body.project_id;
+    const status = async (s: TestServer) => (await call(s.url, "GET", `/v2/projects/${id}`)).body.status;
+    const controllers = [await ws(a, "/v2/notifications/ws"), await ws(b, "/v2/notifications/ws")];
+    const [onA, onB] = [await ws(a, `/v2/projects/${id}/notifications/ws`), await ws(b, `/v2/projects/${id}/notifications/ws`)];
+    try {
+      await Promise.all([onA.next("ping"), onB.next("ping")]); // both attached
+
+      onA.close();
+      await pause(DELAY_MS * 4); // a close would have come by now
+      expect([await status(a), await status(b)]).toEqual(["opened", "opened"]);
+
+      onB.close();
+      const left = Date.now();
+      for (const c of controllers) await c.next("project.closed", (e) => e.project_id === id, DELAY_MS + 5000);
+      expect(Date.now() - left).toBeGreaterThanOrEqual(DELAY_MS - 50);
+      expect([await status(a), await status(b)]).toEqual(["closed", "closed"]);
+      // Closed once, by one of the two instances.
+      expect((await controllers[1].rest()).filter((action) => action === "project.closed")).toEqual([]);
+    } finally {
+      for (const c of [...controllers, onA, onB]) c.close();
+    }
+  }, 20_000);
+});
