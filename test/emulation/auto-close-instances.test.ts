@@ -39,4 +39,25 @@ describe.skipIf(!redisUp)("auto_close across two instances", () => {
       for (const c of [...controllers, onA, onB]) c.close();
     }
   }, 20_000);
+
+  it("counts the delay from the latest leaving: a listener that came and went on B during A's delay postpones the close", async () => {
+    const { a, b } = pair;
+    const id: string = (await call(a.url, "POST", "/v2/projects", { name: `auto-close-late-${Date.now()}`, auto_close: true })).body.project_id;
+    const controller = await ws(b, "/v2/notifications/ws");
+    try {
+      const onA = await ws(a, `/v2/projects/${id}/notifications/ws`);
+      await onA.next("ping");
+      onA.close();
+      await pause(DELAY_MS / 4);
+      const onB = await ws(b, `/v2/projects/${id}/notifications/ws`);
+      await onB.next("ping");
+      await pause(DELAY_MS / 4);
+      onB.close();
+      const left = Date.now();
+      await controller.next("project.closed", (e) => e.project_id === id, DELAY_MS + 5000);
+      expect(Date.now() - left).toBeGreaterThanOrEqual(DELAY_MS - 50);
+    } finally {
+      controller.close();
+    }
+  }, 20_000);
 });
