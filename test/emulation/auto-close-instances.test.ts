@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { notificationSocket } from "../support/gns3-ws.js";
-import { redisUp, useInstancePair } from "../support/redis.js";
-import { call, type TestServer } from "../support/server.js";
+import { REDIS_URL, redisUp, useInstancePair } from "../support/redis.js";
+import { call, spawnCliServer, type TestServer } from "../support/server.js";
 import { pause } from "../support/wait.js";
 
 const DELAY_MS = 300;
@@ -12,7 +12,7 @@ const DELAY_MS = 300;
  */
 describe.skipIf(!redisUp)("auto_close across two instances", () => {
   const pair = useInstancePair({ autoCloseDelayMs: DELAY_MS });
-  const ws = (s: TestServer, route: string) => notificationSocket(`${s.url.replace(/^http/, "ws")}${route}`);
+  const ws = (s: Pick<TestServer, "url">, route: string) => notificationSocket(`${s.url.replace(/^http/, "ws")}${route}`);
 
   it("waits for the last listener of either instance, then every instance's controller stream hears project.closed", async () => {
     const { a, b } = pair;
@@ -60,4 +60,24 @@ describe.skipIf(!redisUp)("auto_close across two instances", () => {
       controller.close();
     }
   }, 20_000);
+
+  it("a killed instance's listener holds the project open only until its presence lapses (10 s)", async () => {
+    const { a } = pair;
+    const env = { DATABASE_URL: a.databaseUrl, REDIS_URL, PATCHBAY_AUTO_CLOSE_DELAY: String(DELAY_MS) };
+    const killed = await spawnCliServer(env);
+    const id: string = (await call(a.url, "POST", "/v2/projects", { name: `auto-close-killed-${Date.now()}`, auto_close: true })).body.project_id;
+    const controller = await ws(a, "/v2/notifications/ws");
+    try {
+      const [onA, onKilled] = [await ws(a, `/v2/projects/${id}/notifications/ws`), await ws(killed, `/v2/projects/${id}/notifications/ws`)];
+      await Promise.all([onA.next("ping"), onKilled.next("ping")]);
+      killed.child.kill("SIGKILL");
+      onA.close();
+      await pause(DELAY_MS * 4);
+      expect((await call(a.url, "GET", `/v2/projects/${id}`)).body.status).toBe("opened");
+      await controller.next("project.closed", (e) => e.project_id === id, 10_000 + DELAY_MS + 2_000);
+    } finally {
+      controller.close();
+      await killed.drop();
+    }
+  }, 60_000);
 });
