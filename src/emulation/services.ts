@@ -3,6 +3,7 @@ import { KeyedQueue } from "../platform/keyed-queue.js";
 import { ComputeMonitor } from "./computes/monitor.js";
 import { Placement } from "./computes/placement.js";
 import { ProjectListeners } from "./notifications/listeners.js";
+import { createListenerTally } from "./notifications/listener-tally.js";
 import type { ReadViews } from "../platform/read-views.js";
 import { projectReadViews } from "./read-model/views.js";
 import { LocalCompute } from "./runtime/manager.js";
@@ -54,12 +55,12 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   }
   computes.start();
   const reads = projectReadViews(ctx);
-  return { runtime, placement, computes, listeners: new ProjectListeners(ctx), settingWrites: new KeyedQueue(), reads };
+  return { runtime, placement, computes, listeners: new ProjectListeners(ctx, await createListenerTally(ctx)), settingWrites: new KeyedQueue(), reads };
 }
 
 /** Stops them in reverse order: no auto_close after this, no polling, then every process, relay and device. */
 export async function stopEmulationServices({ runtime, placement, computes, listeners, reads }: EmulationServices): Promise<void> {
-  listeners.stop();
+  await listeners.stop();
   await reads.stop();
   await computes.stop();
   await placement.stop();

@@ -1,5 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll } from "vitest";
+import type { Config } from "../../src/platform/config.js";
 import { startTestServer, type TestServer } from "./server.js";
 
 /** The Redis the multi-instance tests share (CI requires it: PATCHBAY_TEST_REQUIRE_REDIS). */
@@ -14,13 +15,13 @@ if (!redisUp && process.env.PATCHBAY_TEST_REQUIRE_REDIS) throw new Error(`Redis 
 
 /**
  * Two instances sharing one database and Redis, for the enclosing describe. Each has its own data directory, as
- * the README's recipe says: a data directory is locked by the instance that uses it.
+ * the README's recipe says: a data directory is locked by the instance that uses it. `overrides` configure both.
  */
-export function useInstancePair(): { a: TestServer; b: TestServer } {
+export function useInstancePair(overrides: Partial<Config> = {}): { a: TestServer; b: TestServer } {
   const pair = {} as { a: TestServer; b: TestServer };
   beforeAll(async () => {
-    pair.a = await startTestServer({ redisUrl: REDIS_URL });
-    pair.b = await startTestServer({ redisUrl: REDIS_URL }, { databaseUrl: pair.a.databaseUrl });
+    pair.a = await startTestServer({ ...overrides, redisUrl: REDIS_URL });
+    pair.b = await startTestServer({ ...overrides, redisUrl: REDIS_URL }, { databaseUrl: pair.a.databaseUrl });
   });
   afterAll(async () => {
     await pair.b.close();
