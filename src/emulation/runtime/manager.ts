@@ -146,12 +146,20 @@ export class LocalCompute {
     if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
     removeStaleQmpSockets(this.runDir, recorded); // no VM of this data directory runs any more
     const notStopped = { nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } };
-    if (this.ctx.config.redisUrl) {
-      // Other instances may share the database and run nodes: only what this instance recorded is known dead.
-      await this.ctx.db.node.updateMany({ where: { ...notStopped, id: { in: recorded } }, data: { status: "stopped" } });
-    } else {
-      await this.ctx.db.node.updateMany({ where: notStopped, data: { status: "stopped" } });
-      await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
+    // Other instances may share the database and run nodes: only what this instance recorded is known dead.
+    const shared = Boolean(this.ctx.config.redisUrl);
+    const dead = await this.ctx.db.node.findMany({ where: shared ? { ...notStopped, id: { in: recorded } } : notStopped, select: { id: true } });
+    await this.recordStopped(dead.map((n) => n.id));
+    if (!shared) await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
+  }
+
+  /**
+   * Writes `stopped` for nodes whose processes are gone and publishes node.updated, as a stop through the API does:
+   * other instances' read views and notification streams learn it from that event, not from the next poll.
+   */
+  private async recordStopped(nodeIds: string[]): Promise<void> {
+    for (const id of nodeIds) {
+      await setNodeRuntimeState(this.ctx, id, { status: "stopped" }).catch((e) => this.ctx.log.warn("runtime: stopped state not recorded", { node: id, error: String(e) }));
     }
   }
 
@@ -521,7 +529,7 @@ export class LocalCompute {
     this.processes.delete(nodeId);
     for (const k of p.ports) this.detach(k, "node");
     this.ctx.log.error("runtime: qemu ended on its own", { node: nodeId, log });
-    await setNodeRuntimeState(this.ctx, nodeId, { status: "stopped" }).catch(() => {});
+    await this.recordStopped([nodeId]);
   }
 
   /** The QEMU process of a running qemu node (suspend, resume, reload), or undefined. */
@@ -622,7 +630,10 @@ export class LocalCompute {
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
     for (const s of this.subscriptions) await s.return?.();
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
-    for (const id of [...this.processes.keys()]) await this.stopProcess(id);
+    const running = [...this.processes.keys()];
+    for (const id of running) await this.stopProcess(id);
+    // Before the bus and the database close (server.ts stops features first): nobody reads them `started` after exit.
+    await this.recordStopped(running);
     for (const d of this.devices.values()) await d.device.close();
     this.devices.clear();
     process.off("exit", this.exitHandler);
