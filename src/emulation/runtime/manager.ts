@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";
@@ -155,12 +155,20 @@ export class LocalCompute {
 
   /**
    * Writes `stopped` for nodes whose processes are gone and publishes node.updated, as a stop through the API does:
-   * other instances' read views and notification streams learn it from that event, not from the next poll.
+   * other instances' read views and notification streams learn it from that event, not from the next poll. A
+   * failing write throws: at start-up the server must not open on rows that say dead nodes run.
    */
   private async recordStopped(nodeIds: string[]): Promise<void> {
     for (const id of nodeIds) {
-      await setNodeRuntimeState(this.ctx, id, { status: "stopped" }).catch((e) => this.ctx.log.warn("runtime: stopped state not recorded", { node: id, error: String(e) }));
+      await setNodeRuntimeState(this.ctx, id, { status: "stopped" }).catch((e) => {
+        if (!(e instanceof NotFoundError)) throw e; // a node deleted meanwhile has nothing left to record
+      });
     }
+  }
+
+  /** Where nothing can be aborted (shutdown, a VM that ended by itself): a failure is logged. */
+  private async recordStoppedOrLog(nodeIds: string[]): Promise<void> {
+    await this.recordStopped(nodeIds).catch((e) => this.ctx.log.error("runtime: stopped nodes not recorded", { nodes: nodeIds, error: String(e) }));
   }
 
   /** Wires the links of opened projects again, then follows the event stream. */
@@ -529,7 +537,7 @@ export class LocalCompute {
     this.processes.delete(nodeId);
     for (const k of p.ports) this.detach(k, "node");
     this.ctx.log.error("runtime: qemu ended on its own", { node: nodeId, log });
-    await this.recordStopped([nodeId]);
+    await this.recordStoppedOrLog([nodeId]);
   }
 
   /** The QEMU process of a running qemu node (suspend, resume, reload), or undefined. */
@@ -633,7 +641,7 @@ export class LocalCompute {
     const running = [...this.processes.keys()];
     for (const id of running) await this.stopProcess(id);
     // Before the bus and the database close (server.ts stops features first): nobody reads them `started` after exit.
-    await this.recordStopped(running);
+    await this.recordStoppedOrLog(running);
     for (const d of this.devices.values()) await d.device.close();
     this.devices.clear();
     process.off("exit", this.exitHandler);
