@@ -51,11 +51,12 @@ export function portWindow(): Pick<Config, "consolePorts" | "udpPorts"> {
 
 /**
  * The built CLI as a process of its own (so a test can kill it with -9, or give it its own PATH) on a fresh
- * database and data directory, once it answers. `drop` kills it and removes both.
+ * database and data directory, or on `shared` ones (a restart), once it answers. `drop` kills it and removes what
+ * it created.
  */
-export async function spawnCliServer(env: Record<string, string> = {}) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-cli-"));
-  const db = await freshDatabaseUrl(dataDir);
+export async function spawnCliServer(env: Record<string, string> = {}, shared?: { databaseUrl: string; dataDir: string }) {
+  const dataDir = shared?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-cli-"));
+  const db = shared ? { url: shared.databaseUrl, drop: async () => {} } : await freshDatabaseUrl(dataDir);
   const port = await freeTcpPort();
   const { consolePorts, udpPorts } = portWindow();
   const child = spawn(process.execPath, CLI, {
@@ -78,9 +79,9 @@ export async function spawnCliServer(env: Record<string, string> = {}) {
   const drop = async () => {
     child.kill("SIGKILL");
     await db.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!shared) fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  return { url, dataDir, child, drop };
+  return { url, dataDir, databaseUrl: db.url, child, drop };
 }
 
 export async function startTestServer(

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";
@@ -146,13 +146,29 @@ export class LocalCompute {
     if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
     removeStaleQmpSockets(this.runDir, recorded); // no VM of this data directory runs any more
     const notStopped = { nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } };
-    if (this.ctx.config.redisUrl) {
-      // Other instances may share the database and run nodes: only what this instance recorded is known dead.
-      await this.ctx.db.node.updateMany({ where: { ...notStopped, id: { in: recorded } }, data: { status: "stopped" } });
-    } else {
-      await this.ctx.db.node.updateMany({ where: notStopped, data: { status: "stopped" } });
-      await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
+    // Other instances may share the database and run nodes: only what this instance recorded is known dead.
+    const shared = Boolean(this.ctx.config.redisUrl);
+    const dead = await this.ctx.db.node.findMany({ where: shared ? { ...notStopped, id: { in: recorded } } : notStopped, select: { id: true } });
+    await this.recordStopped(dead.map((n) => n.id));
+    if (!shared) await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
+  }
+
+  /**
+   * Writes `stopped` for nodes whose processes are gone and publishes node.updated, as a stop through the API does:
+   * other instances' read views and notification streams learn it from that event, not from the next poll. A
+   * failing write throws: at start-up the server must not open on rows that say dead nodes run.
+   */
+  private async recordStopped(nodeIds: string[]): Promise<void> {
+    for (const id of nodeIds) {
+      await setNodeRuntimeState(this.ctx, id, { status: "stopped" }).catch((e) => {
+        if (!(e instanceof NotFoundError)) throw e; // a node deleted meanwhile has nothing left to record
+      });
     }
+  }
+
+  /** Where nothing can be aborted (shutdown, a VM that ended by itself): a failure is logged. */
+  private async recordStoppedOrLog(nodeIds: string[]): Promise<void> {
+    await this.recordStopped(nodeIds).catch((e) => this.ctx.log.error("runtime: stopped nodes not recorded", { nodes: nodeIds, error: String(e) }));
   }
 
   /** Wires the links of opened projects again, then follows the event stream. */
@@ -521,7 +537,7 @@ export class LocalCompute {
     this.processes.delete(nodeId);
     for (const k of p.ports) this.detach(k, "node");
     this.ctx.log.error("runtime: qemu ended on its own", { node: nodeId, log });
-    await setNodeRuntimeState(this.ctx, nodeId, { status: "stopped" }).catch(() => {});
+    await this.recordStoppedOrLog([nodeId]);
   }
 
   /** The QEMU process of a running qemu node (suspend, resume, reload), or undefined. */
@@ -622,7 +638,10 @@ export class LocalCompute {
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
     for (const s of this.subscriptions) await s.return?.();
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
-    for (const id of [...this.processes.keys()]) await this.stopProcess(id);
+    const running = [...this.processes.keys()];
+    for (const id of running) await this.stopProcess(id);
+    // Before the bus and the database close (server.ts stops features first): nobody reads them `started` after exit.
+    await this.recordStoppedOrLog(running);
     for (const d of this.devices.values()) await d.device.close();
     this.devices.clear();
     process.off("exit", this.exitHandler);

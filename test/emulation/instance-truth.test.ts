@@ -1,0 +1,82 @@
+import type { ChildProcess } from "node:child_process";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
+import { notificationSocket } from "../support/gns3-ws.js";
+import { REDIS_URL, redisUp } from "../support/redis.js";
+import { call, gql, onPostgres, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
+import { toolAvailable } from "../support/tools.js";
+import { waitFor } from "../support/wait.js";
+
+/**
+ * Issue 20, "Truth after faults": instance A (the built CLI, so it can be signalled) runs a vpcs node, instance B
+ * shares its PostgreSQL and Redis. After A's SIGTERM, and after A's kill -9 and restart, B's REST list (a read
+ * view), REST single node and GraphQL all say `stopped` — they learn it from A's node.updated, not from a poll.
+ */
+const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
+type Cli = Awaited<ReturnType<typeof spawnCliServer>>;
+
+const exited = (child: ChildProcess) => new Promise<void>((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once("exit", () => r())));
+
+/** The node's status as B's three read paths tell it. */
+async function statusesOnB(b: TestServer, pid: string, nid: string): Promise<string[]> {
+  const list = (await call(b.url, "GET", `/v2/projects/${pid}/nodes`)).body as { node_id: string; status: string }[];
+  const single = (await call(b.url, "GET", `/v2/projects/${pid}/nodes/${nid}`)).body.status as string;
+  const q = await gql(b.url, `query($p: ID!) { project(id: $p) { nodes { id status } } }`, { p: pid });
+  const viaGraphql = (q.data.project.nodes as { id: string; status: string }[]).find((n) => n.id === nid)!.status.toLowerCase();
+  return [list.find((n) => n.node_id === nid)!.status, single, viaGraphql];
+}
+
+describe.skipIf(!redisUp || !onPostgres || !hasVpcs)("an instance's nodes after SIGTERM and after kill -9 + restart (PostgreSQL, Redis, vpcs)", () => {
+  let a: Cli | undefined;
+  let restarted: Cli | undefined; // on A's database and data directory: dropped first, it removes neither
+  let b: TestServer | undefined;
+  afterEach(async () => {
+    await b?.close();
+    await restarted?.drop();
+    if (a) findOwnedPids(path.resolve(a.dataDir)).forEach((p) => process.kill(p, "SIGKILL")); // if the test failed first
+    await a?.drop();
+    a = restarted = b = undefined;
+  });
+
+  /** A and B on one database and Redis, a vpcs node started on A, B's views warm with `started`. */
+  async function startedOnA() {
+    a = await spawnCliServer({ REDIS_URL });
+    b = await startTestServer({ redisUrl: REDIS_URL }, { databaseUrl: a.databaseUrl });
+    const pid = (await call(a.url, "POST", "/v2/projects", { name: "truth", auto_close: false })).body.project_id as string;
+    const nid = (await call(a.url, "POST", `/v2/projects/${pid}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).body.node_id as string;
+    expect((await call(a.url, "POST", `/v2/projects/${pid}/nodes/${nid}/start`)).status).toBe(200);
+    const owner = path.resolve(a.dataDir);
+    const pids = await waitFor(() => (findOwnedPids(owner).length ? findOwnedPids(owner) : undefined), 10_000, "the vpcs process");
+    const bb = b;
+    await waitFor(async () => (await statusesOnB(bb, pid, nid)).every((s) => s === "started"), 5000, "B to read the node started");
+    return { a, b, pid, nid, pids };
+  }
+
+  it("SIGTERM: the process is gone and B reads `stopped` everywhere as soon as A has exited", async () => {
+    const { a, b, pid, nid, pids } = await startedOnA();
+    a.child.kill("SIGTERM");
+    await exited(a.child);
+    expect(a.child.exitCode).toBe(0);
+    expect(pids.some(isAlive), "vpcs outlived A").toBe(false);
+    expect(await statusesOnB(b, pid, nid)).toEqual(["stopped", "stopped", "stopped"]);
+  }, 60_000);
+
+  it("kill -9 then restart on the same data directory: B reads `stopped` everywhere at once and its stream got node.updated", async () => {
+    const { a: first, b, pid, nid, pids } = await startedOnA();
+    const before = b.ctx.bus.subscriberCount();
+    const stream = await notificationSocket(`${b.url.replace(/^http/, "ws")}/v2/projects/${pid}/notifications/ws`);
+    try {
+      await waitFor(() => b.ctx.bus.subscriberCount() > before, 5000, "B's stream to subscribe");
+      first.child.kill("SIGKILL");
+      await exited(first.child);
+      await waitFor(() => !pids.some(isAlive), 2000, "vpcs to die with A");
+      restarted = await spawnCliServer({ REDIS_URL }, { databaseUrl: first.databaseUrl, dataDir: first.dataDir });
+      await waitFor(async () => (await statusesOnB(b, pid, nid)).every((s) => s === "stopped"), 2000, "B to read the node stopped");
+      const { event } = await stream.next("node.updated", (e) => e.node_id === nid && e.status === "stopped");
+      expect(event.project_id).toBe(pid);
+    } finally {
+      stream.close();
+    }
+  }, 90_000);
+});
