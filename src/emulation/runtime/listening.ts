@@ -1,15 +1,17 @@
 import fs from "node:fs";
 
 /**
- * Whether one of `pids` listens on TCP `port`, read from /proc: the inodes of the listening sockets on that port
- * (/proc/net/tcp and tcp6) against the socket descriptors of the processes. Deliberately not a connection: the
+ * Whether one of `pids` (or of those the function finds) listens on TCP `port`, read from /proc: the inodes of the
+ * listening sockets on that port (/proc/net/tcp and tcp6) against the socket descriptors of the processes. Deliberately not a connection: the
  * vpcs console server relays what the PC prints to whichever client is connected, so a probe connection that
  * is still open when the PC prints its banner and first prompt swallows them, and the first real console
  * session then waits for a prompt that never comes (a loaded host makes the probe slow enough to hit that).
  */
-export function listensOn(pids: number[], port: number): boolean {
+export function listensOn(pids: number[] | (() => number[]), port: number): boolean {
   const inodes = listeningInodes(port);
-  return inodes.size > 0 && pids.some((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
+  if (inodes.size === 0) return false;
+  // Asked for only once something listens: finding a node's pids reads every process's environment.
+  return (typeof pids === "function" ? pids() : pids).some((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
 }
 
 function listeningInodes(port: number): Set<string> {

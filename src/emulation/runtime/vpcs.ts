@@ -241,7 +241,7 @@ export class VpcsProcess {
   private async consoleListening(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     // The sandbox's processes come first; the daemon that listens appears among them a moment later.
-    while (!listensOn(findOwnedPids(this.opts.owner, this.opts.nodeId), this.opts.consolePort)) {
+    while (!listensOn(() => findOwnedPids(this.opts.owner, this.opts.nodeId), this.opts.consolePort)) {
       if (Date.now() > deadline) return false;
       await sleep(25);
     }
