@@ -49,7 +49,7 @@ export interface RunningServer {
 
 /**
  * A request the origin policy refused, answered 403 in its API's error shape before its router runs (Express
- * matches paths case-insensitively, so the prefix is too). GraphQL's code is the one its form-POST rule uses.
+ * is told by its lower-cased prefix, so a misspelt path that then 404s gets the same shape). GraphQL's code is the one its form-POST rule uses.
  */
 function refuseCrossOrigin(req: Request, res: Response, message: string): void {
   const path = req.path.toLowerCase();

@@ -40,13 +40,15 @@ function referencedPath(reference: string, imageDir: string): string | null {
 
 /**
  * Refuses (409 UnsafeImageError) an image of the store at `file` (`name` for the message) that makes QEMU open
- * anything outside `root`, following the backing chain through the store. Without qemu-img nothing can be read:
- * `optional` lets the caller accept that (an upload: the check at use still comes), else 409.
+ * anything outside `root`, following the backing chain through the store. Returns `file` and every existing file
+ * it refers to: what QEMU opens with it (a confined VM is given exactly these). Without qemu-img nothing can be
+ * read: `optional` lets the caller accept that (an upload: the check at use still comes), else 409.
  */
-export async function checkImageReferences(root: string, file: string, name: string, optional = false): Promise<void> {
+export async function checkImageReferences(root: string, file: string, name: string, optional = false): Promise<string[]> {
+  const opens = [file];
   const qemuImg = findOnPath("qemu-img");
   if (!qemuImg) {
-    if (optional) return;
+    if (optional) return opens;
     throw new ConflictError(`qemu-img is not installed on this host (Debian package qemu-utils): image ${name} cannot be checked`);
   }
   let current: string | null = file;
@@ -68,11 +70,13 @@ export async function checkImageReferences(root: string, file: string, name: str
       if (!target || !(await resolveInside(root, target).then(() => true, () => false))) {
         throw new UnsafeImageError(`Image ${name} refers to ${kind} ${reference}, outside the image store`);
       }
+      if (!opens.includes(target) && (await fileExists(target))) opens.push(target);
     }
     current = backing ? referencedPath(backing, dir) : null;
     if (current && !(await fileExists(current))) current = null; // a base not uploaded yet: checked when it is
   }
   if (current) throw new UnsafeImageError(`Image ${name} has a backing chain deeper than ${MAX_CHAIN} images`);
+  return opens;
 }
 
 async function fileExists(file: string): Promise<boolean> {

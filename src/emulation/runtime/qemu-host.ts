@@ -77,24 +77,6 @@ export async function linkedClone(base: string, nodeDir: string, disk: string): 
   }
 }
 
-/**
- * The files a base image reads: itself and its backing chain (`qemu-img info --backing-chain`), kept to those
- * inside `storeDir`. The VM gets exactly these read-only; a backing file elsewhere is not in its view, so QEMU
- * refuses to open it instead of reading a host file.
- */
-export async function imageChain(file: string, storeDir: string): Promise<string[]> {
-  const qemuImg = findOnPath("qemu-img");
-  const inStore = (f: string) => path.resolve(f).startsWith(path.resolve(storeDir) + path.sep);
-  if (!qemuImg) return [file];
-  try {
-    const { stdout } = await run(qemuImg, ["info", "--backing-chain", "-U", "--output=json", file]);
-    const chain = (JSON.parse(stdout) as { filename?: string }[]).map((i) => String(i.filename ?? "")).filter(Boolean);
-    return [file, ...chain.filter((f) => path.isAbsolute(f) && inStore(f))];
-  } catch {
-    return [file]; // a chain qemu-img cannot follow: QEMU will report what is missing
-  }
-}
-
 export interface QemuBinary {
   path: string;
   version: string;

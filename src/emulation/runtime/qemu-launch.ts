@@ -9,7 +9,7 @@ import { optionChecksOffForTests } from "./confinement.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { findOnPath } from "./executables.js";
 import { qemuArgs, type QemuLaunch, type QemuNic } from "./qemu-command.js";
-import { imageChain, kvmUsable, linkedClone } from "./qemu-host.js";
+import { kvmUsable, linkedClone } from "./qemu-host.js";
 import { DEFAULT_NICE, qemuAddressSpace, qmpSocketPath, type QemuProcessOptions } from "./qemu.js";
 
 /**
@@ -64,11 +64,13 @@ async function image(ctx: AppContext, field: string, name: string): Promise<stri
   }
 }
 
-/** An image QEMU opens as a block device (disk, CD-ROM): all it refers to (backing chain…) must be in the store too. */
-async function blockImage(ctx: AppContext, field: string, name: string): Promise<string | undefined> {
+/**
+ * An image QEMU opens as a block device (disk, CD-ROM): all it refers to (backing chain…) must be in the store too.
+ * The image first, then the store files QEMU opens with it; none without an image.
+ */
+async function blockImage(ctx: AppContext, field: string, name: string): Promise<string[]> {
   const file = await image(ctx, field, name);
-  if (file) await checkImageReferences(imageDirectory(ctx), file, `${name} (${field})`);
-  return file;
+  return file ? checkImageReferences(imageDirectory(ctx), file, `${name} (${field})`) : [];
 }
 
 export interface QemuLaunchInput {
@@ -87,22 +89,24 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
   const disks: QemuLaunch["disks"] = {};
   const readOnly: string[] = [];
   for (const d of DISKS) {
-    const base = await blockImage(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
-    if (!base) continue;
-    readOnly.push(...(await imageChain(base, imageDirectory(ctx))));
+    const opens = await blockImage(ctx, `${d}_disk_image`, p[`${d}_disk_image`]);
+    if (!opens.length) continue;
+    readOnly.push(...opens);
+    const base = opens[0];
     // Without linked_clone GNS3 boots the base itself (one node only); here it is a clone all the same, so an
     // image is never written by a node — the difference is documented (runtime README).
     disks[d] = { file: await linkedClone(base, workdir, d), interface: p[`${d}_disk_interface`] };
   }
   const qmpSocket = qmpSocketPath(input.runDir, node.id);
   const consoleHost = ctx.config.host === "::" ? "0.0.0.0" : ctx.config.host;
+  const cdrom = await blockImage(ctx, "cdrom_image", p.cdrom_image);
   const files = {
-    cdrom: await blockImage(ctx, "cdrom_image", p.cdrom_image),
+    cdrom: cdrom[0],
     bios: await image(ctx, "bios_image", p.bios_image),
     kernel: await image(ctx, "kernel_image", p.kernel_image),
     initrd: await image(ctx, "initrd", p.initrd),
   };
-  for (const f of Object.values(files)) if (f) readOnly.push(...(await imageChain(f, imageDirectory(ctx))));
+  readOnly.push(...cdrom, ...[files.bios, files.kernel, files.initrd].filter((f) => f !== undefined));
   const launch: QemuLaunch = {
     nodeId: node.id,
     name: node.name,
