@@ -48,8 +48,8 @@ export interface RunningServer {
 }
 
 /**
- * A request the origin policy refused, answered 403 in its API's error shape before its router runs (Express
- * is told by its lower-cased prefix, so a misspelt path that then 404s gets the same shape). GraphQL's code is the one its form-POST rule uses.
+ * A request the origin policy refused, answered 403 in its API's error shape before its router runs (the API is
+ * told by the lower-cased prefix, so a misspelt path gets the same shape). GraphQL's code is its form-POST rule's.
  */
 function refuseCrossOrigin(req: Request, res: Response, message: string): void {
   const path = req.path.toLowerCase();
