@@ -13,7 +13,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { TelnetClient } from "../src/emulation/runtime/telnet-client.js";
-import { findOwnedPids } from "../src/emulation/runtime/vpcs.js";
+import { findOwnedPids } from "../src/emulation/runtime/processes.js";
 import { GuestConsole, guestProperties, testGuest } from "../test/support/qemu-guest.js";
 import { freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
 

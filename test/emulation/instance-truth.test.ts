@@ -1,7 +1,8 @@
 import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findOwnedPids, findVpcs, isAlive } from "../../src/emulation/runtime/vpcs.js";
+import { findOwnedPids, isAlive } from "../../src/emulation/runtime/processes.js";
+import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { notificationSocket } from "../support/gns3-ws.js";
 import { REDIS_URL, redisUp } from "../support/redis.js";
 import { call, gql, onPostgres, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";

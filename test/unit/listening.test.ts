@@ -18,20 +18,20 @@ describe.skipIf(process.platform !== "linux")("unit: listening check without con
 
   it("sees a listening socket of the given processes, and never connects to it", async () => {
     const port = (server.address() as net.AddressInfo).port;
-    expect(listensOn([process.pid], port)).toBe(true);
-    expect(listensOn([process.pid, 999_999_999], port)).toBe(true);
+    expect(await listensOn([process.pid], port)).toBe(true);
+    expect(await listensOn([process.pid, 999_999_999], port)).toBe(true);
     await new Promise((r) => setImmediate(r));
     expect(accepted).toBe(0);
   });
 
   it("is false for another process's listener and for a port nobody listens on", async () => {
     const port = (server.address() as net.AddressInfo).port;
-    expect(listensOn([process.ppid], port)).toBe(false);
-    expect(listensOn([], port)).toBe(false);
+    expect(await listensOn([process.ppid], port)).toBe(false);
+    expect(await listensOn([], port)).toBe(false);
     const probe = net.createServer();
     await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
     const free = (probe.address() as net.AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
-    expect(listensOn([process.pid], free)).toBe(false);
+    expect(await listensOn([process.pid], free)).toBe(false);
   });
 });

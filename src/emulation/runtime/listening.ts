@@ -1,4 +1,4 @@
-import fs from "node:fs";
+import fsp from "node:fs/promises";
 
 /**
  * Whether one of `pids` (or of those the function finds) listens on TCP `port`, read from /proc: the inodes of the
@@ -7,22 +7,21 @@ import fs from "node:fs";
  * is still open when the PC prints its banner and first prompt swallows them, and the first real console
  * session then waits for a prompt that never comes (a loaded host makes the probe slow enough to hit that).
  */
-export function listensOn(pids: number[] | (() => number[]), port: number): boolean {
-  const inodes = listeningInodes(port);
+export async function listensOn(pids: number[] | (() => Promise<number[]>), port: number): Promise<boolean> {
+  const inodes = await listeningInodes(port);
   if (inodes.size === 0) return false;
-  // Asked for only once something listens: finding a node's pids reads every process's environment.
-  return (typeof pids === "function" ? pids() : pids).some((pid) => socketInodes(pid).some((inode) => inodes.has(inode)));
+  // Asked for only once something listens: finding a node's pids reads /proc.
+  for (const pid of typeof pids === "function" ? await pids() : pids) {
+    if ((await socketInodes(pid)).some((inode) => inodes.has(inode))) return true;
+  }
+  return false;
 }
 
-function listeningInodes(port: number): Set<string> {
+/** Read asynchronously: the kernel prints every socket of the host into these tables, slow with many connections. */
+async function listeningInodes(port: number): Promise<Set<string>> {
   const out = new Set<string>();
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text: string;
-    try {
-      text = fs.readFileSync(table, "latin1");
-    } catch {
-      continue;
-    }
+    const text = await fsp.readFile(table, "latin1").catch(() => "");
     // Columns: sl local_address rem_address st ... inode (10th); addresses are HEXIP:HEXPORT, LISTEN is 0A.
     for (const line of text.split("\n").slice(1)) {
       const f = line.trim().split(/\s+/);
@@ -32,17 +31,8 @@ function listeningInodes(port: number): Set<string> {
   return out;
 }
 
-function socketInodes(pid: number): string[] {
-  try {
-    return fs.readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-      try {
-        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-        return m ? [m[1]] : [];
-      } catch {
-        return [];
-      }
-    });
-  } catch {
-    return [];
-  }
+async function socketInodes(pid: number): Promise<string[]> {
+  const fds = await fsp.readdir(`/proc/${pid}/fd`).catch(() => []);
+  const links = await Promise.all(fds.map((fd) => fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
+  return links.flatMap((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1] ?? []);
 }

@@ -14,7 +14,8 @@ import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
 import { QemuProcess, removeStaleQmpSockets } from "./qemu.js";
 import { prepareQemu, qemuBinary, qemuNodeOptions, qemuProperties } from "./qemu-launch.js";
 import { UdpPortPool } from "./udp-port-pool.js";
-import { findVpcs, freeTcpPort, killNowSync, recoverLeftovers, VPCS_UDP_OFFSETS, VpcsProcess } from "./vpcs.js";
+import { killNowSync, recoverLeftovers } from "./processes.js";
+import { findVpcs, freeTcpPort, VPCS_UDP_OFFSETS, VpcsProcess } from "./vpcs.js";
 
 /**
  * The local compute's live state: vpcs processes, in-process hubs/switches, link relays and captures, plus the

@@ -6,7 +6,7 @@ import path from "node:path";
 import { ConflictError } from "../../platform/errors.js";
 import { confinedCommand, grantWrite } from "./confinement.js";
 import { qmp, qmpStatus } from "./qemu-monitor.js";
-import { findOwnedPids, isAlive, killAndWait, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./vpcs.js";
+import { descendants, isAlive, killAndWait, killRecorded, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./processes.js";
 
 /**
  * One qemu-system process per started qemu node. Unlike vpcs it stays in the foreground, so the pid is the child
@@ -104,7 +104,7 @@ export class QemuProcess {
     const o = this.opts;
     fs.mkdirSync(o.workdir, { recursive: true });
     fs.mkdirSync(o.runDir, { recursive: true });
-    await killAndWait(findOwnedPids(o.owner, o.nodeId), o.owner); // a leftover of this node must not hold its ports
+    await killRecorded(this.pidFile, o.owner); // a leftover of this node must not hold its ports
     const qmpDir = path.dirname(o.qmpSocket);
     fs.rmSync(qmpDir, { recursive: true, force: true });
     fs.mkdirSync(qmpDir, { recursive: true, mode: 0o700 });
@@ -196,7 +196,8 @@ export class QemuProcess {
       const deadline = Date.now() + (graceful === "quit" ? QUIT_GRACE_MS : POWERDOWN_GRACE_MS);
       while (this.running && Date.now() < deadline) await sleep(25);
     }
-    await killAndWait([...new Set([...this.pids, ...findOwnedPids(o.owner, o.nodeId)])], o.owner);
+    const below = this.pids.length ? await descendants(this.pids[0]) : [];
+    await killAndWait([...new Set([...this.pids, ...below])], o.owner);
     this.pids = [];
     fs.rmSync(this.pidFile, { force: true });
     fs.rmSync(path.dirname(o.qmpSocket), { recursive: true, force: true });

@@ -6,19 +6,17 @@ import { ConflictError } from "../../platform/errors.js";
 import { confinedCommand, grantWrite } from "./confinement.js";
 import { findOnPath } from "./executables.js";
 import { listensOn } from "./listening.js";
+import { descendants, findOwnedPids, isAlive, killAndWait, killRecorded, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./processes.js";
 
 /**
  * One VPCS process per started vpcs node. The Debian `vpcs` (0.5b2) has no foreground flag: with `-p <port>`
  * it daemonizes (the process we spawn exits at once) and leaves two processes — the console server, re-parented
  * to init, and a child on a pty that runs the PC. Both inherit the environment we give, so every process we
- * start carries PATCHBAY_RUNTIME_OWNER (which server) and PATCHBAY_NODE_ID (which node); the real pids are found
- * in /proc by that marker, recorded in a pid file under <dataDir>/run/, and killed on stop and on the next
- * start-up after a crash. A pid is only ever signalled after its environment proved it is ours.
+ * start carries the runtime's markers (processes.ts); the real pids are the descendants of the process spawned,
+ * recorded in a pid file under <dataDir>/run/, and killed on stop and on the next start-up after a crash.
  * It runs confined (confinement.ts) like a VM: the daemon is re-parented to the sandbox's init, not to the host's,
  * and the kernel kills the whole sandbox when the server dies, even by SIGKILL.
  */
-export const OWNER_ENV = "PATCHBAY_RUNTIME_OWNER";
-export const NODE_ENV = "PATCHBAY_NODE_ID";
 
 /** RLIMIT_AS of a vpcs: its console server and PC measured at VmPeak 1.09 GiB (mostly thread stacks and arenas). */
 const VPCS_ADDRESS_SPACE = 1536 * 1024 * 1024;
@@ -56,92 +54,6 @@ export interface VpcsOptions {
   binary?: string;
 }
 
-/** `<runDir>/<node>.json`: what recoverLeftovers reads after a crash (every runtime process kind writes one). */
-export interface PidFile {
-  owner: string;
-  nodeId: string;
-  pids: number[];
-  commandLine: string;
-}
-
-export function writePidFile(file: string, body: PidFile): void {
-  fs.writeFileSync(file, JSON.stringify(body));
-}
-
-function readEnviron(pid: number): Map<string, string> | undefined {
-  try {
-    const raw = fs.readFileSync(`/proc/${pid}/environ`, "latin1");
-    const env = new Map<string, string>();
-    for (const kv of raw.split("\0")) {
-      const i = kv.indexOf("=");
-      if (i > 0) env.set(kv.slice(0, i), kv.slice(i + 1));
-    }
-    return env;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Alive and not a zombie. */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
-/** Every live process started by this server (optionally: for one node). */
-export function findOwnedPids(owner: string, nodeId?: string): number[] {
-  const out: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    if (pid === process.pid) continue;
-    const env = readEnviron(pid);
-    if (!env || env.get(OWNER_ENV) !== owner) continue;
-    if (nodeId !== undefined && env.get(NODE_ENV) !== nodeId) continue;
-    if (isAlive(pid)) out.push(pid);
-  }
-  return out.sort((a, b) => a - b);
-}
-
-function isOurs(pid: number, owner: string): boolean {
-  return readEnviron(pid)?.get(OWNER_ENV) === owner && isAlive(pid);
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** SIGTERM, wait up to `graceMs`, then SIGKILL; resolves when none of the pids is alive. */
-export async function killAndWait(pids: number[], owner: string, graceMs = 2000): Promise<void> {
-  const ours = pids.filter((p) => isOurs(p, owner));
-  for (const p of ours) {
-    try {
-      process.kill(p, "SIGTERM");
-    } catch {}
-  }
-  const deadline = Date.now() + graceMs;
-  while (ours.some(isAlive) && Date.now() < deadline) await sleep(25);
-  for (const p of ours.filter(isAlive)) {
-    try {
-      process.kill(p, "SIGKILL");
-    } catch {}
-  }
-  const hard = Date.now() + 2000;
-  while (ours.some(isAlive) && Date.now() < hard) await sleep(25);
-}
-
-/** Synchronous variant for process exit handlers. */
-export function killNowSync(owner: string): void {
-  for (const p of findOwnedPids(owner)) {
-    try {
-      process.kill(p, "SIGKILL");
-    } catch {}
-  }
-}
-
 /** A TCP port the kernel considers free right now (for a console nobody is meant to reach). */
 export function freeTcpPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -165,6 +77,8 @@ export function tcpPortIsFree(port: number): Promise<boolean> {
 
 export class VpcsProcess {
   pids: number[] = [];
+  /** The process spawned (the sandbox's outer end): every process of the node runs below it. */
+  private root?: number;
   commandLine = "";
   private readonly pidFile: string;
 
@@ -182,8 +96,7 @@ export class VpcsProcess {
     if (!binary) throw new ConflictError("VPCS is not installed on this host: the vpcs program was not found in PATH (install the Debian package vpcs)");
     fs.mkdirSync(o.workdir, { recursive: true });
     fs.mkdirSync(o.runDir, { recursive: true });
-    // A leftover of this node (crash between start and pid file) must not hold the ports.
-    await killAndWait(findOwnedPids(o.owner, o.nodeId), o.owner);
+    await killRecorded(this.pidFile, o.owner); // a leftover of this node must not hold its ports
     // vpcs reports a taken console port on stderr and still exits 0; a probe on the port would then reach the
     // other program, so check first.
     if (!(await tcpPortIsFree(o.consolePort))) {
@@ -218,22 +131,17 @@ export class VpcsProcess {
     child.once("error", () => {});
     child.once("exit", (c) => (code = c));
 
-    // The daemon forks before the launcher exits; give /proc a moment to show the processes.
-    const deadline = Date.now() + 3000;
-    while (Date.now() < deadline) {
-      this.pids = findOwnedPids(o.owner, o.nodeId);
-      if (this.pids.length) break;
-      await sleep(20);
-    }
+    this.root = child.pid;
+    this.pids = child.pid ? await descendants(child.pid) : [];
     this.writePidFile();
     const listening = this.pids.length > 0 && (await this.consoleListening(5000));
     if (!listening) {
-      await this.stop();
+      await this.stop(true);
       const tail = readTail(path.join(o.workdir, "vpcs.log"));
       throw new ConflictError(`VPCS could not start (exit code ${code}, console port ${o.consolePort} not answering)${tail ? `: ${tail}` : ""}`);
     }
     // The pty child appears right after the console opens; record it too.
-    this.pids = [...new Set([...this.pids, ...findOwnedPids(o.owner, o.nodeId)])];
+    this.pids = [...new Set([...this.pids, ...(await descendants(this.root!))])];
     this.writePidFile();
   }
 
@@ -241,16 +149,17 @@ export class VpcsProcess {
   private async consoleListening(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     // The sandbox's processes come first; the daemon that listens appears among them a moment later.
-    while (!listensOn(() => findOwnedPids(this.opts.owner, this.opts.nodeId), this.opts.consolePort)) {
+    while (!(await listensOn(() => descendants(this.root!), this.opts.consolePort))) {
       if (Date.now() > deadline) return false;
       await sleep(25);
     }
     return true;
   }
 
-  async stop(): Promise<void> {
-    const pids = [...new Set([...this.pids, ...findOwnedPids(this.opts.owner, this.opts.nodeId)])];
-    await killAndWait(pids, this.opts.owner);
+  /** `thorough` (a failed start): also every process that carries this node's marker, wherever it ended up. */
+  async stop(thorough = false): Promise<void> {
+    const found = thorough ? findOwnedPids(this.opts.owner, this.opts.nodeId) : this.root ? await descendants(this.root) : [];
+    await killAndWait([...new Set([...this.pids, ...found])], this.opts.owner);
     this.pids = [];
     fs.rmSync(this.pidFile, { force: true });
   }
@@ -258,34 +167,6 @@ export class VpcsProcess {
   private writePidFile(): void {
     writePidFile(this.pidFile, { owner: this.opts.owner, nodeId: this.opts.nodeId, pids: this.pids, commandLine: this.commandLine });
   }
-}
-
-export function readTail(file: string): string {
-  try {
-    return fs.readFileSync(file, "utf8").trim().split("\n").slice(-3).join(" ").slice(-300);
-  } catch {
-    return "";
-  }
-}
-
-/**
- * Crash recovery at start-up: kill every process recorded in <runDir>/*.json or still carrying this server's
- * marker, then clear the pid files. Returns the pids that were killed.
- */
-export async function recoverLeftovers(runDir: string, owner: string): Promise<number[]> {
-  const pids = new Set<number>(findOwnedPids(owner));
-  if (fs.existsSync(runDir)) {
-    for (const f of fs.readdirSync(runDir)) {
-      if (!f.endsWith(".json")) continue;
-      try {
-        const pf = JSON.parse(fs.readFileSync(path.join(runDir, f), "utf8")) as PidFile;
-        if (pf.owner === owner) for (const p of pf.pids) if (isOurs(p, owner)) pids.add(p);
-      } catch {}
-      fs.rmSync(path.join(runDir, f), { force: true });
-    }
-  }
-  await killAndWait([...pids], owner);
-  return [...pids];
 }
 
 /** For diagnostics: `vpcs -v` first line with a version. */
