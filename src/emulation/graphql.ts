@@ -1,7 +1,8 @@
 // Registers the emulation GraphQL types on the shared builder (one import per area).
 import { builder } from "../platform/graphql/builder.js";
 import { GNS3_VERSION } from "./version.js";
-import "./runtime/graphql.js";
+import "./nodes/lifecycle-graphql.js";
+import "./links/capture-graphql.js";
 import "./server/graphql.js";
 import "./computes/graphql.js";
 import "./symbols/graphql.js";

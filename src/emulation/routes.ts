@@ -7,11 +7,13 @@ import { computePortRoutes } from "./computes/ports.js";
 import { computesRoutes } from "./computes/rest.js";
 import { drawingRoutes } from "./drawings/rest.js";
 import { symbolRoutes } from "./symbols/rest.js";
+import { captureRoutes } from "./links/capture-rest.js";
 import { linkRoutes } from "./links/rest.js";
+import { lifecycleRoutes } from "./nodes/lifecycle-rest.js";
 import { nodeRoutes } from "./nodes/rest.js";
 import { notificationRoutes } from "./notifications/rest.js";
 import { projectRoutes } from "./projects/rest.js";
-import { runtimeRoutes } from "./runtime/rest.js";
+import { qemuHostRoutes } from "./runtime/qemu-rest.js";
 import { serverRoutes } from "./server/rest.js";
 import { simVmRoutes } from "./simvm/rest.js";
 import { snapshotRoutes } from "./snapshots/rest.js";
@@ -33,6 +35,8 @@ export function registerRoutes(routes: Gns3Routes, ctx: AppContext): void {
   nodeRoutes(routes, ctx);
   linkRoutes(routes, ctx);
   drawingRoutes(routes, ctx);
-  runtimeRoutes(routes, ctx);
+  lifecycleRoutes(routes, ctx);
+  captureRoutes(routes, ctx);
+  qemuHostRoutes(routes);
   notificationRoutes(routes, ctx);
 }

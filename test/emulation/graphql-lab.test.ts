@@ -133,7 +133,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const pc1 = await mutate(
         s,
         "startNode",
-        `mutation($p: String!, $n: String!) { startNode(projectId: $p, nodeId: $n) { __typename ... on MutationStartNodeSuccess { data { nodeId status console commandLine } } ${ERR} } }`,
+        `mutation($p: ID!, $n: ID!) { startNode(projectId: $p, id: $n) { __typename ... on MutationStartNodeSuccess { data { nodeId status console commandLine } } ${ERR} } }`,
         { p: projectId, n: ids.PC1 },
       );
       expect(pc1).toMatchObject({ nodeId: ids.PC1, status: "STARTED" });
@@ -146,7 +146,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
         await mutate(
           s,
           "projectNodesAction",
-          `mutation($p: String!) { projectNodesAction(projectId: $p, action: START) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
+          `mutation($p: ID!) { projectNodesAction(projectId: $p, action: START) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
           { p: projectId },
         ),
       ).toBe(true);
@@ -238,7 +238,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const stopped = await mutate(
         s,
         "stopNode",
-        `mutation($p: String!, $n: String!) { stopNode(projectId: $p, nodeId: $n) { __typename ... on MutationStopNodeSuccess { data { nodeId status } } ${ERR} } }`,
+        `mutation($p: ID!, $n: ID!) { stopNode(projectId: $p, id: $n) { __typename ... on MutationStopNodeSuccess { data { nodeId status } } ${ERR} } }`,
         { p: projectId, n: ids.PC1 },
       );
       expect(stopped).toEqual({ nodeId: ids.PC1, status: "STOPPED" });
@@ -247,7 +247,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
         await mutate(
           s,
           "projectNodesAction",
-          `mutation($p: String!) { projectNodesAction(projectId: $p, action: STOP) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
+          `mutation($p: ID!) { projectNodesAction(projectId: $p, action: STOP) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
           { p: projectId },
         ),
       ).toBe(true);

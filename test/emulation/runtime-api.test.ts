@@ -65,7 +65,7 @@ describe("runtime REST without vpcs processes", () => {
     const pid = P.split("/")[3];
     const r = await gql(
       s.url,
-      `mutation($p: String!, $n: String!) { startNode(projectId: $p, nodeId: $n) {
+      `mutation($p: ID!, $n: ID!) { startNode(projectId: $p, id: $n) {
         __typename ... on MutationStartNodeSuccess { data { status } } ... on ConflictError { message } } }`,
       { p: pid, n: q.body.node_id },
     );
@@ -76,7 +76,7 @@ describe("runtime REST without vpcs processes", () => {
     expect(nf.data.stopCapture).toEqual({ __typename: "NotFoundError", message: "Link ID nope doesn't exist" });
     const stop = await gql(
       s.url,
-      `mutation($p: String!, $n: String!) { stopNode(projectId: $p, nodeId: $n) { ... on MutationStopNodeSuccess { data { nodeId status nodeType } } } }`,
+      `mutation($p: ID!, $n: ID!) { stopNode(projectId: $p, id: $n) { ... on MutationStopNodeSuccess { data { nodeId status nodeType } } } }`,
       { p: pid, n: q.body.node_id },
     );
     expect(stop.data.stopNode.data).toEqual({ nodeId: q.body.node_id, status: "STOPPED", nodeType: "docker" });
@@ -268,7 +268,7 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
 
     await step("GraphQL startNode / reloadNode / stopNode drive a real vpcs", async () => {
       const m = (name: string) =>
-        gql(s.url, `mutation($p: String!, $n: String!) { ${name}(projectId: $p, nodeId: $n) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { data { status commandLine console } } } }`, {
+        gql(s.url, `mutation($p: ID!, $n: ID!) { ${name}(projectId: $p, id: $n) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { data { status commandLine console } } } }`, {
           p: projectId,
           n: ids.PC1,
         });

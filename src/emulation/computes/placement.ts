@@ -7,7 +7,7 @@ import { setNodeRuntimeState } from "../nodes/operations.js";
 import { qemuPropertiesSchema } from "../nodes/qemu-properties.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
-import type { NodeAction } from "../runtime/operations.js";
+import type { NodeAction } from "../nodes/lifecycle.js";
 import { WebSocket } from "ws";
 import { computeJson, computeTarget, computeUrl, type ComputeTarget } from "./client.js";
 import { LOCAL_ID } from "./model.js";

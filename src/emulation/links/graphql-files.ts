@@ -1,6 +1,6 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { DownloadUrlRef, downloadUrl, validForArg } from "../files/graphql.js";
-import { linkCapture } from "../runtime/operations.js";
+import { linkCapture } from "./capture.js";
 
 /** The capture of a link over GraphQL: a signed URL of GET …/links/{id}/pcap, which follows the capture live. */
 builder.prismaObjectField("Link", "pcapUrl", (t) =>

@@ -2,7 +2,7 @@ import "../projects/graphql.js"; // the Project type this file extends
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
 import { duplicateNode } from "./duplicate.js";
-import { idlePc } from "../runtime/operations.js";
+import { idlePc } from "./dynamips.js";
 import { createNode, deleteNode, getNode, updateNode } from "./operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { nodePorts, type NodePort } from "./ports.js";

@@ -11,7 +11,7 @@ import { nodeDirectory, nodeProperties } from "../../nodes/serialize.js";
 import type { ConsoleType, NodeChanges } from "../../nodes/schema.js";
 import { projectDir } from "../../projects/serialize.js";
 import { NIO_WIRE } from "../../runtime/manager.js";
-import { nodeAction, type NodeAction } from "../../runtime/operations.js";
+import { nodeAction, type NodeAction } from "../../nodes/lifecycle.js";
 import type { DataLinkType, PcapWriter } from "../../runtime/pcap.js";
 import { tcpPortIsFree } from "../../runtime/vpcs.js";
 import { getComputeProject } from "../projects/operations.js";

@@ -4,9 +4,9 @@ import { NotFoundError } from "../../../platform/errors.js";
 import { uuidSchema } from "../../../platform/input.js";
 import { qemuPropertiesSchema } from "../../nodes/qemu-properties.js";
 import { sendJson, type Gns3Routes } from "../../rest/kit.js";
-import { NODE_ACTIONS } from "../../runtime/operations.js";
+import { NODE_ACTIONS } from "../../nodes/lifecycle.js";
 import type { DataLinkType } from "../../runtime/pcap.js";
-import { streamPcap } from "../../runtime/rest.js";
+import { streamPcap } from "../../links/capture-rest.js";
 import {
   addNio,
   allocateUdpPort,

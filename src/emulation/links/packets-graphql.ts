@@ -1,9 +1,9 @@
 import { InvalidInputError } from "../../platform/errors.js";
 import { isEventId } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import type { ArpSummary, EthernetSummary, Ipv4Summary, PortsSummary, TcpSummary } from "./packet-decode.js";
-import { type DeliveredPacket, FEED_RING, PacketFeed } from "./packet-feed.js";
-import { linkCapture } from "./operations.js";
+import type { ArpSummary, EthernetSummary, Ipv4Summary, PortsSummary, TcpSummary } from "../runtime/packet-decode.js";
+import { type DeliveredPacket, FEED_RING, PacketFeed } from "../runtime/packet-feed.js";
+import { linkCapture } from "./capture.js";
 
 /** `linkPackets`: the decoded frames of a link's running capture, live (packet-feed.ts). */
 const EthernetHeader = builder.objectRef<EthernetSummary>("EthernetHeader").implement({

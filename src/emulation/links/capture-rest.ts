@@ -1,24 +1,12 @@
 import { z } from "zod";
-import type { AppContext } from "../../platform/context.js";
-import { linkToRest } from "../links/serialize.js";
-import { restNode } from "../nodes/operations.js";
-import { sendJson, type Gns3Routes } from "../rest/kit.js";
-import {
-  bulkNodeAction,
-  idlePc,
-  linkCapture,
-  NODE_ACTIONS,
-  nodeAction,
-  startLinkCapture,
-  stopLinkCapture,
-} from "./operations.js";
 import type { Request, Response } from "express";
-import type { DataLinkType, PcapWriter } from "./pcap.js";
-import { qemuHostRoutes } from "./qemu-rest.js";
+import type { AppContext } from "../../platform/context.js";
+import { sendJson, type Gns3Routes } from "../rest/kit.js";
+import type { DataLinkType, PcapWriter } from "../runtime/pcap.js";
+import { linkCapture, startLinkCapture, stopLinkCapture } from "./capture.js";
+import { linkToRest } from "./serialize.js";
 
-const P = "/v2/projects/{project_id}";
-const N = `${P}/nodes/{node_id}`;
-const L = `${P}/links/{link_id}`;
+const L = "/v2/projects/{project_id}/links/{link_id}";
 
 const DLT_NAMES = ["DLT_ATM_RFC1483", "DLT_EN10MB", "DLT_FRELAY", "DLT_C_HDLC", "DLT_PPP_SERIAL"] as const satisfies readonly DataLinkType[];
 
@@ -27,28 +15,8 @@ const captureSchema = z.strictObject({
   data_link_type: z.enum(DLT_NAMES).optional(),
 });
 
-/**
- * The local compute's REST face: node start/stop/suspend/reload (single and bulk), Dynamips idle-PC routes,
- * link capture and the live pcap stream.
- */
-export function runtimeRoutes(routes: Gns3Routes, ctx: AppContext): void {
-  qemuHostRoutes(routes);
-  for (const action of NODE_ACTIONS) {
-    // The reference answers with a stale status (quirk 16.1); we answer with the node as it is after the action.
-    routes.add("POST", `${N}/${action}`, async ({ res, params }) => {
-      const node = await nodeAction(ctx, params.project_id, params.node_id, action);
-      sendJson(res, 200, await restNode(ctx, node));
-    });
-    routes.add("POST", `${P}/nodes/${action}`, async ({ res, params }) => {
-      await bulkNodeAction(ctx, params.project_id, action);
-      res.status(204).end();
-    });
-  }
-
-  for (const what of ["auto_idlepc", "idlepc_proposals"] as const) {
-    routes.add("GET", `${N}/dynamips/${what}`, async ({ params }) => idlePc(ctx, params.project_id, params.node_id, what));
-  }
-
+/** Link capture: start_capture, stop_capture and the live pcap stream. */
+export function captureRoutes(routes: Gns3Routes, ctx: AppContext): void {
   routes.add(
     "POST",
     `${L}/start_capture`,

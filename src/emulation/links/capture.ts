@@ -1,0 +1,78 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError } from "../../platform/errors.js";
+import { resolveInside } from "../files/safe-path.js";
+import { isRemote } from "../computes/model.js";
+import { projectDirectory } from "../nodes/operations.js";
+import { getProject } from "../projects/lookup.js";
+import type { DataLinkType, PcapWriter } from "../runtime/pcap.js";
+import { getLink, setLinkCaptureState } from "./operations.js";
+import type { LinkWithEndpoints } from "./serialize.js";
+
+/** Packet capture of a link (GNS3's start_capture, stop_capture, pcap), shared by REST and GraphQL. */
+const ALWAYS_ON = new Set(["ethernet_hub", "ethernet_switch"]);
+
+async function hasRunningDevice(ctx: AppContext, link: LinkWithEndpoints): Promise<boolean> {
+  const nodes = await ctx.db.node.findMany({ where: { id: { in: link.endpoints.map((e) => e.nodeId) } } });
+  // A remote node's status is its compute's (placement keeps it current); the relay is here either way.
+  return nodes.some(
+    (n) => n.status === "started" && (ALWAYS_ON.has(n.nodeType) || isRemote(n) || ctx.services.emulation.runtime.isRunning(n.id)),
+  );
+}
+
+/** `<node1>_<a1>-<p1>_to_<node2>_<a2>-<p2>.pcap` with characters outside [0-9A-Za-z_-] removed (GNS3's default). */
+export async function defaultCaptureFileName(ctx: AppContext, link: LinkWithEndpoints): Promise<string> {
+  const nodes = await ctx.db.node.findMany({ where: { id: { in: link.endpoints.map((e) => e.nodeId) } } });
+  const names = new Map(nodes.map((n) => [n.id, n.name]));
+  const ends = [...link.endpoints].sort((a, b) => a.position - b.position);
+  const raw = ends.map((e) => `${names.get(e.nodeId) ?? ""}_${e.adapterNumber}-${e.portNumber}`).join("_to_");
+  return `${raw.replace(/[^0-9A-Za-z_-]/g, "")}.pcap`;
+}
+
+export interface CaptureInput {
+  captureFileName?: string;
+  dataLinkType?: DataLinkType;
+}
+
+export async function startLinkCapture(ctx: AppContext, projectId: string, linkId: string, input: CaptureInput = {}): Promise<LinkWithEndpoints> {
+  const link = await getLink(ctx, projectId, linkId);
+  if (link.endpoints.length < 2 || !(await hasRunningDevice(ctx, link))) {
+    throw new ConflictError("Cannot capture because there is no running device on this link");
+  }
+  const compute = ctx.services.emulation.runtime;
+  if (compute.capture(linkId)) throw new ConflictError("Packet capture is already activated on this link");
+  const name = input.captureFileName || (await defaultCaptureFileName(ctx, link));
+  const dir = path.join(projectDirectory(ctx, await getProject(ctx, projectId)), "project-files", "captures");
+  await fs.mkdir(dir, { recursive: true });
+  const file = await resolveInside(dir, name);
+  await compute.startCapture(linkId, file, input.dataLinkType ?? "DLT_EN10MB");
+  return setLinkCaptureState(ctx, linkId, { capturing: true, captureFileName: path.basename(file), captureFilePath: file, captureComputeId: "local" });
+}
+
+/** Always succeeds (and announces the link), capturing or not, like GNS3. */
+export async function stopLinkCapture(ctx: AppContext, projectId: string, linkId: string): Promise<LinkWithEndpoints> {
+  await getLink(ctx, projectId, linkId);
+  await ctx.services.emulation.runtime.stopCapture(linkId);
+  return setLinkCaptureState(ctx, linkId, { capturing: false, captureComputeId: null });
+}
+
+/** The live capture of a link (GET L/pcap, linkPackets); 409 when there is none here. */
+export async function linkCapture(ctx: AppContext, projectId: string, linkId: string): Promise<PcapWriter> {
+  const link = await getLink(ctx, projectId, linkId);
+  const writer = ctx.services.emulation.runtime.capture(linkId);
+  // With Redis, instances share the database but each runs its own captures: this one may be another's.
+  if (!writer && link.capturing && ctx.config.redisUrl) throw new ConflictError("The packet capture of this link runs on another instance: read it there");
+  if (!writer) throw new ConflictError("This link has no active packet capture");
+  return writer;
+}
+
+/** GNS3 stops a capture when the node it runs on stops; here: when no end of the link is running any more. */
+export async function stopOrphanCaptures(ctx: AppContext, nodeId: string): Promise<void> {
+  const links = await ctx.db.link.findMany({ where: { capturing: true, endpoints: { some: { nodeId } } }, include: { endpoints: true } });
+  for (const link of links) {
+    if (await hasRunningDevice(ctx, link)) continue;
+    await ctx.services.emulation.runtime.stopCapture(link.id);
+    await setLinkCaptureState(ctx, link.id, { capturing: false, captureComputeId: null });
+  }
+}

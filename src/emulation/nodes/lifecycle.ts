@@ -1,0 +1,109 @@
+import type { Node } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError } from "../../platform/errors.js";
+import { stopOrphanCaptures } from "../links/capture.js";
+import { getOpenedProject, getProject } from "../projects/lookup.js";
+import { isRemote } from "../computes/model.js";
+import { RUNNABLE_TYPES, unsupportedReason } from "../runtime/manager.js";
+import { getNode, projectDirectory, setNodeRuntimeState } from "./operations.js";
+import { nodeDirectory } from "./serialize.js";
+
+/**
+ * Node lifecycle (`POST …/nodes/{id}/start|stop|suspend|reload`, GraphQL startNode…): the domain decides and
+ * records, the compute that runs the node obeys. Status changes are persisted and announced (node.updated)
+ * through the nodes module.
+ */
+export type NodeAction = "start" | "stop" | "suspend" | "reload";
+export const NODE_ACTIONS: readonly NodeAction[] = ["start", "stop", "suspend", "reload"];
+
+const ALWAYS_ON = new Set(["ethernet_hub", "ethernet_switch"]);
+const BULK_PARALLELISM = 3;
+
+async function workdir(ctx: AppContext, node: Node): Promise<string> {
+  return nodeDirectory(projectDirectory(ctx, await getProject(ctx, node.projectId)), node);
+}
+
+async function startNow(ctx: AppContext, node: Node): Promise<Node> {
+  const compute = ctx.services.emulation.runtime;
+  const commandLine = await compute.startProcess(node, await workdir(ctx, node));
+  if (ALWAYS_ON.has(node.nodeType)) return node;
+  return setNodeRuntimeState(ctx, node.id, { status: "started", commandLine });
+}
+
+async function stopNow(ctx: AppContext, node: Node): Promise<Node> {
+  if (!RUNNABLE_TYPES.has(node.nodeType) || ALWAYS_ON.has(node.nodeType)) return node; // nothing runs: nothing to stop
+  await ctx.services.emulation.runtime.stopProcess(node.id);
+  const after = await setNodeRuntimeState(ctx, node.id, { status: "stopped" });
+  await stopOrphanCaptures(ctx, node.id);
+  return after;
+}
+
+export const startNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "start");
+export const stopNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "stop");
+export const suspendNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "suspend");
+export const reloadNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "reload");
+
+/** start | stop | suspend | reload one node, one action at a time per node; returns the node as it stands afterwards. */
+export async function nodeAction(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
+  await getNode(ctx, projectId, nodeId);
+  const compute = ctx.services.emulation.runtime;
+  return compute.serial(`node:${nodeId}`, async () => {
+    const node = await getNode(ctx, projectId, nodeId);
+    if (isRemote(node)) return ctx.services.emulation.placement.action(node, action); // it runs on another compute
+    switch (action) {
+      case "start":
+        return startNow(ctx, node);
+      case "stop":
+        return stopNow(ctx, node);
+      case "suspend": {
+        // VPCS cannot be suspended: the compute accepts the request and nothing changes (as in GNS3).
+        const reason = unsupportedReason(node);
+        if (reason && node.nodeType !== "vpcs") throw new ConflictError(reason);
+        const vm = compute.vm(node.id);
+        if (!vm) return node; // a stopped VM stays stopped
+        await vm.suspend();
+        return setNodeRuntimeState(ctx, node.id, { status: "suspended" });
+      }
+      case "reload": {
+        const reason = unsupportedReason(node);
+        if (reason) throw new ConflictError(reason);
+        if (ALWAYS_ON.has(node.nodeType)) return node;
+        const vm = compute.vm(node.id);
+        if (vm) {
+          // GNS3 resets the machine in place (system_reset); a suspended VM runs again.
+          await vm.reset();
+          await vm.resume();
+          return setNodeRuntimeState(ctx, node.id, { status: "started" });
+        }
+        await stopNow(ctx, node);
+        return startNow(ctx, await getNode(ctx, projectId, nodeId));
+      }
+    }
+  });
+}
+
+/** POST P/nodes/{action}: every node, three at a time; reload = stop all, then start all. First error wins. */
+export async function projectNodesAction(ctx: AppContext, projectId: string, action: NodeAction): Promise<void> {
+  await getOpenedProject(ctx, projectId);
+  const nodes = await ctx.db.node.findMany({ where: { projectId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const run = async (a: NodeAction) => {
+    const errors: unknown[] = [];
+    const queue = [...nodes];
+    const worker = async () => {
+      for (let n = queue.shift(); n; n = queue.shift()) {
+        try {
+          await nodeAction(ctx, projectId, n.id, a);
+        } catch (e) {
+          errors.push(e);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: BULK_PARALLELISM }, worker));
+    if (errors.length) throw errors[0];
+  };
+  if (action === "reload") {
+    await run("stop");
+    await run("start");
+  } else await run(action);
+}
+
