@@ -7,6 +7,9 @@ import { createListenerTally } from "./notifications/listener-tally.js";
 import type { ReadViews } from "../platform/read-views.js";
 import { projectReadViews } from "./read-model/views.js";
 import { LocalCompute } from "./runtime/manager.js";
+import { openCommandChannel } from "./instances/commands.js";
+import { startPresence } from "./instances/presence.js";
+import { ProjectRunners } from "./instances/runners.js";
 import { removeInterruptedUploads } from "./images/store.js";
 import { removeInterruptedStaging } from "./projects/staging.js";
 
@@ -14,6 +17,8 @@ import { removeInterruptedStaging } from "./projects/staging.js";
 export interface EmulationServices {
   /** The local compute: vpcs processes, hubs and switches, link relays, captures, UDP ports. */
   runtime: LocalCompute;
+  /** Which instance runs each open project; actions reach it from every instance. */
+  runners: ProjectRunners;
   /** Nodes on remote computes, and the remote ends of links the runtime relays. */
   placement: Placement;
   /** The live connection state of every registered remote compute. */
@@ -45,24 +50,38 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   const placement = new Placement(ctx, runtime, computes);
   runtime.remoteEnd = (projectId, node, adapter, port) => placement.remoteEnd(projectId, node, adapter, port);
   placement.start();
+  let runners: ProjectRunners | undefined;
   try {
     await runtime.start();
+    runners = new ProjectRunners(ctx, runtime, await startPresence(ctx), await openCommandChannel(ctx));
+    const me = runners.me;
+    runtime.owns = async (projectId) => (await runners!.runnerOf(projectId)) === me;
+    runtime.onStopped = (nodeIds) => runners!.recordStopped(nodeIds);
+    // What the database says runs here, or under a dead runner, is corrected before the listener opens.
+    runtime.adopt(await runners.recover());
   } catch (e) {
     // Nothing half-started stays behind (the server stops only features whose start() returned).
     await placement.stop();
     await runtime.stop();
+    await runners?.stop().catch(() => {});
     throw e;
   }
   computes.start();
   const reads = projectReadViews(ctx);
-  return { runtime, placement, computes, listeners: new ProjectListeners(ctx, await createListenerTally(ctx)), settingWrites: new KeyedQueue(), reads };
+  const listeners = new ProjectListeners(ctx, await createListenerTally(ctx));
+  return { runtime, runners, placement, computes, listeners, settingWrites: new KeyedQueue(), reads };
 }
 
-/** Stops them in reverse order: no auto_close after this, no polling, then every process, relay and device. */
-export async function stopEmulationServices({ runtime, placement, computes, listeners, reads }: EmulationServices): Promise<void> {
+/**
+ * Stops them in reverse order: no auto_close after this, no polling, then every process, relay and device, then
+ * what ran here is recorded stopped and its projects given up.
+ */
+export async function stopEmulationServices({ runtime, runners, placement, computes, listeners, reads }: EmulationServices): Promise<void> {
   await listeners.stop();
   await reads.stop();
   await computes.stop();
   await placement.stop();
   await runtime.stop();
+  // Before the bus and the database close (server.ts stops features first): nobody reads them `started` after exit.
+  await runners.stop();
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import os from "node:os";
 import path from "node:path";
@@ -19,6 +19,11 @@ const OPTIONS = {
     env: "PATCHBAY_REDIS_NAMESPACE",
     default: "",
     help: "this deployment's part of the Redis keys (patchbay:<namespace>:...), the same on all its instances (default: a hash of the database's location)",
+  },
+  "instance-id": {
+    env: "PATCHBAY_INSTANCE_ID",
+    default: "",
+    help: "this instance's name among the instances of one deployment: the nodes it runs are recorded under it (default: <host name>-<hash of the data dir>, stable across restarts)",
   },
   "data-dir": { env: "PATCHBAY_DATA_DIR", default: "./data", help: "where projects, captures and the SQLite file live" },
   "auth-user": { env: "PATCHBAY_AUTH_USER", default: "", help: "HTTP Basic user (with --auth-password; unset = open)" },
@@ -96,6 +101,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Unset: derived from the database's identity (src/platform/redis-namespace.ts). */
   redisNamespace: string | undefined;
+  /** Which instance this is (src/emulation/instances/): who runs a project's nodes is recorded under it. */
+  instanceId: string;
   dataDir: string;
   auth: { user: string; password: string } | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
@@ -229,6 +236,8 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
   if (redisNamespace !== undefined && !/^[\w.-]{1,64}$/.test(redisNamespace)) {
     throw new ConfigError("PATCHBAY_REDIS_NAMESPACE must be 1-64 letters, digits, _ . or -");
   }
+  const instanceId = get("instance-id") || `${os.hostname()}-${createHash("sha256").update(dataDir).digest("hex").slice(0, 8)}`;
+  if (!/^[\w.-]{1,100}$/.test(instanceId)) throw new ConfigError("PATCHBAY_INSTANCE_ID must be 1-100 letters, digits, _ . or -");
   const logFormat = get("log-format");
   if (!["json", "pretty", "off"].includes(logFormat)) throw new ConfigError("PATCHBAY_LOG must be json, pretty or off");
   const certFile = get("tls-cert");
@@ -251,6 +260,7 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     databaseUrl,
     redisUrl: get("redis-url") || undefined,
     redisNamespace,
+    instanceId,
     dataDir,
     auth: user ? { user, password } : undefined,
     tls: certFile ? { certFile, keyFile } : undefined,

@@ -94,6 +94,7 @@ export async function startTestServer(
     ...loadConfig([], {}),
     port: 0,
     dataDir,
+    instanceId: `test-${path.basename(dataDir)}`,
     databaseUrl: db.url,
     logRequests: false,
     redisUrl: undefined,

@@ -35,7 +35,14 @@ export interface CaptureInput {
   dataLinkType?: DataLinkType;
 }
 
+/** Runs on the instance that runs the project (instances/runners.ts), where the link's relay is. */
 export async function startLinkCapture(ctx: AppContext, projectId: string, linkId: string, input: CaptureInput = {}): Promise<LinkWithEndpoints> {
+  await getLink(ctx, projectId, linkId);
+  const here = () => startCaptureHere(ctx, projectId, linkId, input);
+  return (await ctx.services.emulation.runners.onRunner(projectId, { kind: "startCapture", projectId, linkId, input }, here)) ?? getLink(ctx, projectId, linkId);
+}
+
+async function startCaptureHere(ctx: AppContext, projectId: string, linkId: string, input: CaptureInput): Promise<LinkWithEndpoints> {
   const link = await getLink(ctx, projectId, linkId);
   if (link.endpoints.length < 2 || !(await hasRunningDevice(ctx, link))) {
     throw new ConflictError("Cannot capture because there is no running device on this link");
@@ -53,16 +60,22 @@ export async function startLinkCapture(ctx: AppContext, projectId: string, linkI
 /** Always succeeds (and announces the link), capturing or not, like GNS3. */
 export async function stopLinkCapture(ctx: AppContext, projectId: string, linkId: string): Promise<LinkWithEndpoints> {
   await getLink(ctx, projectId, linkId);
-  await ctx.services.emulation.runtime.stopCapture(linkId);
-  return setLinkCaptureState(ctx, linkId, { capturing: false, captureComputeId: null });
+  const here = async () => {
+    await ctx.services.emulation.runtime.stopCapture(linkId);
+    return setLinkCaptureState(ctx, linkId, { capturing: false, captureComputeId: null });
+  };
+  return (await ctx.services.emulation.runners.onRunner(projectId, { kind: "stopCapture", projectId, linkId }, here)) ?? getLink(ctx, projectId, linkId);
 }
 
 /** The live capture of a link (GET L/pcap, linkPackets); 409 when there is none here. */
 export async function linkCapture(ctx: AppContext, projectId: string, linkId: string): Promise<PcapWriter> {
   const link = await getLink(ctx, projectId, linkId);
   const writer = ctx.services.emulation.runtime.capture(linkId);
-  // With Redis, instances share the database but each runs its own captures: this one may be another's.
-  if (!writer && link.capturing && ctx.config.redisUrl) throw new ConflictError("The packet capture of this link runs on another instance: read it there");
+  // The capture runs where the project does: with several instances, that may be another one.
+  if (!writer && link.capturing && ctx.config.redisUrl) {
+    const runner = await ctx.services.emulation.runners.runnerOf(projectId);
+    if (runner !== ctx.config.instanceId) throw new ConflictError(`The packet capture of this link runs on instance ${runner}: read it there`);
+  }
   if (!writer) throw new ConflictError("This link has no active packet capture");
   return writer;
 }

@@ -43,9 +43,17 @@ export const stopNode = (ctx: AppContext, projectId: string, nodeId: string) => 
 export const suspendNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "suspend");
 export const reloadNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "reload");
 
-/** start | stop | suspend | reload one node, one action at a time per node; returns the node as it stands afterwards. */
+/**
+ * start | stop | suspend | reload one node; returns the node as it stands afterwards. Carried out by the instance
+ * that runs the project (instances/runners.ts), one action at a time per node.
+ */
 export async function nodeAction(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
   await getNode(ctx, projectId, nodeId);
+  const here = () => nodeActionHere(ctx, projectId, nodeId, action);
+  return (await ctx.services.emulation.runners.onRunner(projectId, { kind: "nodeAction", projectId, nodeId, action }, here)) ?? getNode(ctx, projectId, nodeId);
+}
+
+async function nodeActionHere(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
   const compute = ctx.services.emulation.runtime;
   return compute.serial(`node:${nodeId}`, async () => {
     const node = await getNode(ctx, projectId, nodeId);

@@ -11,6 +11,7 @@ import { changedFields, publishControllerEvent, publishTopologyEvent } from "../
 import { isStrictlyInside, resolveInsideRoots } from "../files/safe-path.js";
 import { assertFileName } from "../names.js";
 import { holdProjectConsoles, releaseProjectConsoles } from "../nodes/console.js";
+import { ALWAYS_ON_TYPES } from "../runtime/manager.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { announceTopology } from "./announce.js";
@@ -156,6 +157,7 @@ export async function deleteProject(ctx: AppContext, projectId: string): Promise
       `Project '${project.name}' cannot be deleted because it is not in the default project directory: '${projectsRoot(ctx)}'`,
     );
   }
+  if (project.status === "opened") await ctx.services.emulation.runners.release(projectId, project.runnerId);
   await ctx.db.project.delete({ where: { id: projectId } });
   await fs.rm(dir, { recursive: true, force: true });
   const closed = { ...project, status: "closed" };
@@ -188,17 +190,20 @@ export async function openProject(ctx: AppContext, projectId: string): Promise<P
 }
 
 /**
- * Idempotent. Node processes are the runtimes': each stops them when it sees project.closed. Like GNS3, the answer
- * waits for this instance's, so a client re-opening at once finds its nodes stopped. Then the nodes' console ports
- * go back to their computes (GNS3's compute releases them on close), once nothing of the project listens on them.
+ * Idempotent. The instance that ran the project stops its processes, links and devices; like GNS3, the answer waits
+ * for it, so a client re-opening at once finds its nodes stopped. That is recorded before project.closed, which
+ * drops the read views of every instance (GNS3 announces no node change after it). Then the nodes' console ports go
+ * back to their computes (GNS3's compute releases them on close), once nothing of the project listens on them.
  */
 export async function closeProject(ctx: AppContext, projectId: string): Promise<Project> {
   const project = await getProject(ctx, projectId);
   if (project.status === "closed") return project;
-  const closed = await ctx.db.project.update({ where: { id: projectId }, data: { status: "closed" } });
+  const closed = await ctx.db.project.update({ where: { id: projectId }, data: { status: "closed", runnerId: null } });
+  await ctx.services.emulation.runners.release(projectId, project.runnerId);
+  await ctx.db.node.updateMany({ where: { projectId, nodeType: { notIn: [...ALWAYS_ON_TYPES] }, status: { not: "stopped" } }, data: { status: "stopped" } });
+  await ctx.db.link.updateMany({ where: { projectId, capturing: true }, data: { capturing: false, captureComputeId: null } });
   await writeTopologyFile(ctx, closed);
   await publishControllerEvent(ctx, { type: "project.closed", project: closed });
-  await ctx.services.emulation.runtime.releaseProject(projectId);
   await releaseProjectConsoles(ctx.db, projectId);
   return closed;
 }

@@ -2,11 +2,10 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/errors.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";
-import { setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
@@ -27,7 +26,9 @@ type LinkRow = Link & { endpoints: LinkEndpoint[] };
 
 /** Node types this host runs. */
 export const RUNNABLE_TYPES = new Set(["vpcs", "qemu", "ethernet_hub", "ethernet_switch"]);
-const ALWAYS_ON = new Set(["ethernet_hub", "ethernet_switch"]);
+/** In-process devices: they forward whenever their project is open, with no process to start. */
+export const ALWAYS_ON_TYPES: ReadonlySet<string> = new Set(["ethernet_hub", "ethernet_switch"]);
+const ALWAYS_ON = ALWAYS_ON_TYPES;
 
 /** What each unsupported type would need; used in the 409 message at start. */
 const MISSING: Record<string, string> = {
@@ -115,6 +116,10 @@ export class LocalCompute {
   private readonly exitHandler = () => killNowSync(this.owner);
   /** Link ends on remote computes are reached through it (computes/placement.ts; set by the emulation feature). */
   remoteEnd?: RemoteEndFactory;
+  /** Whether this instance runs the project (instances/runners.ts): only the runner wires its links. */
+  owns: (projectId: string) => Promise<boolean> = async () => true;
+  /** Told when nodes stopped by themselves (a VM that ended), so that the domain records it. */
+  onStopped: (nodeIds: string[]) => Promise<void> = async () => {};
 
   constructor(private readonly ctx: AppContext) {
     this.pool = new UdpPortPool(ctx.config.udpPorts[0], ctx.config.udpPorts[1]);
@@ -123,61 +128,34 @@ export class LocalCompute {
   }
 
   /**
-   * Crash recovery. What a previous run left is killed and its nodes marked stopped before this returns (so before
-   * the listener opens: no client ever reads a dead node as started); links are rewired in the background
-   * (wiring, starting and capture wait for `ready`), then the event stream is followed. Set `remoteEnd` first:
-   * rewiring reaches links to remote computes.
+   * Crash recovery: what a previous run of this data directory left is killed before this returns (so before the
+   * listener opens). What the database says about it is the domain's to correct (instances/runners.ts).
    */
   async start(): Promise<void> {
     process.on("exit", this.exitHandler);
-    await this.resetLeftovers();
-    this.ready = this.rewire();
-    // A failure (e.g. the server closing under it) must not go unhandled.
-    this.ready.catch((e) => {
-      if (!this.closed) this.ctx.log.error("runtime: recovery failed", { error: String(e) });
-    });
-  }
-
-  /** Kills what a previous run left and marks its nodes stopped and captures off. */
-  private async resetLeftovers(): Promise<void> {
     const recorded = fs.existsSync(this.runDir)
       ? fs.readdirSync(this.runDir).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -".json".length))
       : [];
     const killed = await recoverLeftovers(this.runDir, this.owner);
     if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
     removeStaleQmpSockets(this.runDir, recorded); // no VM of this data directory runs any more
-    const notStopped = { nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } };
-    // Other instances may share the database and run nodes: only what this instance recorded is known dead.
-    const shared = Boolean(this.ctx.config.redisUrl);
-    const dead = await this.ctx.db.node.findMany({ where: shared ? { ...notStopped, id: { in: recorded } } : notStopped, select: { id: true } });
-    await this.recordStopped(dead.map((n) => n.id));
-    if (!shared) await this.ctx.db.link.updateMany({ where: { capturing: true }, data: { capturing: false, captureComputeId: null } });
   }
 
   /**
-   * Writes `stopped` for nodes whose processes are gone and publishes node.updated, as a stop through the API does:
-   * other instances' read views and notification streams learn it from that event, not from the next poll. A
-   * failing write throws: at start-up the server must not open on rows that say dead nodes run.
+   * Wires the links of the projects this instance runs, in the background (wiring, starting and capture wait for
+   * `ready`), then follows the event stream. Set `remoteEnd` and `owns` first.
    */
-  private async recordStopped(nodeIds: string[]): Promise<void> {
-    for (const id of nodeIds) {
-      await setNodeRuntimeState(this.ctx, id, { status: "stopped" }).catch((e) => {
-        if (!(e instanceof NotFoundError)) throw e; // a node deleted meanwhile has nothing left to record
-      });
-    }
-  }
-
-  /** Where nothing can be aborted (shutdown, a VM that ended by itself): a failure is logged. */
-  private async recordStoppedOrLog(nodeIds: string[]): Promise<void> {
-    await this.recordStopped(nodeIds).catch((e) => this.ctx.log.error("runtime: stopped nodes not recorded", { nodes: nodeIds, error: String(e) }));
-  }
-
-  /** Wires the links of opened projects again, then follows the event stream. */
-  private async rewire(): Promise<void> {
-    if (this.closed) return;
-    const links = await this.ctx.db.link.findMany({ where: { project: { status: "opened" } }, include: { endpoints: true } });
-    for (const l of links) if (!this.closed) await this.syncLinkNow(l.id).catch((e) => this.ctx.log.info("runtime: link not wired", { link: l.id, error: String(e) }));
-    this.follow();
+  adopt(projectIds: string[]): void {
+    this.ready = (async () => {
+      for (const id of projectIds) {
+        if (!this.closed) await this.reconcileProject(id).catch((e) => this.ctx.log.info("runtime: project not wired", { project: id, error: String(e) }));
+      }
+      if (!this.closed) this.follow();
+    })();
+    // A failure (e.g. the server closing under it) must not go unhandled.
+    this.ready.catch((e) => {
+      if (!this.closed) this.ctx.log.error("runtime: recovery failed", { error: String(e) });
+    });
   }
 
   /** Serialises runtime work per key (node or link), like GNS3's per-node lock. */
@@ -197,7 +175,7 @@ export class LocalCompute {
           switch (e.type) {
             case "link.created":
             case "link.updated":
-              await this.syncLink(e.link.id);
+              if (await this.owns(e.link.projectId)) await this.syncLink(e.link.id);
               break;
             case "link.deleted":
               await this.unwireLink(e.link.id);
@@ -208,12 +186,8 @@ export class LocalCompute {
             case "node.updated":
               this.refreshDevice(e.node.id, nodeProperties(e.node));
               break;
-            case "project.closed":
-            case "project.deleted":
-              await this.releaseProject(e.project.id);
-              break;
             case "project.opened":
-              await this.reconcileProject(e.project.id);
+              if (await this.owns(e.project.id)) await this.reconcileProject(e.project.id);
               break;
           }
         } catch (err) {
@@ -538,7 +512,7 @@ export class LocalCompute {
     this.processes.delete(nodeId);
     for (const k of p.ports) this.detach(k, "node");
     this.ctx.log.error("runtime: qemu ended on its own", { node: nodeId, log });
-    await this.recordStoppedOrLog([nodeId]);
+    await this.onStopped([nodeId]).catch((e) => this.ctx.log.error("runtime: a stopped VM was not recorded", { node: nodeId, error: String(e) }));
   }
 
   /** The QEMU process of a running qemu node (suspend, resume, reload), or undefined. */
@@ -579,11 +553,7 @@ export class LocalCompute {
     }
   }
 
-  /**
-   * Project close/delete: stop its processes, tear down its links and devices, and record that nothing of it
-   * runs any more (vpcs nodes stopped, captures off) so a re-opened project starts from a true state. One at a
-   * time per project: the close operation and the project.closed event both ask for it.
-   */
+  /** Project close/delete: stops its processes, tears down its links, captures and devices. One at a time per project. */
   async releaseProject(projectId: string): Promise<void> {
     return this.serial(`project:${projectId}`, () => this.releaseProjectNow(projectId));
   }
@@ -596,10 +566,6 @@ export class LocalCompute {
       this.devices.delete(id);
       await d.device.close();
     }
-    await this.ctx.db.node.updateMany({ where: { projectId, nodeType: { notIn: [...ALWAYS_ON] }, status: { not: "stopped" } }, data: { status: "stopped" } });
-    await this.ctx.db.link.updateMany({ where: { projectId, capturing: true }, data: { capturing: false, captureComputeId: null } });
-    // GNS3 announces nothing after project.closed: these writes only drop this instance's read views.
-    this.ctx.services.emulation?.reads.invalidate(projectId);
   }
 
   /** After open or snapshot restore: drop what no longer exists, wire what does. */
@@ -639,10 +605,7 @@ export class LocalCompute {
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
     for (const s of this.subscriptions) await s.return?.();
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
-    const running = [...this.processes.keys()];
-    for (const id of running) await this.stopProcess(id);
-    // Before the bus and the database close (server.ts stops features first): nobody reads them `started` after exit.
-    await this.recordStoppedOrLog(running);
+    for (const id of [...this.processes.keys()]) await this.stopProcess(id);
     for (const d of this.devices.values()) await d.device.close();
     this.devices.clear();
     process.off("exit", this.exitHandler);
