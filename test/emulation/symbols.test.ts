@@ -5,7 +5,34 @@ import { call, gql, startTestServer, type TestServer } from "../support/server.j
 
 const BUILTIN = path.resolve("src/emulation/symbols/builtin/classic");
 const builtinFile = (name: string) => fs.readFileSync(path.join(BUILTIN, name), "utf8");
-const OWN_SET = ["cloud.svg", "computer.svg", "ethernet_switch.svg", "firewall.svg", "hub.svg", "multilayer_switch.svg", "router.svg", "server.svg", "vpcs_guest.svg"];
+const OWN_SET = [
+  "atm_switch.svg", "cloud.svg", "computer.svg", "docker_guest.svg", "ethernet_switch.svg", "firewall.svg", "frame_relay_switch.svg",
+  "hub.svg", "multilayer_switch.svg", "nat.svg", "qemu_guest.svg", "router.svg", "server.svg", "traceng.svg", "vbox_guest.svg",
+  "vmware_guest.svg", "vpcs_guest.svg",
+];
+/** Every node type a template may have (GNS3 2.2's list). */
+const TEMPLATE_TYPES = [
+  "cloud", "nat", "ethernet_hub", "ethernet_switch", "frame_relay_switch", "atm_switch", "docker", "dynamips", "vpcs", "traceng",
+  "virtualbox", "vmware", "iou", "qemu",
+];
+/** GNS3 2.2's Classic theme: node role → symbol (GET /v2/default_symbols upstream). */
+const CLASSIC_ROLES = {
+  cloud: ":/symbols/classic/cloud.svg",
+  nat: ":/symbols/classic/nat.svg",
+  ethernet_switch: ":/symbols/classic/ethernet_switch.svg",
+  ethernet_hub: ":/symbols/classic/hub.svg",
+  frame_relay_switch: ":/symbols/classic/frame_relay_switch.svg",
+  atm_switch: ":/symbols/classic/atm_switch.svg",
+  router: ":/symbols/classic/router.svg",
+  multilayer_switch: ":/symbols/classic/multilayer_switch.svg",
+  firewall: ":/symbols/classic/firewall.svg",
+  computer: ":/symbols/classic/computer.svg",
+  vpcs_guest: ":/symbols/classic/vpcs_guest.svg",
+  qemu_guest: ":/symbols/classic/qemu_guest.svg",
+  vbox_guest: ":/symbols/classic/vbox_guest.svg",
+  vmware_guest: ":/symbols/classic/vmware_guest.svg",
+  docker_guest: ":/symbols/classic/docker_guest.svg",
+};
 
 async function upload(base: string, id: string, body: string | Buffer) {
   const res = await fetch(`${base}/v2/symbols/${id}/raw`, { method: "POST", body: typeof body === "string" ? body : new Uint8Array(body) });
@@ -44,6 +71,7 @@ describe("symbols", () => {
       const text = builtinFile(name);
       expect(text).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="\d+" height="\d+"/);
       expect(text).not.toMatch(/inkscape|sodipodi|Created with/i);
+      expect(text, name).toMatch(/^<svg [^>]*>\n  <title>[^<]+<\/title>\n[\s\S]*<\/svg>\n$/);
       const d = await call(s.url, "GET", `/v2/symbols/:/symbols/classic/${name}/dimensions`);
       expect(d.status).toBe(200);
       expect(d.body.width).toBeGreaterThan(0);
@@ -131,18 +159,33 @@ describe("symbols", () => {
     expect((await call(s.url, "DELETE", "/v2/symbols/mysym.svg/raw")).status).toBe(405);
   });
 
-  it("gives the default symbol of each kind of node per theme, all resolvable", async () => {
+  it("gives GNS3's Classic role of each kind of node, every one drawn here", async () => {
     const r = await call(s.url, "GET", "/v2/default_symbols");
     expect(r.status).toBe(200);
-    expect(r.body.Classic).toMatchObject({
-      router: ":/symbols/classic/router.svg",
-      ethernet_switch: ":/symbols/classic/ethernet_switch.svg",
-      ethernet_hub: ":/symbols/classic/hub.svg",
-      computer: ":/symbols/classic/computer.svg",
-      vpcs_guest: ":/symbols/classic/vpcs_guest.svg",
-    });
+    expect(r.body).toEqual({ Classic: CLASSIC_ROLES });
     const ids = new Set((await call(s.url, "GET", "/v2/symbols")).body.map((x: any) => x.symbol_id));
     for (const id of Object.values(r.body.Classic)) expect(ids.has(id)).toBe(true);
+  });
+
+  it("draws the symbol of every built-in template and of every template type's default (no generic computer)", async () => {
+    const builtins = (await call(s.url, "GET", "/v2/templates")).body.filter((t: any) => t.builtin);
+    expect(builtins.map((t: any) => t.template_type).sort()).toEqual(["atm_switch", "cloud", "ethernet_hub", "ethernet_switch", "frame_relay_switch", "nat", "vpcs"]);
+    const defaults: string[] = [];
+    for (const template_type of TEMPLATE_TYPES) {
+      const t = await call(s.url, "POST", "/v2/templates", { name: `symbol of ${template_type}`, template_type, compute_id: "local" });
+      expect(t.status, t.text).toBe(201);
+      defaults.push(t.body.symbol);
+    }
+    // The GUI asks for each template's short id (:/symbols/<file>, the ":" raw or encoded), the picker for the full one.
+    for (const id of [...builtins.map((t: any) => t.symbol), ...defaults]) {
+      const file = id.split("/").pop();
+      expect(OWN_SET, id).toContain(file);
+      for (const url of [`/v2/symbols/${id}/raw`, `/v2/symbols/${encodeURIComponent(id)}/raw`, `/v2/symbols/:/symbols/classic/${file}/raw`]) {
+        const raw = await call(s.url, "GET", url);
+        expect([raw.status, raw.headers.get("content-type")], url).toEqual([200, "image/svg+xml"]);
+        expect(raw.text, url).toBe(builtinFile(file));
+      }
+    }
   });
 
   it("offers the same catalogue over GraphQL", async () => {

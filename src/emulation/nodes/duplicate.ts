@@ -6,6 +6,7 @@ import { projectDir } from "../projects/serialize.js";
 import { createNode, getNode } from "./operations.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "./serialize.js";
 import type { ConsoleType, NodeLabel, NodeType } from "./schema.js";
+import { renameInStartupScript } from "./vpcs-startup.js";
 
 /** Properties that identify one node and must not be copied (GNS3's list). */
 const UNIQUE_PROPERTIES = ["node_id", "name", "mac_addr", "mac_address", "compute_id", "application_id", "dynamips_id"];
@@ -13,7 +14,8 @@ const UNIQUE_PROPERTIES = ["node_id", "name", "mac_addr", "mac_address", "comput
 /**
  * GNS3's node duplicate: a new node with the same settings and properties, named like the original (the name
  * allocator renumbers it: PC1 → PC2), unlocked, at the given position, with its own console port, and a copy of
- * the original's files (startup config …). Links are not copied.
+ * the original's files (startup config …; a VPCS `set pcname` line takes the new name, as GNS3's compute does).
+ * Links are not copied.
  */
 export async function duplicateNode(ctx: AppContext, projectId: string, nodeId: string, at: { x: number; y: number; z?: number }): Promise<Node> {
   const node = await getNode(ctx, projectId, nodeId);
@@ -43,6 +45,7 @@ export async function duplicateNode(ctx: AppContext, projectId: string, nodeId: 
     const dir = projectDir(ctx, await getOpenedProject(ctx, projectId));
     const from = nodeDirectory(dir, node);
     if (await fs.stat(from).catch(() => undefined)) await fs.cp(from, nodeDirectory(dir, copy), { recursive: true, force: true });
+    if (copy.nodeType === "vpcs") await renameInStartupScript(nodeDirectory(dir, copy), copy.name);
   }
   return copy;
 }

@@ -27,6 +27,8 @@ const NodePortType = builder.objectRef<NodePort>("NodePort").implement({
     portNumber: t.exposeInt("port_number"),
     linkType: t.field({ type: LinkTypeEnum, resolve: (p) => p.link_type }),
     dataLinkTypes: t.field({ type: "JSON", description: "Capture link types, e.g. {Ethernet: DLT_EN10MB}", resolve: (p) => p.data_link_types }),
+    adapterType: t.string({ nullable: true, description: "The emulated NIC of an adapter port (qemu: e1000 …)", resolve: (p) => p.adapter_type ?? null }),
+    macAddress: t.string({ nullable: true, description: "The adapter's MAC (qemu: the node's base MAC plus the adapter number)", resolve: (p) => p.mac_address ?? null }),
   }),
 });
 

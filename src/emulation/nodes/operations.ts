@@ -16,6 +16,7 @@ import { defaultPortsMapping } from "./ports.js";
 import { checkQemuNodeOptions, prepareQemuProperties, qemuCustomAdaptersSchema } from "./qemu-properties.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "./serialize.js";
 import { newNodeSchema, nodeChangesSchema, type ConsoleType, type NewNode, type NodeChanges, type NodeLabel, type NodeStatus } from "./schema.js";
+import { renameInStartupScript, takeBaseScript, writeStartupScript } from "./vpcs-startup.js";
 
 const DEFAULT_SYMBOL = ":/symbols/computer.svg";
 const SYMBOL_SIZE = { width: 65, height: 59 };
@@ -124,7 +125,9 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
   const builtin = BUILTIN_TYPES.has(input.nodeType);
   const ports = defaultPortsMapping(input.nodeType);
   const id = input.nodeId ?? randomUUID();
-  const properties = await emulatorProperties(ctx, { ...input, id }, { ...(ports && { ports_mapping: ports }), ...input.properties }, "all");
+  // A vpcs node's base_script_file becomes its first startup.vpc, as in GNS3, and is not kept.
+  const { script, rest } = input.nodeType === "vpcs" ? takeBaseScript(input.properties ?? {}) : { script: undefined, rest: input.properties };
+  const properties = await emulatorProperties(ctx, { ...input, id }, { ...(ports && { ports_mapping: ports }), ...rest }, "all");
   if (await ctx.db.node.findUnique({ where: { id } })) throw new ConflictError(`Node ID ${id} already exists`);
 
   const node = await withUniqueRetry(() =>
@@ -161,6 +164,7 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
   const placed = input.computeId === "local" ? node : await ctx.services.emulation.placement.place(node);
   const dir = projectDir(ctx, project);
   if (!builtin) await fs.mkdir(nodeDirectory(dir, placed), { recursive: true });
+  if (script !== undefined) await writeStartupScript(nodeDirectory(dir, placed), placed.name, script);
   await publishTopologyEvent(ctx, projectId, { type: "node.created", node: placed, projectDir: dir });
   return placed;
 }
@@ -217,6 +221,9 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
       });
     }),
   );
+  if (after.nodeType === "vpcs" && after.name !== before.name) {
+    await renameInStartupScript(nodeDirectory(projectDir(ctx, await getProject(ctx, projectId)), after), after.name);
+  }
   await publishIfChanged(ctx, before, after);
   return after;
 }

@@ -1,3 +1,5 @@
+import { nodeAdapter, readCustomAdapters, type AdapterSource } from "./adapters.js";
+
 /**
  * The ports a node exposes, derived from its type and properties (GNS3 computes them on the compute side;
  * here they are a pure function of the stored node, so nothing can drift).
@@ -9,14 +11,17 @@ export interface NodePort {
   port_number: number;
   link_type: "ethernet" | "serial";
   data_link_types: Record<string, string>;
+  /** Adapter ports only, when known (GNS3 leaves the keys out otherwise). */
+  adapter_type?: string;
+  mac_address?: string;
 }
 
-interface PortSource {
-  nodeType: string;
-  properties: Record<string, unknown>;
+interface PortSource extends AdapterSource {
   portNameFormat: string;
   portSegmentSize: number;
   firstPortName: string | null;
+  /** The stored `custom_adapters` (JSON). */
+  customAdapters?: string;
 }
 
 const ETHERNET = { Ethernet: "DLT_EN10MB" };
@@ -67,10 +72,13 @@ export function nodePorts(node: PortSource): NodePort[] {
         return ethernet(name, builtin ? `e${m.port_number}` : name, 0, m.port_number as number);
       });
   }
-  // Emulators with network adapters: one single-port adapter each, named from the port name format.
+  // Emulators with network adapters: one single-port adapter each, named from the port name format unless a
+  // custom adapter names it, with the adapter's type and MAC (a qemu node's: base MAC + adapter number).
   const adapters = typeof properties.adapters === "number" && properties.adapters >= 0 ? properties.adapters : 1;
+  const custom = readCustomAdapters(node.customAdapters);
   return Array.from({ length: adapters }, (_, i) => {
-    const name = i === 0 && node.firstPortName ? node.firstPortName : formatPortName(node.portNameFormat, i, node.portSegmentSize);
-    return ethernet(name, `e${i}`, i, 0);
+    const { portName, adapterType, macAddress } = nodeAdapter(node, custom, i);
+    const name = portName ?? (i === 0 && node.firstPortName ? node.firstPortName : formatPortName(node.portNameFormat, i, node.portSegmentSize));
+    return { ...ethernet(name, `e${i}`, i, 0), ...(adapterType && { adapter_type: adapterType }), ...(macAddress && { mac_address: macAddress }) };
   });
 }

@@ -4,6 +4,7 @@ import { parseInput } from "../../platform/input.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { imageNameSchema } from "../images/names.js";
 import { ImageMissingError, imageMd5, resolveImage } from "../images/store.js";
+import { MAC_PATTERN, qemuBaseMac } from "./adapters.js";
 import {
   ForbiddenQemuOption,
   parseQemuOptions,
@@ -48,7 +49,6 @@ export const QEMU_IMAGE_FIELDS = [
 ] as const;
 export type QemuImageField = (typeof QEMU_IMAGE_FIELDS)[number];
 
-const MAC_PATTERN = /^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$/;
 export const macAddressSchema = z.string().regex(MAC_PATTERN, "must be a MAC address like 0c:12:34:56:00:00");
 
 /** An image field: "" (none) or a name relative to images/QEMU. */
@@ -121,7 +121,7 @@ export type QemuProperties = {
   [K in keyof typeof qemuPropertyFields]: z.output<(typeof qemuPropertyFields)[K]>;
 } & { [K in `${QemuImageField}_md5sum`]: string | null };
 
-/** GNS3's compute defaults (compat-qemu §2); `mac_address` null means "derived from the node id" (§5). */
+/** GNS3's compute defaults (compat-qemu §2); `mac_address` null means "derived from the node id" (§5, adapters.ts). */
 export function qemuDefaults(): Omit<QemuProperties, `${QemuImageField}_md5sum`> {
   return {
     qemu_path: "",
@@ -197,21 +197,6 @@ export function qemuTemplateDefaults(): Record<string, unknown> {
     port_segment_size: 0,
     custom_adapters: [],
   };
-}
-
-// ------------------------------------------------------------------ MAC addresses (compat-qemu §5)
-
-/** The node's base MAC: `0c:` + hex chars [2:8] of its id + `:00:00` (node e7a3f521-… → 0c:a3:f5:21:00:00). */
-export function qemuBaseMac(nodeId: string): string {
-  const hex = nodeId.replaceAll("-", "").toLowerCase();
-  return `0c:${hex.slice(2, 4)}:${hex.slice(4, 6)}:${hex.slice(6, 8)}:00:00`;
-}
-
-/** Adapter n's MAC: the base plus n as a 48-bit integer; a custom adapter's own MAC wins. */
-export function qemuAdapterMac(base: string, adapter: number, custom?: { mac_address?: string }): string {
-  if (custom?.mac_address) return custom.mac_address.toLowerCase();
-  const value = (BigInt(`0x${base.replaceAll(":", "")}`) + BigInt(adapter)) & 0xffffffffffffn;
-  return value.toString(16).padStart(12, "0").match(/../g)!.join(":");
 }
 
 // ------------------------------------------------------------------ options (compat-qemu §2, refused options: docs/gns3-compat.md)

@@ -33,7 +33,7 @@ export const CACHEABLE_FIELDS = new Set([
   ].map((f) => `QemuSettings.${f}`),
   ...["slot", "name", "md5sum", "interface"].map((f) => `QemuDisk.${f}`),
   ...["name", "md5sum"].map((f) => `QemuImage.${f}`),
-  ...["name", "shortName", "adapterNumber", "portNumber", "linkType", "dataLinkTypes"].map((f) => `NodePort.${f}`),
+  ...["name", "shortName", "adapterNumber", "portNumber", "linkType", "dataLinkTypes", "adapterType", "macAddress"].map((f) => `NodePort.${f}`),
   ...[
     "id", "projectId", "linkType", "endpoints", "filters", "linkStyle", "suspend", "capturing", "captureFileName",
     "captureFilePath", "captureComputeId",

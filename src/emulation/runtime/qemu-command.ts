@@ -1,4 +1,5 @@
-import { qemuAdapterMac, type QemuProperties } from "../nodes/qemu-properties.js";
+import { nodeAdapter, type CustomAdapter } from "../nodes/adapters.js";
+import type { QemuProperties } from "../nodes/qemu-properties.js";
 
 /**
  * The qemu command line of a node, in GNS3's order (compat-qemu §3): name, memory, CPUs, acceleration, boot
@@ -18,7 +19,7 @@ export interface QemuLaunch {
   properties: QemuProperties;
   /** The node's options: placeholders expanded, then checked (qemu-launch.ts). */
   options: string[];
-  customAdapters: { adapter_number?: unknown; adapter_type?: unknown; mac_address?: unknown }[];
+  customAdapters: CustomAdapter[];
   /** hda…hdd → the file to boot (overlay or base). */
   disks: Partial<Record<"hda" | "hdb" | "hdc" | "hdd", { file: string; interface: string }>>;
   cdrom?: string;
@@ -60,17 +61,15 @@ function diskArgs(index: number, file: string, iface: string): string[] {
 }
 
 function nicArgs(l: QemuLaunch): string[] {
-  const p = l.properties;
-  const base = p.mac_address || "";
+  const node = { id: l.nodeId, nodeType: "qemu", properties: l.properties };
   const out: string[] = [];
   const bridges = Math.ceil(Math.max(0, l.nics.length - NICS_ON_BUS0) / NICS_PER_BRIDGE);
   for (let b = 1; b <= bridges; b++) out.push("-device", `pci-bridge,id=pci-bridge${b},chassis_nr=${b}`);
   l.nics.forEach((nic, n) => {
-    const custom = l.customAdapters.find((c) => c.adapter_number === n);
-    const type = typeof custom?.adapter_type === "string" ? custom.adapter_type : p.adapter_type;
-    const driver = type === "virtio" ? "virtio-net-pci" : type;
-    const mac = qemuAdapterMac(base, n, typeof custom?.mac_address === "string" ? { mac_address: custom.mac_address } : undefined);
-    let device = `${driver},mac=${mac}`;
+    // The node's ports show the same type and MAC (adapters.ts).
+    const { adapterType, macAddress } = nodeAdapter(node, l.customAdapters, n);
+    const driver = adapterType === "virtio" ? "virtio-net-pci" : adapterType;
+    let device = `${driver},mac=${macAddress}`;
     if (driver === "virtio-net-pci") device += ",speed=10000,duplex=full";
     if (n >= NICS_ON_BUS0) {
       const k = n - NICS_ON_BUS0;

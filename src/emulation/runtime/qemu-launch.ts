@@ -3,7 +3,8 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, DomainError } from "../../platform/errors.js";
 import { checkImageReferences } from "../images/references.js";
 import { ImageMissingError, imageDirectory, resolveImage } from "../images/store.js";
-import { qemuBaseMac, qemuBinaryName, readQemuProperties, type QemuProperties } from "../nodes/qemu-properties.js";
+import { qemuBaseMac, readCustomAdapters } from "../nodes/adapters.js";
+import { qemuBinaryName, readQemuProperties, type QemuProperties } from "../nodes/qemu-properties.js";
 import { parseQemuOptions, qemuOptionsArgv, qemuOptionsMemoryMb, splitQemuOptions } from "../nodes/qemu-options.js";
 import { optionChecksOffForTests } from "./confinement.js";
 import { nodeProperties } from "../nodes/serialize.js";
@@ -112,7 +113,7 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     name: node.name,
     properties: p,
     options: options.argv,
-    customAdapters: parseArray(node.customAdapters),
+    customAdapters: readCustomAdapters(node.customAdapters),
     disks,
     ...files,
     console: node.consoleType === "telnet" && node.console != null ? { host: consoleHost, port: node.console } : undefined,
@@ -136,13 +137,4 @@ export async function prepareQemu(ctx: AppContext, input: QemuLaunchInput): Prom
     onClose: p.on_close,
     nice: NICENESS[p.process_priority] ?? DEFAULT_NICE,
   };
-}
-
-function parseArray(json: string): QemuLaunch["customAdapters"] {
-  try {
-    const v = JSON.parse(json) as unknown;
-    return Array.isArray(v) ? v.filter((x) => x && typeof x === "object") : [];
-  } catch {
-    return [];
-  }
 }

@@ -101,22 +101,28 @@ export async function uploadSymbol(ctx: AppContext, symbolId: string, data: Buff
   return { symbol_id: name, filename: name, theme: CUSTOM_THEME, builtin: false };
 }
 
-/** Which symbol each kind of node gets by default, per theme (GET /v2/default_symbols). */
+/**
+ * Which symbol each kind of node gets by default, per theme (GET /v2/default_symbols): GNS3's Classic roles, each
+ * drawn here (a built-in template's short id, `:/symbols/<role file>`, resolves to the same file by base name).
+ */
+const CLASSIC_ROLES: Record<string, string> = {
+  cloud: "cloud.svg",
+  nat: "nat.svg",
+  ethernet_switch: "ethernet_switch.svg",
+  ethernet_hub: "hub.svg",
+  frame_relay_switch: "frame_relay_switch.svg",
+  atm_switch: "atm_switch.svg",
+  router: "router.svg",
+  multilayer_switch: "multilayer_switch.svg",
+  firewall: "firewall.svg",
+  computer: "computer.svg",
+  vpcs_guest: "vpcs_guest.svg",
+  qemu_guest: "qemu_guest.svg",
+  vbox_guest: "vbox_guest.svg",
+  vmware_guest: "vmware_guest.svg",
+  docker_guest: "docker_guest.svg",
+};
+
 export function defaultSymbols(): Record<string, Record<string, string>> {
-  const classic = (file: string) => `:/symbols/classic/${file}`;
-  return {
-    Classic: {
-      router: classic("router.svg"),
-      ethernet_switch: classic("ethernet_switch.svg"),
-      multilayer_switch: classic("multilayer_switch.svg"),
-      ethernet_hub: classic("hub.svg"),
-      firewall: classic("firewall.svg"),
-      computer: classic("computer.svg"),
-      vpcs_guest: classic("vpcs_guest.svg"),
-      qemu_guest: classic("server.svg"),
-      docker_guest: classic("server.svg"),
-      cloud: classic("cloud.svg"),
-      nat: classic("cloud.svg"),
-    },
-  };
+  return { Classic: Object.fromEntries(Object.entries(CLASSIC_ROLES).map(([role, file]) => [role, `:/symbols/classic/${file}`])) };
 }

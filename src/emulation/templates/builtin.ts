@@ -88,7 +88,7 @@ const RULES: Record<NodeType, TypeRules> = {
   vpcs: {
     fields: { base_script_file: z.string().optional(), console_type: z.enum(["telnet", "none"]).optional(), console_auto_start: z.boolean().optional() },
     defaults: () => ({ category: "guest", default_name_format: "PC{0}", symbol: ":/symbols/vpcs_guest.svg", base_script_file: "vpcs_base_config.txt", console_type: "telnet", console_auto_start: false }),
-    nodeProperties: [],
+    nodeProperties: ["base_script_file"], // the node's first startup.vpc (nodes/vpcs-startup.ts), not kept as a property
   },
   ethernet_switch: {
     fields: { ports_mapping: z.array(switchPort).optional(), console_type: z.enum(["telnet", "none"]).optional() },

@@ -9,6 +9,7 @@ import { createNode, deleteNode, updateNode } from "../../nodes/operations.js";
 import { nodePorts } from "../../nodes/ports.js";
 import { nodeDirectory, nodeProperties } from "../../nodes/serialize.js";
 import type { ConsoleType, NodeChanges } from "../../nodes/schema.js";
+import { writeStartupScript } from "../../nodes/vpcs-startup.js";
 import { projectDir } from "../../projects/serialize.js";
 import { NIO_WIRE } from "../../runtime/manager.js";
 import { nodeAction, type NodeAction } from "../../nodes/lifecycle.js";
@@ -74,12 +75,10 @@ export async function getComputeNode(ctx: AppContext, projectId: string, nodeTyp
   return node;
 }
 
-/** VPCS keeps its startup script in the node directory (startup.vpc), not in the node's properties. */
-async function writeStartupScript(ctx: AppContext, node: Node, script: unknown): Promise<void> {
+/** VPCS keeps its startup script in the node directory (startup.vpc, `%h` → the node name), not in its properties. */
+async function writeComputeStartupScript(ctx: AppContext, node: Node, script: unknown): Promise<void> {
   if (node.nodeType !== "vpcs" || typeof script !== "string") return;
-  const dir = nodeDirectory(projectDir(ctx, await getComputeProject(ctx, node.projectId)), node);
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, "startup.vpc"), script);
+  await writeStartupScript(nodeDirectory(projectDir(ctx, await getComputeProject(ctx, node.projectId)), node), node.name, script);
 }
 
 function splitProperties(properties: Record<string, unknown>) {
@@ -111,7 +110,7 @@ export async function createComputeNode(ctx: AppContext, projectId: string, node
     consoleType: input.consoleType,
     properties: stored,
   });
-  await writeStartupScript(ctx, node, script);
+  await writeComputeStartupScript(ctx, node, script);
   return node;
 }
 
@@ -121,7 +120,7 @@ export async function updateComputeNode(ctx: AppContext, projectId: string, node
   const changes: NodeChanges = { name: input.name, console: input.console, consoleType: input.consoleType };
   if (Object.keys(stored).length) changes.properties = stored;
   const node = await updateNode(ctx, projectId, nodeId, changes);
-  await writeStartupScript(ctx, node, script);
+  await writeComputeStartupScript(ctx, node, script);
   return node;
 }
 
