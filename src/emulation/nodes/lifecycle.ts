@@ -38,10 +38,22 @@ async function stopNow(ctx: AppContext, node: Node): Promise<Node> {
   return after;
 }
 
-export const startNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "start");
-export const stopNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "stop");
-export const suspendNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "suspend");
-export const reloadNode = (ctx: AppContext, projectId: string, nodeId: string) => nodeAction(ctx, projectId, nodeId, "reload");
+export function startNode(ctx: AppContext, projectId: string, nodeId: string): Promise<Node> {
+  return nodeAction(ctx, projectId, nodeId, "start");
+}
+
+export function stopNode(ctx: AppContext, projectId: string, nodeId: string): Promise<Node> {
+  return nodeAction(ctx, projectId, nodeId, "stop");
+}
+
+export function suspendNode(ctx: AppContext, projectId: string, nodeId: string): Promise<Node> {
+  return nodeAction(ctx, projectId, nodeId, "suspend");
+}
+
+export function reloadNode(ctx: AppContext, projectId: string, nodeId: string): Promise<Node> {
+  return nodeAction(ctx, projectId, nodeId, "reload");
+}
+
 
 /**
  * start | stop | suspend | reload one node; returns the node as it stands afterwards. Carried out by the instance
