@@ -1,5 +1,7 @@
 import type { ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findOwnedPids, isAlive } from "../../src/emulation/runtime/processes.js";
@@ -19,6 +21,9 @@ const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
 type Cli = Awaited<ReturnType<typeof spawnCliServer>>;
 
 const exited = (child: ChildProcess) => new Promise<void>((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once("exit", () => r())));
+
+const runnerOn = async (s: TestServer, pid: string) =>
+  (await gql(s.url, `query($p: ID!) { project(id: $p) { runnerId } }`, { p: pid })).data.project.runnerId as string | null;
 
 /** The node's status as B's three read paths tell it. */
 async function statusesOnB(b: TestServer, pid: string, nid: string): Promise<string[]> {
@@ -107,6 +112,9 @@ describe.skipIf(!redisUp || !onPostgres || !hasVpcs)("an instance's nodes after 
     const both = await Promise.all([call(a.url, "POST", `/v2/projects/${pid}/nodes/${nid}/start`), call(b.url, "POST", `/v2/projects/${pid}/nodes/${nid}/start`)]);
     expect(both.map((r) => r.status)).toEqual([200, 200]);
     expect([vpcsOf(a), vpcsOf(b)]).toEqual([oneStart, 0]);
+    // The owner is written down, and every instance reads the same one: A (named after its host and data directory).
+    const owner = `${os.hostname()}-${createHash("sha256").update(path.resolve(a.dataDir)).digest("hex").slice(0, 8)}`;
+    expect(await runnerOn(b, pid)).toBe(owner);
   }, 90_000);
 
   it("kill -9 of the owner: within 30 s B reads `stopped` everywhere, its stream got node.updated, and a start through B runs the node on B", async () => {
@@ -125,6 +133,7 @@ describe.skipIf(!redisUp || !onPostgres || !hasVpcs)("an instance's nodes after 
     } finally {
       stream.close();
     }
+    expect(await runnerOn(b, pid)).toBe(b.ctx.config.instanceId); // B took the project over
     const start = await call(b.url, "POST", `/v2/projects/${pid}/nodes/${nid}/start`);
     expect(start.status).toBe(200);
     expect(running(a, b)[1]).toBeGreaterThan(0);

@@ -42,6 +42,10 @@ export const ProjectRef = builder.prismaObject("Project", {
     path: t.string({ description: "The project directory", resolve: (p, _a, ctx) => projectDir(ctx, p) }),
     filename: t.exposeString("filename", { description: "The topology file name (set at creation, kept on rename)" }),
     status: t.field({ type: ProjectStatus, resolve: (p) => p.status as "opened" | "closed" }),
+    runnerId: t.exposeString("runnerId", {
+      nullable: true,
+      description: "The instance of this deployment that runs the project's nodes, switches and links while it is open (PATCHBAY_INSTANCE_ID); null when none does yet",
+    }),
     autoStart: t.exposeBoolean("autoStart"),
     autoOpen: t.exposeBoolean("autoOpen"),
     autoClose: t.exposeBoolean("autoClose"),
