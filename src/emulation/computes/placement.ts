@@ -4,8 +4,8 @@ import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
-import { qemuPropertiesSchema } from "../nodes/qemu-properties.js";
 import { nodeProperties } from "../nodes/serialize.js";
+import { driverFor, hasConsole, processTypes, runnableTypesInWords, runsProcess } from "../runtime/drivers/registry.js";
 import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
 import type { NodeAction } from "../nodes/lifecycle.js";
 import { WebSocket } from "ws";
@@ -25,9 +25,6 @@ import type { ComputeMonitor } from "./monitor.js";
 const STATUS_POLL_MS = 2_000;
 /** Tear-down calls to a compute that may be gone must not hold the runtime's per-link queue for long. */
 const TEARDOWN_TIMEOUT_MS = 3_000;
-const PLACEABLE = new Set(["vpcs", "qemu", "ethernet_hub", "ethernet_switch"]);
-/** Node types with a process on their compute: a command line to read back, a status that can change there. */
-const PROCESS_TYPES = ["vpcs", "qemu"];
 
 const nodeRoute = (node: Pick<Node, "projectId" | "nodeType" | "id">) => `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes/${node.id}`;
 const portRoute = (node: Node, adapter: number, port: number) => `${nodeRoute(node)}/adapters/${adapter}/ports/${port}/nio`;
@@ -84,14 +81,13 @@ export class Placement {
    * is free and in its range, else picks another (as GNS3's port manager does); the controller records the answer.
    */
   private async createOnCompute(t: ComputeTarget, node: Node): Promise<Node> {
-    if (!PLACEABLE.has(node.nodeType)) throw new ConflictError(`Compute '${t.name}' cannot run ${node.nodeType} nodes (it runs vpcs, qemu, ethernet_hub and ethernet_switch)`);
+    // The node types a compute API drives are those of our drivers (a remote Patchbay, or gns3-server's).
+    const driver = driverFor(node.nodeType);
+    if (!driver) throw new ConflictError(`Compute '${t.name}' cannot run ${node.nodeType} nodes (it runs ${runnableTypesInWords()})`);
     await this.ensureProject(t, node.projectId);
-    const props = nodeProperties(node);
     const body: Record<string, unknown> = { node_id: node.id, name: node.name };
-    if (node.nodeType !== "ethernet_hub") body.console_type = node.consoleType ?? "none";
-    if (node.nodeType === "vpcs") body.mac_offset = await this.runtime.macOffset(node);
-    else if (node.nodeType === "qemu") Object.assign(body, qemuComputeProperties(props)); // its images must be on that compute
-    else body.ports_mapping = props.ports_mapping ?? [];
+    if (hasConsole(driver)) body.console_type = node.consoleType ?? "none";
+    Object.assign(body, await driver.remoteCreate(this.ctx, node));
     if (node.console != null) body.console = node.console;
     const answer = await computeJson(t, "POST", `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes`, body);
     this.markPresent(t.computeId, node.id);
@@ -126,7 +122,7 @@ export class Placement {
   private async refresh(t: ComputeTarget, node: Node): Promise<Node> {
     const answer = await computeJson(t, "GET", nodeRoute(node));
     const state: Parameters<typeof setNodeRuntimeState>[2] = { status: answer.status };
-    if (PROCESS_TYPES.includes(node.nodeType)) state.commandLine = answer.command_line ?? "";
+    if (runsProcess(node.nodeType)) state.commandLine = answer.command_line ?? "";
     if (typeof answer.console === "number" && answer.console !== node.console) state.console = answer.console;
     return setNodeRuntimeState(this.ctx, node.id, state);
   }
@@ -251,7 +247,7 @@ export class Placement {
     const node = await this.ctx.db.node.findFirst({ where: { id: event.node_id, computeId } });
     if (!node || !["stopped", "started", "suspended"].includes(event.status)) return;
     const state: Parameters<typeof setNodeRuntimeState>[2] = { status: event.status };
-    if (PROCESS_TYPES.includes(node.nodeType) && "command_line" in event) state.commandLine = event.command_line ?? "";
+    if (runsProcess(node.nodeType) && "command_line" in event) state.commandLine = event.command_line ?? "";
     await setNodeRuntimeState(this.ctx, node.id, state);
   }
 
@@ -337,7 +333,7 @@ export class Placement {
     const computeIds = [...this.connected].filter(([, up]) => up).map(([id]) => id);
     if (!computeIds.length) return;
     const nodes = await this.ctx.db.node.findMany({
-      where: { computeId: { in: computeIds }, nodeType: { in: PROCESS_TYPES }, status: { not: "stopped" }, project: { status: "opened" } },
+      where: { computeId: { in: computeIds }, nodeType: { in: processTypes() }, status: { not: "stopped" }, project: { status: "opened" } },
     });
     for (const n of nodes) {
       if (this.stopped) return;
@@ -354,13 +350,9 @@ type NodeData = Omit<Node, "createdAt">;
 
 const isRemote = (node: NodeData) => node.computeId !== LOCAL_ID;
 
-/** The qemu properties the compute API takes (a node imported from a .gns3 file may carry other keys). */
-const QEMU_KEYS = Object.keys(qemuPropertiesSchema.shape);
-const qemuComputeProperties = (props: Record<string, unknown>) => Object.fromEntries(Object.entries(props).filter(([k]) => QEMU_KEYS.includes(k)));
-
 /** What a compute is told of a node's settings: its name and emulator properties, in the compute API's flat form. */
 const remoteSettings = (node: NodeData) => {
   const props = nodeProperties(node);
-  return { name: node.name, ...(node.nodeType === "qemu" ? qemuComputeProperties(props) : props) };
+  return { name: node.name, ...(driverFor(node.nodeType)?.remoteSettings(props) ?? props) };
 };
 const remoteSettingsKey = (node: NodeData) => JSON.stringify(remoteSettings(node));

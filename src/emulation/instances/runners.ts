@@ -3,7 +3,7 @@ import { NotFoundError, UnavailableError } from "../../platform/errors.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { setLinkCaptureState } from "../links/operations.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
-import { ALWAYS_ON_TYPES } from "../runtime/manager.js";
+import { alwaysOnTypes } from "../runtime/drivers/registry.js";
 import type { LocalCompute } from "../runtime/manager.js";
 import { type Command, type CommandChannel, NotListeningError } from "./commands.js";
 import type { Presence } from "./presence.js";
@@ -153,7 +153,7 @@ export class ProjectRunners {
   /** In the projects `which` selects: nodes that run processes recorded stopped, captures off, each with its event. */
   private async recordNothingRuns(which: ProjectsWhere): Promise<void> {
     const nodes = await this.ctx.db.node.findMany({
-      where: { project: which, computeId: LOCAL_ID, status: { not: "stopped" }, nodeType: { notIn: [...ALWAYS_ON_TYPES] } },
+      where: { project: which, computeId: LOCAL_ID, status: { not: "stopped" }, nodeType: { notIn: alwaysOnTypes() } },
       select: { id: true },
     });
     await this.recordStopped(nodes.map((n) => n.id));

@@ -4,7 +4,7 @@ import { ConflictError } from "../../platform/errors.js";
 import { stopOrphanCaptures } from "../links/capture.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { isRemote } from "../computes/model.js";
-import { RUNNABLE_TYPES, unsupportedReason } from "../runtime/manager.js";
+import { driverFor, isAlwaysOn, runsProcess, unavailableReason } from "../runtime/drivers/registry.js";
 import { getNode, projectDirectory, setNodeRuntimeState } from "./operations.js";
 import { nodeDirectory } from "./serialize.js";
 
@@ -16,7 +16,6 @@ import { nodeDirectory } from "./serialize.js";
 export type NodeAction = "start" | "stop" | "suspend" | "reload";
 export const NODE_ACTIONS: readonly NodeAction[] = ["start", "stop", "suspend", "reload"];
 
-const ALWAYS_ON = new Set(["ethernet_hub", "ethernet_switch"]);
 const BULK_PARALLELISM = 3;
 
 async function workdir(ctx: AppContext, node: Node): Promise<string> {
@@ -26,12 +25,12 @@ async function workdir(ctx: AppContext, node: Node): Promise<string> {
 async function startNow(ctx: AppContext, node: Node): Promise<Node> {
   const compute = ctx.services.emulation.runtime;
   const commandLine = await compute.startProcess(node, await workdir(ctx, node));
-  if (ALWAYS_ON.has(node.nodeType)) return node;
+  if (isAlwaysOn(node.nodeType)) return node;
   return setNodeRuntimeState(ctx, node.id, { status: "started", commandLine });
 }
 
 async function stopNow(ctx: AppContext, node: Node): Promise<Node> {
-  if (!RUNNABLE_TYPES.has(node.nodeType) || ALWAYS_ON.has(node.nodeType)) return node; // nothing runs: nothing to stop
+  if (!runsProcess(node.nodeType)) return node; // nothing runs: nothing to stop
   await ctx.services.emulation.runtime.stopProcess(node.id);
   const after = await setNodeRuntimeState(ctx, node.id, { status: "stopped" });
   await stopOrphanCaptures(ctx, node.id);
@@ -76,25 +75,19 @@ async function nodeActionHere(ctx: AppContext, projectId: string, nodeId: string
       case "stop":
         return stopNow(ctx, node);
       case "suspend": {
-        // VPCS cannot be suspended: the compute accepts the request and nothing changes (as in GNS3).
-        const reason = unsupportedReason(node);
-        if (reason && node.nodeType !== "vpcs") throw new ConflictError(reason);
-        const vm = compute.vm(node.id);
-        if (!vm) return node; // a stopped VM stays stopped
-        await vm.suspend();
+        // What cannot pause accepts the request and nothing changes (VPCS, as in GNS3; hubs and switches).
+        if (driverFor(node.nodeType)?.suspends === false) return node;
+        const reason = unavailableReason(node);
+        if (reason) throw new ConflictError(reason);
+        if (!(await compute.suspendProcess(node.id))) return node; // a stopped VM stays stopped
         return setNodeRuntimeState(ctx, node.id, { status: "suspended" });
       }
       case "reload": {
-        const reason = unsupportedReason(node);
+        const reason = unavailableReason(node);
         if (reason) throw new ConflictError(reason);
-        if (ALWAYS_ON.has(node.nodeType)) return node;
-        const vm = compute.vm(node.id);
-        if (vm) {
-          // GNS3 resets the machine in place (system_reset); a suspended VM runs again.
-          await vm.reset();
-          await vm.resume();
-          return setNodeRuntimeState(ctx, node.id, { status: "started" });
-        }
+        if (isAlwaysOn(node.nodeType)) return node;
+        // GNS3 resets the machine in place (system_reset); a suspended VM runs again.
+        if (await compute.reloadProcess(node.id)) return setNodeRuntimeState(ctx, node.id, { status: "started" });
         await stopNow(ctx, node);
         return startNow(ctx, await getNode(ctx, projectId, nodeId));
       }

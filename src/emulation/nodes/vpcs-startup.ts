@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import { resolveInside } from "../files/safe-path.js";
+import { VPCS_STARTUP_SCRIPT } from "../runtime/vpcs.js";
 
 /**
  * A VPCS node's startup script, `startup.vpc` in its node directory: the runtime passes it to vpcs when present,
@@ -8,8 +9,6 @@ import { resolveInside } from "../files/safe-path.js";
  * and the property is not kept. Only the base scripts shipped here can be named: a client never makes the server
  * read a file of its choosing (GNS3 reads any path, relative to its configs directory or absolute).
  */
-export const STARTUP_SCRIPT = "startup.vpc";
-
 /** `%h` is the node name. */
 const BASE_SCRIPTS: Record<string, string> = {
   "vpcs_base_config.txt": [
@@ -32,7 +31,7 @@ export function takeBaseScript(properties: Record<string, unknown>): { script?: 
 /** Writes the script with `%h` replaced by the node name, as GNS3's compute does with a script it is sent. */
 export async function writeStartupScript(nodeDir: string, nodeName: string, script: string): Promise<void> {
   await fs.mkdir(nodeDir, { recursive: true });
-  await fs.writeFile(await resolveInside(nodeDir, STARTUP_SCRIPT), script.replaceAll("%h", () => nodeName));
+  await fs.writeFile(await resolveInside(nodeDir, VPCS_STARTUP_SCRIPT), script.replaceAll("%h", () => nodeName));
 }
 
 /**
@@ -41,7 +40,7 @@ export async function writeStartupScript(nodeDir: string, nodeName: string, scri
  */
 export async function renameInStartupScript(nodeDir: string, nodeName: string): Promise<void> {
   // A script that is not a plain file of the node (none yet, or a link leading out) is left alone.
-  const file = await resolveInside(nodeDir, STARTUP_SCRIPT).catch(() => undefined);
+  const file = await resolveInside(nodeDir, VPCS_STARTUP_SCRIPT).catch(() => undefined);
   const script = file === undefined ? undefined : await fs.readFile(file, "utf8").catch(() => undefined);
   if (file === undefined || script === undefined) return;
   const renamed = script.replace(/^set pcname .+$/gm, () => `set pcname ${nodeName}`);

@@ -11,7 +11,7 @@ import { changedFields, publishControllerEvent, publishTopologyEvent } from "../
 import { isStrictlyInside, resolveInsideRoots } from "../files/safe-path.js";
 import { assertFileName } from "../names.js";
 import { holdProjectConsoles, releaseProjectConsoles } from "../nodes/console.js";
-import { ALWAYS_ON_TYPES } from "../runtime/manager.js";
+import { alwaysOnTypes } from "../runtime/drivers/registry.js";
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { announceTopology } from "./announce.js";
@@ -200,7 +200,7 @@ export async function closeProject(ctx: AppContext, projectId: string): Promise<
   if (project.status === "closed") return project;
   const closed = await ctx.db.project.update({ where: { id: projectId }, data: { status: "closed", runnerId: null } });
   await ctx.services.emulation.runners.release(projectId, project.runnerId);
-  await ctx.db.node.updateMany({ where: { projectId, nodeType: { notIn: [...ALWAYS_ON_TYPES] }, status: { not: "stopped" } }, data: { status: "stopped" } });
+  await ctx.db.node.updateMany({ where: { projectId, nodeType: { notIn: alwaysOnTypes() }, status: { not: "stopped" } }, data: { status: "stopped" } });
   await ctx.db.link.updateMany({ where: { projectId, capturing: true }, data: { capturing: false, captureComputeId: null } });
   await writeTopologyFile(ctx, closed);
   await publishControllerEvent(ctx, { type: "project.closed", project: closed });

@@ -34,7 +34,7 @@ export interface EthernetStats {
   sent: number;
 }
 
-abstract class EthernetDevice {
+export abstract class EthernetDevice {
   protected ports = new Map<number, Port>();
   readonly stats: EthernetStats = { received: 0, sent: 0 };
 

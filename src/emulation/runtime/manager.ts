@@ -7,62 +7,26 @@ import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";
 import { nodeProperties } from "../nodes/serialize.js";
-import { EthernetHub, EthernetSwitch, type PortMapping } from "./ethernet.js";
+import type { EthernetDevice } from "./ethernet.js";
+import type { DeviceDriver, NodeProcess, ProcessDriver } from "./drivers/driver.js";
+import { driverFor, listedNodeTypes, udpOffsets, unavailableReason } from "./drivers/registry.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
-import { QemuProcess, removeStaleQmpSockets } from "./qemu.js";
-import { prepareQemu, qemuBinary, qemuNodeOptions, qemuProperties } from "./qemu-launch.js";
+import { removeStaleQmpSockets } from "./qemu.js";
 import { UdpPortPool } from "./udp-port-pool.js";
 import { killNowSync, recoverLeftovers } from "./processes.js";
-import { findVpcs, freeTcpPort, VPCS_UDP_OFFSETS, VpcsProcess } from "./vpcs.js";
 
 /**
- * The local compute's live state: vpcs processes, in-process hubs/switches, link relays and captures, plus the
- * UDP ports they hold. One per server (`ctx.services.emulation.runtime`). The database stays the source of truth for what exists;
+ * The local compute's live state: node processes (vpcs, QEMU), in-process hubs/switches, link relays and captures,
+ * plus the UDP ports they hold. One per server (`ctx.services.emulation.runtime`). The database stays the source of truth for what exists;
  * this object only owns what runs. It follows the project event stream (link.created/updated/deleted,
  * node.deleted, project.closed/deleted) so that links are wired and torn down whichever module changed them.
+ * What differs per node type is asked of the node's driver (drivers/); this keeps what every type shares.
  */
 type LinkRow = Link & { endpoints: LinkEndpoint[] };
 
-/** Node types this host runs. */
-export const RUNNABLE_TYPES = new Set(["vpcs", "qemu", "ethernet_hub", "ethernet_switch"]);
-/** In-process devices: they forward whenever their project is open, with no process to start. */
-export const ALWAYS_ON_TYPES: ReadonlySet<string> = new Set(["ethernet_hub", "ethernet_switch"]);
-const ALWAYS_ON = ALWAYS_ON_TYPES;
-
-/** What each unsupported type would need; used in the 409 message at start. */
-const MISSING: Record<string, string> = {
-  docker: "a Docker daemon and the container image",
-  dynamips: "the Dynamips emulator and a Cisco IOS image",
-  iou: "the IOU binary and an IOU licence",
-  virtualbox: "VirtualBox (VBoxManage) and a virtual machine",
-  vmware: "VMware (vmrun) and a virtual machine",
-  traceng: "TraceNG, which runs on Windows only",
-  cloud: "bridging to host interfaces (uBridge), which this compute does not do",
-  nat: "a NAT bridge to the host (uBridge and libvirt's virbr0), which this compute does not do",
-  frame_relay_switch: "the Dynamips Frame Relay switch",
-  atm_switch: "the Dynamips ATM switch",
-};
-
-export function unsupportedReason(node: Pick<Node, "name" | "nodeType" | "id" | "propertiesJson">): string | null {
-  if (node.nodeType === "vpcs") {
-    return findVpcs() ? null : `Node ${node.name} cannot start: the vpcs program is not installed on this host (Debian package vpcs)`;
-  }
-  if (node.nodeType === "qemu") {
-    try {
-      qemuBinary(node);
-      return null;
-    } catch (e) {
-      return (e as Error).message;
-    }
-  }
-  if (RUNNABLE_TYPES.has(node.nodeType)) return null;
-  const what = MISSING[node.nodeType] ?? "an emulator this host does not have";
-  return `Node ${node.name} cannot start: ${node.nodeType} nodes are not supported by this compute (they need ${what}); it runs vpcs, qemu, ethernet_hub and ethernet_switch nodes`;
-}
-
 interface Attachment {
-  /** Where the node listens; it also binds the ports at `offsets` from it (VPCS_UDP_OFFSETS for vpcs). */
+  /** Where the node listens; it also binds the ports at `offsets` from it (its driver's udpOffsets). */
   nodeLocal: number;
   offsets: readonly number[];
   /** Where the node sends; the link relay listens there. */
@@ -102,9 +66,9 @@ export class LocalCompute {
   readonly owner: string;
   readonly runDir: string;
   private attachments = new Map<string, Attachment>();
-  /** Running vpcs and qemu processes; `ports` are the attachment keys the process holds ("node" holder). */
-  private processes = new Map<string, { projectId: string; nodeType: string; proc: VpcsProcess | QemuProcess; ports: string[] }>();
-  private devices = new Map<string, { projectId: string; device: EthernetHub | EthernetSwitch }>();
+  /** Running node processes; `ports` are the attachment keys the process holds ("node" holder). */
+  private processes = new Map<string, { projectId: string; nodeType: string; proc: NodeProcess; ports: string[] }>();
+  private devices = new Map<string, { projectId: string; driver: DeviceDriver; device: EthernetDevice }>();
   private links = new Map<string, WiredLink>();
   /** Guest RAM of VMs being launched (not yet in `processes`), counted by the memory cap. */
   private startingRam = 0;
@@ -158,6 +122,11 @@ export class LocalCompute {
     });
   }
 
+  /** The node types this compute offers (its capabilities), from its drivers. */
+  nodeTypes(): string[] {
+    return listedNodeTypes();
+  }
+
   /** Serialises runtime work per key (node or link), like GNS3's per-node lock. */
   serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
     return this.locks.run(key, fn);
@@ -203,7 +172,7 @@ export class LocalCompute {
     const key = portKey(node.id, adapter, port);
     let a = this.attachments.get(key);
     if (!a) {
-      const offsets = node.nodeType === "vpcs" ? VPCS_UDP_OFFSETS : [0];
+      const offsets = udpOffsets(node.nodeType);
       const nodeLocal = await this.pool.allocate(offsets);
       let peer: number;
       try {
@@ -231,18 +200,22 @@ export class LocalCompute {
 
   // ------------------------------------------------------------------ builtin devices
 
-  private async device(node: Node): Promise<EthernetHub | EthernetSwitch> {
-    const existing = this.devices.get(node.id);
-    if (existing) return existing.device;
-    const mapping = mappingOf(nodeProperties(node).ports_mapping);
-    const device = node.nodeType === "ethernet_switch" ? new EthernetSwitch(mapping) : new EthernetHub();
-    this.devices.set(node.id, { projectId: node.projectId, device });
-    return device;
+  /**
+   * A link end at an always-on node: its device (made by its driver with the first link) forwards on that port,
+   * from the node's attachment. A node that runs a process needs nothing: it sends and listens there itself.
+   */
+  private async connectDevice(node: Node, adapter: number, port: number): Promise<void> {
+    const driver = driverFor(node.nodeType);
+    if (driver?.runs !== "device") return;
+    let d = this.devices.get(node.id);
+    if (!d) this.devices.set(node.id, (d = { projectId: node.projectId, driver, device: driver.create(node) }));
+    const a = this.attachments.get(portKey(node.id, adapter, port))!;
+    await d.device.addNio(port, { local: a.nodeLocal, remote: a.peer });
   }
 
   private refreshDevice(nodeId: string, properties: Record<string, unknown>): void {
-    const d = this.devices.get(nodeId)?.device;
-    if (d instanceof EthernetSwitch) d.setMapping(mappingOf(properties.ports_mapping));
+    const d = this.devices.get(nodeId);
+    d?.driver.reconfigure(d.device, properties);
   }
 
   // ------------------------------------------------------------------ links
@@ -291,9 +264,8 @@ export class LocalCompute {
       const tunnel = await new LinkTunnel(sides[0], sides[1]).open();
       for (const e of ends) {
         const node = byId.get(e.nodeId)!;
-        if (!ALWAYS_ON.has(node.nodeType) || taken.some((t) => t.external && t.key === portKey(node.id, e.adapterNumber, e.portNumber))) continue;
-        const a = this.attachments.get(portKey(node.id, e.adapterNumber, e.portNumber))!;
-        await (await this.device(node)).addNio(e.portNumber, { local: a.nodeLocal, remote: a.peer });
+        if (taken.some((t) => t.external && t.key === portKey(node.id, e.adapterNumber, e.portNumber))) continue;
+        await this.connectDevice(node, e.adapterNumber, e.portNumber);
       }
       const wired: WiredLink = {
         projectId: link.projectId,
@@ -334,7 +306,7 @@ export class LocalCompute {
       let tunnel: LinkTunnel | undefined;
       try {
         tunnel = await new LinkTunnel({ listen: a.peer, deliver: a.nodeLocal }, external).open();
-        if (ALWAYS_ON.has(node.nodeType)) await (await this.device(node)).addNio(port, { local: a.nodeLocal, remote: a.peer });
+        await this.connectDevice(node, adapter, port);
       } catch (e) {
         tunnel?.close();
         this.detach(key, "link");
@@ -416,80 +388,60 @@ export class LocalCompute {
     return this.processes.get(nodeId)?.proc.running ?? false;
   }
 
-  /** Starts the node's process (vpcs). Returns the command line. Throws 409 for what this host cannot run. */
+  /**
+   * Starts the node's process and returns its command line; an always-on device has nothing to start (""). Throws
+   * 409 for what this host cannot run.
+   */
   async startProcess(node: Node, workdir: string): Promise<string> {
     await this.ready.catch(() => {});
-    const reason = unsupportedReason(node);
+    const reason = unavailableReason(node);
     if (reason) throw new ConflictError(reason);
-    if (ALWAYS_ON.has(node.nodeType)) return "";
+    const driver = driverFor(node.nodeType)!;
+    if (driver.runs === "device") return "";
     const running = this.processes.get(node.id);
-    if (running?.proc instanceof QemuProcess && running.proc.running) {
-      await running.proc.resume(); // GNS3: start on a running VM resumes it
+    if (running?.proc.running) {
+      await running.proc.resume?.(); // GNS3: start on a paused VM resumes it
       return running.proc.commandLine;
     }
-    if (running?.proc.running) return running.proc.commandLine;
-    if (node.nodeType === "qemu") return this.startQemu(node, workdir);
-    const a = await this.attach(node, 0, 0, "node");
-    const key = portKey(node.id, 0, 0);
-    const proc = new VpcsProcess({
-      owner: this.owner,
-      nodeId: node.id,
-      workdir,
-      runDir: this.runDir,
-      // vpcs only runs as a daemon with a console; a node without one (console_type none) gets a private port.
-      consolePort: node.console ?? (await freeTcpPort()),
-      nio: { local: a.nodeLocal, remote: a.peer },
-      macOffset: await this.macOffset(node),
-    });
-    try {
-      await proc.start();
-    } catch (e) {
-      this.detach(key, "node");
-      throw e;
-    }
-    this.processes.set(node.id, { projectId: node.projectId, nodeType: node.nodeType, proc, ports: [key] });
-    return proc.commandLine;
+    return this.launch(driver, node, workdir);
   }
 
   /**
-   * A VM: refused (409) before anything is launched when its RAM would take the running VMs past the cap; every
-   * adapter gets its attachment now (QEMU's NIC sockets are fixed for the life of the process), so links made
-   * later land on the same ports, as with vpcs.
+   * Refused (409) before anything is launched when a VM's RAM would take the running VMs past the cap; the adapters
+   * the process binds get their attachments now (its NIC sockets are fixed for its life), so links made later
+   * land on the same ports.
    */
-  private async startQemu(node: Node, workdir: string): Promise<string> {
-    const { adapters, replicate_network_connection_state: carrierFollowsLinks } = qemuProperties(node);
-    const ram = qemuNodeOptions(node).memoryMb;
+  private async launch(driver: ProcessDriver, node: Node, workdir: string): Promise<string> {
+    const ram = driver.memoryMb(node);
     // Checked and reserved with no await in between: VMs started together (bulk start) cannot pass the cap.
-    const used = this.startingRam + [...this.processes.values()].reduce((sum, p) => sum + (p.proc instanceof QemuProcess && p.proc.running ? p.proc.ram : 0), 0);
+    const used = this.startingRam + [...this.processes.values()].reduce((sum, p) => sum + (p.proc.running ? (p.proc.ram ?? 0) : 0), 0);
     const cap = this.ctx.config.vmMemoryLimit;
-    if (used + ram > cap) {
+    if (ram && used + ram > cap) {
       throw new ConflictError(
         `Cannot start ${node.name}: it needs ${ram} MB of RAM and the running VMs of this compute already use ${used} of the ${cap} MB allowed (--vm-memory-limit)`,
       );
     }
     this.startingRam += ram;
     const ports: string[] = [];
-    let proc: QemuProcess | undefined;
+    let proc: NodeProcess;
     try {
       const nics = [];
-      for (let n = 0; n < adapters; n++) {
+      for (let n = 0; n < driver.adaptersAtStart(node); n++) {
         const a = await this.attach(node, n, 0, "node");
         ports.push(portKey(node.id, n, 0));
         nics.push({ local: a.nodeLocal, remote: a.peer });
       }
-      const options = await prepareQemu(this.ctx, { node, workdir, runDir: this.runDir, owner: this.owner, nics });
-      proc = new QemuProcess({ ...options, onExit: (log) => void this.exited(node.id, proc!, log) });
-      await proc.start();
+      const onExit = (exited: NodeProcess, log: string) => void this.exited(node.id, exited, log);
+      proc = await driver.start(node, { ctx: this.ctx, owner: this.owner, runDir: this.runDir, workdir, nics, onExit });
     } catch (e) {
       for (const k of ports) this.detach(k, "node");
       throw e;
     } finally {
       this.startingRam -= ram;
     }
-    this.processes.set(node.id, { projectId: node.projectId, nodeType: "qemu", proc, ports });
-    // GNS3's replicate_network_connection_state: an adapter without a link has no carrier.
-    if (carrierFollowsLinks) {
-      for (let n = 0; n < adapters; n++) if (!this.linkedAt(node.id, n)) await proc.setLink(n, false).catch(() => {});
+    this.processes.set(node.id, { projectId: node.projectId, nodeType: node.nodeType, proc, ports });
+    if (driver.carrierFollowsLinks?.(node)) {
+      for (let n = 0; n < ports.length; n++) if (!this.linkedAt(node.id, n)) await proc.setLink?.(n, false).catch(() => {});
     }
     return proc.commandLine;
   }
@@ -501,24 +453,38 @@ export class LocalCompute {
   /** A link came or went at a running VM's adapter: its NIC's carrier follows (replicate_network_connection_state). */
   private async carrier(nodeId: string, adapter: number, up: boolean): Promise<void> {
     const p = this.processes.get(nodeId)?.proc;
-    if (!(p instanceof QemuProcess) || !p.running) return;
+    if (!p?.running || !p.setLink) return;
     await p.setLink(adapter, up).catch((e) => this.ctx.log.info("runtime: set_link failed", { node: nodeId, error: String(e) }));
   }
 
-  /** A VM ended by itself (crash, guest power-off): its ports go back and the node shows stopped. */
-  private async exited(nodeId: string, proc: QemuProcess, log: string): Promise<void> {
+  /** A process ended by itself (a VM crashing, its guest powering off): its ports go back and the node shows stopped. */
+  private async exited(nodeId: string, proc: NodeProcess, log: string): Promise<void> {
     const p = this.processes.get(nodeId);
     if (p?.proc !== proc || this.closed) return;
     this.processes.delete(nodeId);
     for (const k of p.ports) this.detach(k, "node");
-    this.ctx.log.error("runtime: qemu ended on its own", { node: nodeId, log });
+    this.ctx.log.error(`runtime: ${p.nodeType} ended on its own`, { node: nodeId, log });
     await this.onStopped([nodeId]).catch((e) => this.ctx.log.error("runtime: a stopped VM was not recorded", { node: nodeId, error: String(e) }));
   }
 
-  /** The QEMU process of a running qemu node (suspend, resume, reload), or undefined. */
-  vm(nodeId: string): QemuProcess | undefined {
+  /** Pauses the node's running process when it can (a VM); false when nothing that pauses runs. */
+  async suspendProcess(nodeId: string): Promise<boolean> {
     const p = this.processes.get(nodeId)?.proc;
-    return p instanceof QemuProcess && p.running ? p : undefined;
+    if (!p?.running || !p.suspend) return false;
+    await p.suspend();
+    return true;
+  }
+
+  /**
+   * Resets the node's running process in place when it can (QEMU's system_reset; a paused VM runs again); false
+   * when the caller must stop and start it.
+   */
+  async reloadProcess(nodeId: string): Promise<boolean> {
+    const p = this.processes.get(nodeId)?.proc;
+    if (!p?.running || !p.reset) return false;
+    await p.reset();
+    await p.resume?.();
+    return true;
   }
 
   async stopProcess(nodeId: string): Promise<void> {
@@ -527,19 +493,6 @@ export class LocalCompute {
     this.processes.delete(nodeId);
     await p.proc.stop();
     for (const k of p.ports) this.detach(k, "node");
-  }
-
-  /**
-   * VPCS derives its MAC from -m; give each vpcs of a project a different one (order of creation). A controller
-   * placing the node here sends its own count (property mac_offset), which spans all computes of the project.
-   */
-  async macOffset(node: Node): Promise<number> {
-    const placed = nodeProperties(node).mac_offset;
-    if (typeof placed === "number" && Number.isInteger(placed)) return ((placed % 256) + 256) % 256;
-    const before = await this.ctx.db.node.count({
-      where: { projectId: node.projectId, nodeType: "vpcs", OR: [{ createdAt: { lt: node.createdAt } }, { createdAt: node.createdAt, id: { lt: node.id } }] },
-    });
-    return before % 256;
   }
 
   /** Everything of one node: its process, its device, the links wired to it. */
@@ -579,12 +532,12 @@ export class LocalCompute {
     for (const l of links) await this.syncLinkNow(l.id);
   }
 
-  /** Running nodes per node type (metrics): live vpcs processes, hubs and switches forwarding. Read-only. */
+  /** Running nodes per node type (metrics): live processes, hubs and switches forwarding. Read-only. */
   runningByType(): Record<string, number> {
     const counts: Record<string, number> = {};
     const add = (type: string) => void (counts[type] = (counts[type] ?? 0) + 1);
     for (const p of this.processes.values()) if (p.proc.running) add(p.nodeType);
-    for (const d of this.devices.values()) add(d.device instanceof EthernetSwitch ? "ethernet_switch" : "ethernet_hub");
+    for (const d of this.devices.values()) add(d.driver.nodeType);
     return counts;
   }
 
@@ -610,10 +563,6 @@ export class LocalCompute {
     this.devices.clear();
     process.off("exit", this.exitHandler);
   }
-}
-
-function mappingOf(v: unknown): PortMapping[] {
-  return Array.isArray(v) ? (v.filter((m) => typeof m?.port_number === "number") as PortMapping[]) : [];
 }
 
 function parseFilters(json: string): LinkFilters {

@@ -29,6 +29,9 @@ const VPCS_ADDRESS_SPACE = 1536 * 1024 * 1024;
  */
 export const VPCS_UDP_OFFSETS = [0, 9] as const;
 
+/** The startup script vpcs runs, in the node directory. */
+export const VPCS_STARTUP_SCRIPT = "startup.vpc";
+
 let cachedBinary: string | null | undefined;
 
 /** Absolute path of the vpcs binary (PATCHBAY_VPCS_PATH or $PATH), or null when it is not installed. */
@@ -105,7 +108,7 @@ export class VpcsProcess {
 
     const args = ["-p", String(o.consolePort), "-m", String(o.macOffset ?? 0), "-i", "1"];
     args.push("-s", String(o.nio.local), "-c", String(o.nio.remote), "-t", o.nio.host ?? "127.0.0.1");
-    const startup = path.join(o.workdir, "startup.vpc");
+    const startup = path.join(o.workdir, VPCS_STARTUP_SCRIPT);
     if (fs.existsSync(startup)) args.push(startup);
     this.commandLine = [binary, ...args].join(" ");
 

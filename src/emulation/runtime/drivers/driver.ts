@@ -1,0 +1,107 @@
+import type { Node } from "../../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../../platform/context.js";
+import type { ConsoleType } from "../../nodes/schema.js";
+import type { EthernetDevice, Nio } from "../ethernet.js";
+
+/**
+ * A node driver: everything this compute knows of one node type, declared once — what runs (a process, or a
+ * device forwarding inside the server), its console rules, the UDP ports a link end binds, whether it pauses,
+ * what it needs from the host, how it starts, and its form in the compute API. `LocalCompute` keeps what every
+ * type shares (ports, link relays, captures) and asks the driver the rest; everything else asks the registry
+ * (registry.ts). The GNS3 node types this compute does not run are listed in not-run.ts.
+ */
+export type NodeDriver = ProcessDriver | DeviceDriver;
+
+/** Console types a node type accepts (GNS3's compute refuses the others) and the one a new node gets. */
+export interface ConsoleRules {
+  /** In the order the 400 lists them; absent: any console type. */
+  readonly types?: readonly (ConsoleType | null)[];
+  readonly default: ConsoleType | null;
+  /** GNS3 gives the node a console port even when its console type is none (the switch). */
+  readonly portWithoutConsole?: boolean;
+}
+
+interface DriverBase {
+  readonly nodeType: string;
+  readonly consoles: ConsoleRules;
+  /** UDP ports one link end of the node binds, as offsets from the port it listens on. */
+  readonly udpOffsets: readonly number[];
+  /** Suspend pauses the node; otherwise it is accepted and nothing changes (GNS3 answers a vpcs suspend so). */
+  readonly suspends: boolean;
+  /** Why this host cannot run the node (a program missing), or null. */
+  unavailable(node: Pick<Node, "name" | "id" | "propertiesJson">): string | null;
+  /**
+   * Listed in this compute's capabilities only when this holds (the GUI offers a compute for a template by that
+   * list, so a host that cannot run the type is not offered); absent: always listed.
+   */
+  listedWhen?(): boolean;
+  /** The node's settings in its compute object (GNS3's per-emulator `__json__`), beside name, ids and status. */
+  computeView(properties: Record<string, unknown>): Record<string, unknown>;
+  /** What a controller sends another compute to create the node there, beside its id, name and console. */
+  remoteCreate(ctx: AppContext, node: Node): Promise<Record<string, unknown>>;
+  /** The node's settings in the compute API's flat form, sent to the compute that runs it when they change. */
+  remoteSettings(properties: Record<string, unknown>): Record<string, unknown>;
+}
+
+/** A node that runs as a process of its own (vpcs, QEMU): started, stopped, its state read back by a controller. */
+export interface ProcessDriver extends DriverBase {
+  readonly runs: "process";
+  /** The script of the node directory the process runs at start, when the type has one (VPCS's startup.vpc). */
+  readonly startupScript?: StartupScript;
+  /** Adapters whose port 0 the process binds at start: fixed for its life, so links made later land on them. */
+  adaptersAtStart(node: Node): number;
+  /** Guest RAM (MB) the compute's memory cap counts for the node; 0 for what is not a VM. */
+  memoryMb(node: Node): number;
+  /** GNS3's replicate_network_connection_state: the compute drops the carrier of adapters without a link. */
+  carrierFollowsLinks?(node: Node): boolean;
+  /** Spawns the process on the attachments the compute took; throws (409) when it cannot start. */
+  start(node: Node, launch: ProcessLaunch): Promise<NodeProcess>;
+}
+
+/** A node that forwards inside this server (hub, switch): always on, created with its first link end. */
+export interface DeviceDriver<D extends EthernetDevice = EthernetDevice> extends DriverBase {
+  readonly runs: "device";
+  create(node: Node): D;
+  /** The node's properties changed (node.updated): a switch takes its new ports mapping. */
+  reconfigure(device: D, properties: Record<string, unknown>): void;
+}
+
+/** A startup script, kept in the node directory (not in the properties); the domain writes it as the node changes. */
+export interface StartupScript {
+  /** Splits a template's base script off a new node's properties: the script, and the properties to keep. */
+  takeBase(properties: Record<string, unknown>): { script?: string; rest: Record<string, unknown> };
+  /** Writes a script for the node (`%h` takes its name). */
+  write(nodeDir: string, nodeName: string, script: string): Promise<void>;
+  /** The node has a new name (renamed, or a duplicate): the script's name lines follow. */
+  rename(nodeDir: string, nodeName: string): Promise<void>;
+}
+
+/** What the compute gives a process it starts. */
+export interface ProcessLaunch {
+  ctx: AppContext;
+  /** The compute's identity (its data directory) and pid-file directory. */
+  owner: string;
+  runDir: string;
+  /** The node directory. */
+  workdir: string;
+  /** Adapter n's UDP NIO: the node listens on `local` and sends to `remote`, where the link relay listens. */
+  nics: Nio[];
+  /** The process ended without being asked (a crash, a guest powering off). */
+  onExit(proc: NodeProcess, log: string): void;
+}
+
+/** A running node process, as the compute holds it; what it cannot do it does not have. */
+export interface NodeProcess {
+  readonly commandLine: string;
+  readonly pids: number[];
+  readonly running: boolean;
+  /** Guest RAM (MB) the memory cap counts. */
+  readonly ram?: number;
+  stop(): Promise<void>;
+  suspend?(): Promise<void>;
+  resume?(): Promise<void>;
+  /** Resets the machine in place (QEMU's system_reset). */
+  reset?(): Promise<void>;
+  /** Carrier of adapter n's NIC. */
+  setLink?(adapter: number, up: boolean): Promise<void>;
+}

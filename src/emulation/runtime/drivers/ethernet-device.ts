@@ -1,0 +1,25 @@
+import type { Node } from "../../../generated/prisma-sqlite/client.js";
+import { nodeProperties } from "../../nodes/serialize.js";
+import type { PortMapping } from "../ethernet.js";
+
+/**
+ * What the built-in hub and switch share: they forward inside this server (ethernet.ts), so nothing is missing
+ * and nothing pauses; one UDP port per link end; their settings are the ports mapping (and a usage note).
+ */
+export const ethernetDevice = {
+  runs: "device",
+  udpOffsets: [0],
+  suspends: false,
+  unavailable: () => null,
+  computeView: (properties: Record<string, unknown>) => ({
+    ports_mapping: properties.ports_mapping ?? [],
+    usage: typeof properties.usage === "string" ? properties.usage : "",
+  }),
+  remoteCreate: async (_ctx: unknown, node: Pick<Node, "propertiesJson">) => ({ ports_mapping: nodeProperties(node).ports_mapping ?? [] }),
+  remoteSettings: (properties: Record<string, unknown>) => properties,
+} as const;
+
+/** The valid entries of a `ports_mapping` property. */
+export function portMappings(v: unknown): PortMapping[] {
+  return Array.isArray(v) ? (v.filter((m) => typeof m?.port_number === "number") as PortMapping[]) : [];
+}

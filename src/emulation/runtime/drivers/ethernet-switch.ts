@@ -1,0 +1,13 @@
+import { nodeProperties } from "../../nodes/serialize.js";
+import { EthernetSwitch } from "../ethernet.js";
+import type { DeviceDriver } from "./driver.js";
+import { ethernetDevice, portMappings } from "./ethernet-device.js";
+
+/** The built-in switch: learns MACs per VLAN and follows its ports mapping, changed while it runs too. */
+export const ethernetSwitchDriver = {
+  ...ethernetDevice,
+  nodeType: "ethernet_switch" as const,
+  consoles: { types: ["telnet", "none"], default: "none", portWithoutConsole: true },
+  create: (node) => new EthernetSwitch(portMappings(nodeProperties(node).ports_mapping)),
+  reconfigure: (device, properties) => device.setMapping(portMappings(properties.ports_mapping)),
+} satisfies DeviceDriver<EthernetSwitch>;
