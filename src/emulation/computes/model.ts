@@ -1,6 +1,5 @@
 import os from "node:os";
 import type { AppContext } from "../../platform/context.js";
-import { findOnPath } from "../runtime/executables.js";
 import { GNS3_VERSION } from "../version.js";
 import { systemUsage } from "../notifications/usage.js";
 
@@ -49,13 +48,12 @@ export const isRemote = (node: { computeId: string }) => node.computeId !== LOCA
 export const VM_ID = "vm";
 
 /**
- * What this server can run itself: the node types of the built-in runtime. qemu only when `qemu-system-x86_64`
- * is installed (GNS3 lists every emulator it knows; the GUI offers a compute for a template by this list, so a
- * host that cannot start a VM is not offered).
+ * What this server can run itself: the node types its runtime lists (its drivers; qemu only when
+ * `qemu-system-x86_64` is installed: GNS3 lists every emulator it knows, but the GUI offers a compute for a
+ * template by this list, so a host that cannot start a VM is not offered).
  */
-export function localCapabilities(): Capabilities {
-  const qemu = findOnPath("qemu-system-x86_64") ? ["qemu"] : [];
-  return { version: GNS3_VERSION, node_types: ["vpcs", "ethernet_hub", "ethernet_switch", ...qemu], platform: process.platform };
+export function localCapabilities(ctx: AppContext): Capabilities {
+  return { version: GNS3_VERSION, node_types: ctx.services.emulation.runtime.nodeTypes(), platform: process.platform };
 }
 
 export function localName(): string {
@@ -75,7 +73,7 @@ export function localCompute(ctx: AppContext): Compute {
     connected: true,
     ...systemUsage(),
     last_error: null,
-    capabilities: localCapabilities(),
+    capabilities: localCapabilities(ctx),
   };
 }
 

@@ -44,7 +44,7 @@ export function computesRoutes(routes: Gns3Routes, ctx: AppContext): void {
 
   // The compute face of this server, which lets another Patchbay (or GNS3 controller) register it as a compute.
   routes
-    .add("GET", "/v2/compute/capabilities", ({ res }) => sendJson(res, 200, localCapabilities()))
+    .add("GET", "/v2/compute/capabilities", ({ res }) => sendJson(res, 200, localCapabilities(ctx)))
     .add("GET", "/v2/compute/version", ({ res }) => sendJson(res, 200, { version: GNS3_VERSION, local: ctx.config.local }))
     .add("GET", "/v2/compute/statistics", ({ res }) => sendJson(res, 200, hostStatistics(ctx.config.dataDir)));
 }

@@ -6,18 +6,18 @@ import { resolveInside } from "../files/safe-path.js";
 import { isRemote } from "../computes/model.js";
 import { projectDirectory } from "../nodes/operations.js";
 import { getProject } from "../projects/lookup.js";
+import { isAlwaysOn } from "../runtime/drivers/registry.js";
 import type { DataLinkType, PcapWriter } from "../runtime/pcap.js";
 import { getLink, setLinkCaptureState } from "./operations.js";
 import type { LinkWithEndpoints } from "./serialize.js";
 
 /** Packet capture of a link (GNS3's start_capture, stop_capture, pcap), shared by REST and GraphQL. */
-const ALWAYS_ON = new Set(["ethernet_hub", "ethernet_switch"]);
 
 async function hasRunningDevice(ctx: AppContext, link: LinkWithEndpoints): Promise<boolean> {
   const nodes = await ctx.db.node.findMany({ where: { id: { in: link.endpoints.map((e) => e.nodeId) } } });
   // A remote node's status is its compute's (placement keeps it current); the relay is here either way.
   return nodes.some(
-    (n) => n.status === "started" && (ALWAYS_ON.has(n.nodeType) || isRemote(n) || ctx.services.emulation.runtime.isRunning(n.id)),
+    (n) => n.status === "started" && (isAlwaysOn(n.nodeType) || isRemote(n) || ctx.services.emulation.runtime.isRunning(n.id)),
   );
 }
 

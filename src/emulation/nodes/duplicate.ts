@@ -3,10 +3,10 @@ import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
+import { startupScriptOf } from "../runtime/drivers/registry.js";
 import { createNode, getNode } from "./operations.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "./serialize.js";
 import type { ConsoleType, NodeLabel, NodeType } from "./schema.js";
-import { renameInStartupScript } from "./vpcs-startup.js";
 
 /** Properties that identify one node and must not be copied (GNS3's list). */
 const UNIQUE_PROPERTIES = ["node_id", "name", "mac_addr", "mac_address", "compute_id", "application_id", "dynamips_id"];
@@ -45,7 +45,7 @@ export async function duplicateNode(ctx: AppContext, projectId: string, nodeId: 
     const dir = projectDir(ctx, await getOpenedProject(ctx, projectId));
     const from = nodeDirectory(dir, node);
     if (await fs.stat(from).catch(() => undefined)) await fs.cp(from, nodeDirectory(dir, copy), { recursive: true, force: true });
-    if (copy.nodeType === "vpcs") await renameInStartupScript(nodeDirectory(dir, copy), copy.name);
+    await startupScriptOf(copy.nodeType)?.rename(nodeDirectory(dir, copy), copy.name);
   }
   return copy;
 }

@@ -10,13 +10,13 @@ import { changedFields, publishTopologyEvent } from "../events.js";
 import { assertName } from "../names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
+import { consoleRules, startupScriptOf } from "../runtime/drivers/registry.js";
 import { allocateConsolePort, assertConsoleFree, heldConsole } from "./console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "./ports.js";
 import { checkQemuNodeOptions, prepareQemuProperties, qemuCustomAdaptersSchema } from "./qemu-properties.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "./serialize.js";
 import { newNodeSchema, nodeChangesSchema, type ConsoleType, type NewNode, type NodeChanges, type NodeLabel, type NodeStatus } from "./schema.js";
-import { renameInStartupScript, takeBaseScript, writeStartupScript } from "./vpcs-startup.js";
 
 const DEFAULT_SYMBOL = ":/symbols/computer.svg";
 const SYMBOL_SIZE = { width: 65, height: 59 };
@@ -35,29 +35,13 @@ async function assertCompute(ctx: AppContext, computeId: string): Promise<void> 
   if (!(await ctx.db.compute.findUnique({ where: { id: computeId } }))) throw new NotFoundError(`Compute ID ${computeId} doesn't exist`);
 }
 
-/** Console types each emulator accepts (the compute rejects the others); unlisted types accept any. */
-const ALLOWED_CONSOLES: Partial<Record<string, readonly (ConsoleType | null)[]>> = {
-  vpcs: ["telnet", "none"],
-  traceng: ["none"],
-  ethernet_switch: ["telnet", "none"],
-  ethernet_hub: [null, "none"],
-  cloud: [null, "none", "telnet", "vnc", "spice", "http", "https"],
-  nat: [null, "none"],
-  qemu: ["telnet", "none"],
-};
-
-function defaultConsoleType(nodeType: string): ConsoleType | null {
-  if (nodeType === "ethernet_switch") return "none";
-  if (nodeType === "traceng") return "none";
-  return BUILTIN_TYPES.has(nodeType) ? null : "telnet";
-}
-
-/** GNS3 gives a switch a console port even when its console type is "none"; others only for a real console. */
+/** A console port for a real console, or where GNS3 gives one all the same (a switch with console type "none"). */
 const needsConsolePort = (nodeType: string, consoleType: ConsoleType | null) =>
-  nodeType === "ethernet_switch" || (consoleType !== null && consoleType !== "none");
+  consoleRules(nodeType).portWithoutConsole === true || (consoleType !== null && consoleType !== "none");
 
+/** Each node type's console types (its driver's, or GNS3's for the types this compute does not run). */
 function checkConsoleType(nodeType: string, consoleType: ConsoleType | null): void {
-  const allowed = ALLOWED_CONSOLES[nodeType];
+  const allowed = consoleRules(nodeType).types;
   if (allowed && !allowed.includes(consoleType)) {
     throw new InvalidInputError(`Console type ${consoleType} is not supported by ${nodeType} nodes (allowed: ${allowed.join(", ")})`);
   }
@@ -119,14 +103,15 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
   checkName(input.name);
   const project = await getOpenedProject(ctx, projectId);
   await assertCompute(ctx, input.computeId);
-  const consoleType = input.consoleType === undefined ? defaultConsoleType(input.nodeType) : input.consoleType;
+  const consoleType = input.consoleType === undefined ? consoleRules(input.nodeType).default : input.consoleType;
   checkConsoleType(input.nodeType, consoleType);
   checkCustomAdapters(input.nodeType, input.customAdapters);
   const builtin = BUILTIN_TYPES.has(input.nodeType);
   const ports = defaultPortsMapping(input.nodeType);
   const id = input.nodeId ?? randomUUID();
-  // A vpcs node's base_script_file becomes its first startup.vpc, as in GNS3, and is not kept.
-  const { script, rest } = input.nodeType === "vpcs" ? takeBaseScript(input.properties ?? {}) : { script: undefined, rest: input.properties };
+  // A template's base script (VPCS's base_script_file) becomes the node's first startup script, as in GNS3, and is not kept.
+  const startup = startupScriptOf(input.nodeType);
+  const { script, rest } = startup ? startup.takeBase(input.properties ?? {}) : { script: undefined, rest: input.properties };
   const properties = await emulatorProperties(ctx, { ...input, id }, { ...(ports && { ports_mapping: ports }), ...rest }, "all");
   if (await ctx.db.node.findUnique({ where: { id } })) throw new ConflictError(`Node ID ${id} already exists`);
 
@@ -164,7 +149,7 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
   const placed = input.computeId === "local" ? node : await ctx.services.emulation.placement.place(node);
   const dir = projectDir(ctx, project);
   if (!builtin) await fs.mkdir(nodeDirectory(dir, placed), { recursive: true });
-  if (script !== undefined) await writeStartupScript(nodeDirectory(dir, placed), placed.name, script);
+  if (script !== undefined) await startup?.write(nodeDirectory(dir, placed), placed.name, script);
   await publishTopologyEvent(ctx, projectId, { type: "node.created", node: placed, projectDir: dir });
   return placed;
 }
@@ -221,8 +206,9 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
       });
     }),
   );
-  if (after.nodeType === "vpcs" && after.name !== before.name) {
-    await renameInStartupScript(nodeDirectory(projectDir(ctx, await getProject(ctx, projectId)), after), after.name);
+  const startup = startupScriptOf(after.nodeType);
+  if (startup && after.name !== before.name) {
+    await startup.rename(nodeDirectory(projectDir(ctx, await getProject(ctx, projectId)), after), after.name);
   }
   await publishIfChanged(ctx, before, after);
   return after;

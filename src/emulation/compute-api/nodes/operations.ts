@@ -9,8 +9,8 @@ import { createNode, deleteNode, updateNode } from "../../nodes/operations.js";
 import { nodePorts } from "../../nodes/ports.js";
 import { nodeDirectory, nodeProperties } from "../../nodes/serialize.js";
 import type { ConsoleType, NodeChanges } from "../../nodes/schema.js";
-import { writeStartupScript } from "../../nodes/vpcs-startup.js";
 import { projectDir } from "../../projects/serialize.js";
+import { driverFor, hasConsole, startupScriptOf, type RunnableType } from "../../runtime/drivers/registry.js";
 import { NIO_WIRE } from "../../runtime/manager.js";
 import { nodeAction, type NodeAction } from "../../nodes/lifecycle.js";
 import type { DataLinkType, PcapWriter } from "../../runtime/pcap.js";
@@ -19,12 +19,10 @@ import { getComputeProject } from "../projects/operations.js";
 
 /**
  * The per-emulator node API of a compute (`/v2/compute/projects/{pid}/{node_type}/nodes...`, compat §15), for
- * the node types this host runs. Like the compute projects, a compute node IS a node row of this instance on
- * its built-in local compute, so the runtime runs it exactly as a local node (processes, devices, console
- * ports); what the controller adds is NIOs: a node port joined to a UDP endpoint on another host.
+ * the node types this host has drivers for. Like the compute projects, a compute node IS a node row of this
+ * instance on its built-in local compute, so the runtime runs it exactly as a local node (processes, devices,
+ * console ports); what the controller adds is NIOs: a node port joined to a UDP endpoint on another host.
  */
-export const COMPUTE_NODE_TYPES = ["vpcs", "qemu", "ethernet_hub", "ethernet_switch"] as const;
-export type ComputeNodeType = (typeof COMPUTE_NODE_TYPES)[number];
 
 export interface ComputeNodeInput {
   nodeId?: string;
@@ -45,23 +43,11 @@ export interface UdpNio {
 
 /** The compute's view of a node (GNS3's per-emulator `__json__`), not the controller's node object. */
 export function computeNodeToRest(ctx: AppContext, node: Node, dir: string) {
-  const props = nodeProperties(node);
-  const base = { name: node.name, node_id: node.id, project_id: node.projectId, status: node.status };
-  if (node.nodeType === "vpcs" || node.nodeType === "qemu") {
-    const process = {
-      ...base,
-      command_line: node.commandLine ?? "",
-      console: node.console,
-      console_host: ctx.config.host,
-      console_type: node.consoleType,
-      node_directory: nodeDirectory(dir, node),
-    };
-    // GNS3's qemu compute object carries its properties flat, as they are sent.
-    return node.nodeType === "vpcs" ? { ...process, startup_script_path: "startup.vpc" } : { ...props, ...process };
-  }
-  const withPorts = { ...base, ports_mapping: props.ports_mapping ?? [], usage: typeof props.usage === "string" ? props.usage : "" };
-  if (node.nodeType === "ethernet_hub") return withPorts;
-  return { ...withPorts, console: node.console, console_type: node.consoleType };
+  const driver = driverFor(node.nodeType)!; // a compute node is of a type this compute runs (getComputeNode)
+  const base = { ...driver.computeView(nodeProperties(node)), name: node.name, node_id: node.id, project_id: node.projectId, status: node.status };
+  const console = hasConsole(driver) ? { console: node.console, console_type: node.consoleType } : {};
+  if (driver.runs === "device") return { ...base, ...console };
+  return { ...base, ...console, command_line: node.commandLine ?? "", console_host: ctx.config.host, node_directory: nodeDirectory(dir, node) };
 }
 
 export async function computeNodeJson(ctx: AppContext, node: Node) {
@@ -75,10 +61,11 @@ export async function getComputeNode(ctx: AppContext, projectId: string, nodeTyp
   return node;
 }
 
-/** VPCS keeps its startup script in the node directory (startup.vpc, `%h` → the node name), not in its properties. */
+/** A startup script (VPCS's startup.vpc, `%h` → the node name) is a file of the node directory, not a property. */
 async function writeComputeStartupScript(ctx: AppContext, node: Node, script: unknown): Promise<void> {
-  if (node.nodeType !== "vpcs" || typeof script !== "string") return;
-  await writeStartupScript(nodeDirectory(projectDir(ctx, await getComputeProject(ctx, node.projectId)), node), node.name, script);
+  const startup = startupScriptOf(node.nodeType);
+  if (!startup || typeof script !== "string") return;
+  await startup.write(nodeDirectory(projectDir(ctx, await getComputeProject(ctx, node.projectId)), node), node.name, script);
 }
 
 function splitProperties(properties: Record<string, unknown>) {
@@ -98,7 +85,7 @@ async function usableConsole(ctx: AppContext, port: number | null | undefined): 
   return (await tcpPortIsFree(port)) ? port : undefined;
 }
 
-export async function createComputeNode(ctx: AppContext, projectId: string, nodeType: ComputeNodeType, input: ComputeNodeInput): Promise<Node> {
+export async function createComputeNode(ctx: AppContext, projectId: string, nodeType: RunnableType, input: ComputeNodeInput): Promise<Node> {
   await getComputeProject(ctx, projectId);
   const { script, stored } = splitProperties(input.properties);
   const node = await createNode(ctx, projectId, {
@@ -216,5 +203,3 @@ export async function portCapture(ctx: AppContext, projectId: string, nodeType: 
   if (!wired?.capture) throw new ConflictError(`No packet capture is active on port ${adapter}/${port} of ${node.name}`);
   return wired.capture;
 }
-
-export const isComputeNodeType = (t: string): t is ComputeNodeType => (COMPUTE_NODE_TYPES as readonly string[]).includes(t);

@@ -5,12 +5,12 @@ import { uuidSchema } from "../../../platform/input.js";
 import { qemuPropertiesSchema } from "../../nodes/qemu-properties.js";
 import { sendJson, type Gns3Routes } from "../../rest/kit.js";
 import { NODE_ACTIONS } from "../../nodes/lifecycle.js";
+import { driverFor, runnableTypes, runsProcess, type RunnableType } from "../../runtime/drivers/registry.js";
 import type { DataLinkType } from "../../runtime/pcap.js";
 import { streamPcap } from "../../links/capture-rest.js";
 import {
   addNio,
   allocateUdpPort,
-  COMPUTE_NODE_TYPES,
   computeNodeAction,
   computeNodeJson,
   createComputeNode,
@@ -22,12 +22,14 @@ import {
   stopPortCapture,
   updateComputeNode,
   type ComputeNodeInput,
-  type ComputeNodeType,
 } from "./operations.js";
 
 const P = "/v2/compute/projects/{project_id}";
 
-/** The per-emulator create schemas of GNS3's compute (name required; the compute picks what is omitted). */
+/**
+ * The per-emulator create schemas of GNS3's compute (name required; the compute picks what is omitted), one for
+ * each node type with a driver.
+ */
 const common = {
   node_id: uuidSchema.optional(),
   name: z.string().min(1),
@@ -35,7 +37,7 @@ const common = {
 };
 const consoleFields = { console: z.int().min(1).max(65535).nullable().optional(), console_type: z.enum(["telnet", "none"]).optional() };
 const portsMapping = z.array(z.record(z.string(), z.unknown()));
-const createSchemas: Record<ComputeNodeType, z.ZodObject> = {
+const createSchemas: Record<RunnableType, z.ZodObject> = {
   vpcs: z.strictObject({
     ...common,
     ...consoleFields,
@@ -76,11 +78,11 @@ function portParams(params: Record<string, string>): [number, number] {
   return [Number(a), Number(p)];
 }
 
-/** REST adapter of the compute node API (compat §15) for vpcs, qemu, ethernet_hub and ethernet_switch. */
+/** REST adapter of the compute node API (compat §15) for the node types this compute has drivers for. */
 export function computeNodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
   routes.add("POST", `${P}/ports/udp`, async ({ res, params }) => sendJson(res, 201, { udp_port: await allocateUdpPort(ctx, params.project_id) }));
 
-  for (const type of COMPUTE_NODE_TYPES) {
+  for (const type of runnableTypes()) {
     const N = `${P}/${type}/nodes/{node_id}`;
     const PORT = `${N}/adapters/{adapter_number}/ports/{port_number}`;
     const create = createSchemas[type];
@@ -99,15 +101,15 @@ export function computeNodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
     });
 
     for (const action of NODE_ACTIONS) {
-      // As GNS3's compute: a vpcs or qemu start answers with the node, every other action with 204.
+      // As GNS3's compute: a process's start (vpcs, qemu) answers with the node, every other action with 204.
       routes.add("POST", `${N}/${action}`, async ({ res, params }) => {
         const node = await computeNodeAction(ctx, params.project_id, type, params.node_id, action);
-        if ((type === "vpcs" || type === "qemu") && action === "start") sendJson(res, 200, await computeNodeJson(ctx, node));
+        if (runsProcess(type) && action === "start") sendJson(res, 200, await computeNodeJson(ctx, node));
         else res.status(204).end();
       });
     }
-    if (type === "qemu") {
-      // The qemu compute's resume (the controller resumes with start, which does the same on a paused VM).
+    if (driverFor(type)!.suspends) {
+      // A type that pauses has GNS3's resume route (qemu; the controller resumes with start, which does the same).
       routes.add("POST", `${N}/resume`, async ({ res, params }) => {
         await computeNodeAction(ctx, params.project_id, type, params.node_id, "start");
         res.status(204).end();
