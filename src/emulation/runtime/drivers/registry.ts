@@ -17,9 +17,7 @@ const BY_TYPE = new Map(ALL.map((d) => [d.nodeType, d]));
 
 export type RunnableType = (typeof DRIVERS)[number]["nodeType"];
 
-export const drivers = (): readonly NodeDriver[] => ALL;
 export const driverFor = (nodeType: string): NodeDriver | undefined => BY_TYPE.get(nodeType);
-export const isRunnable = (nodeType: string): nodeType is RunnableType => BY_TYPE.has(nodeType);
 export const runnableTypes = (): RunnableType[] => DRIVERS.map((d) => d.nodeType);
 
 /** Hubs and switches: forwarding from their first link on, never started, stopped or recorded stopped. */
