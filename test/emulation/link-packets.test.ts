@@ -292,12 +292,12 @@ describe("linkPackets", () => {
 describe.skipIf(!redisUp)("linkPackets with Redis: the capture runs on one instance (requires Redis)", () => {
   const pair = useInstancePair();
 
-  it("another instance answers a ConflictError naming that, over GraphQL and for GET L/pcap", async () => {
+  it("another instance answers a ConflictError naming the instance that runs it, over GraphQL and for GET L/pcap", async () => {
     const { a, b } = pair;
     const P = await newProject(a, "two-instances");
     const L = await link(a, P, await node(a, P, "SW1", "ethernet_switch"), await node(a, P, "HUB1", "ethernet_hub"));
     expect((await call(a.url, "POST", `/v2/projects/${P}/links/${L}/start_capture`, {})).status).toBe(201);
-    const message = "The packet capture of this link runs on another instance: read it there";
+    const message = `The packet capture of this link runs on instance ${a.ctx.config.instanceId}: read it there`;
     const client = graphqlWsClient(b);
     try {
       const st = overWs(client, { p: P, l: L });
