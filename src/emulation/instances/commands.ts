@@ -38,14 +38,15 @@ export class CommandChannel {
     return `${this.prefix}${kind}:${instance}`;
   }
 
-  async listen(handler: (c: Command) => Promise<unknown>): Promise<void> {
+  /** Subscribes in the background: with Redis unreachable the server starts, and ioredis subscribes once it is back. */
+  listen(handler: (c: Command) => Promise<unknown>): void {
     this.handler = handler;
     const me = this.ctx.config.instanceId;
     this.subscriber.on("message", (channel: string, raw: string) => {
       if (channel === this.channel("commands", me)) void this.answer(raw);
       else if (channel === this.channel("replies", me)) this.settle(raw);
     });
-    await this.subscriber.subscribe(this.channel("commands", me), this.channel("replies", me));
+    this.subscriber.subscribe(this.channel("commands", me), this.channel("replies", me)).catch(() => {});
   }
 
   /** Runs `command` on instance `to`; rejects with its domain error, NotListeningError or UnavailableError. */

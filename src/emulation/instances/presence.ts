@@ -44,19 +44,22 @@ class RedisPresence implements Presence {
     this.prefix = redisKeyPrefix(ctx.config);
   }
 
+  /** The first beat may fail (Redis unreachable: the bus reports it); the server starts all the same and beats on. */
   async register(): Promise<void> {
     const beat = () => this.redis.set(`${this.prefix}instance:${this.id}`, JSON.stringify({ host: os.hostname(), pid: process.pid }), "PX", PRESENCE_TTL_MS);
-    await beat();
+    await beat().catch(() => {});
     this.timer = setInterval(() => void beat().catch(() => {}), HEARTBEAT_MS);
     this.timer.unref();
   }
 
+  /** Unknown while Redis is unreachable: counted alive, so that nobody takes over a runner that may still run. */
   async alive(instanceId: string): Promise<boolean> {
-    return instanceId === this.id || (await this.redis.exists(`${this.prefix}instance:${instanceId}`)) === 1;
+    if (instanceId === this.id) return true;
+    return this.redis.exists(`${this.prefix}instance:${instanceId}`).then((n) => n === 1, () => true);
   }
 
   async claimTakeover(deadId: string): Promise<boolean> {
-    return (await this.redis.set(`${this.prefix}takeover:${deadId}`, this.id, "PX", PRESENCE_TTL_MS, "NX")) === "OK";
+    return this.redis.set(`${this.prefix}takeover:${deadId}`, this.id, "PX", PRESENCE_TTL_MS, "NX").then((r) => r === "OK", () => false);
   }
 
   /** A clean stop says so at once: the others need not wait for the key to expire. */

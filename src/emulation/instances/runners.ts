@@ -49,7 +49,7 @@ export class ProjectRunners {
     for (const { runnerId } of runners) if (runnerId === this.me || !(await this.presence.alive(runnerId!))) gone.push(runnerId!);
     await this.recordNothingRuns({ OR: [{ runnerId: null }, { runnerId: { in: gone } }] });
     await this.ctx.db.project.updateMany({ where: { runnerId: { in: gone } }, data: { runnerId: null } });
-    await this.commands?.listen((c) => this.carryOut(c));
+    this.commands?.listen((c) => this.carryOut(c));
     if (this.commands) this.scheduleSweep();
     const claimed = [];
     for (const p of await this.ctx.db.project.findMany({ where: { status: "opened", runnerId: null }, select: { id: true } })) {
@@ -183,8 +183,13 @@ export class ProjectRunners {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.recordNothingRuns({ runnerId: this.me });
-    await this.ctx.db.project.updateMany({ where: { runnerId: this.me }, data: { runnerId: null } });
+    try {
+      await this.recordNothingRuns({ runnerId: this.me });
+      await this.ctx.db.project.updateMany({ where: { runnerId: this.me }, data: { runnerId: null } });
+    } catch (e) {
+      // Nothing can be aborted at shutdown: the next start-up or a survivor's take-over corrects the rows.
+      this.ctx.log.error("instances: what ran here was not recorded stopped", { error: String(e) });
+    }
     await this.commands?.close();
     await this.presence.close();
   }
