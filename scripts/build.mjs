@@ -52,7 +52,7 @@ const queryCompilersOutside = {
  * Left outside: native drivers and addons (the data directory lock's), the GraphiQL page's 9 MB of assets (loaded
  * when the page is first asked for), and Prisma's query compilers (2.2 MB of base64 each: only the database in use
  * loads its own, as its CommonJS form).
- * Code that names files beside itself goes through platform/package-root.ts, which works from the bundle too.
+ * Code that names files beside itself goes through platform/core/package-root.ts, which works from the bundle too.
  */
 async function bundle() {
   let esbuild;

@@ -22,7 +22,7 @@ import { routeTable, type RouteEntry } from "./platform/http/route-table.js";
 import { signedUrlGate } from "./platform/http/signed-url.js";
 import { createUpgradeHandler } from "./platform/http/websockets.js";
 import type { Feature } from "./platform/feature.js";
-import { createLogger } from "./platform/log.js";
+import { createLogger } from "./platform/core/log.js";
 import { prepareDataDir } from "./platform/ops/data-dir.js";
 import { lockDataDir } from "./platform/ops/data-dir-lock.js";
 import { mountHealth } from "./platform/ops/health.js";

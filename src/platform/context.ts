@@ -1,7 +1,7 @@
 import type { Config } from "./config.js";
 import type { Db } from "./db/client.js";
 import type { EventBus } from "./events.js";
-import type { Logger } from "./log.js";
+import type { Logger } from "./core/log.js";
 
 /**
  * What features build in their start() and operations reach through `ctx.services`: each feature declares its

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { InvalidInputError } from "./errors.js";
+import { InvalidInputError } from "./core/errors.js";
 
 /**
  * The one validation style: each operation declares its input once as a zod schema in domain terms and parses

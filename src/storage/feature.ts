@@ -1,6 +1,6 @@
 import express from "express";
 import type { Feature } from "../platform/feature.js";
-import { NotFoundError } from "../platform/errors.js";
+import { NotFoundError } from "../platform/core/errors.js";
 import { anyOf } from "../platform/events.js";
 import { ReadViews } from "../platform/read-views.js";
 import { objectsTopic, quotaTopic, RULE_PAGES } from "./events.js";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { DomainError, InvalidInputError } from "../platform/errors.js";
+import { DomainError, InvalidInputError } from "../platform/core/errors.js";
 import { CODES } from "./ontap/codes.js";
 
 /**

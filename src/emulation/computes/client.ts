@@ -2,7 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from "../../platform/errors.js";
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from "../../platform/core/errors.js";
 import { LOCAL_ID } from "./model.js";
 import { unseal } from "./secret.js";
 

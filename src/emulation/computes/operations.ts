@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { publishControllerEvent } from "../events.js";
 import { assertName } from "../names.js";
 import { isUniqueViolation } from "../projects/operations.js";

@@ -1,6 +1,6 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";

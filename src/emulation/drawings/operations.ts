@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Drawing } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { changedFields, publishTopologyEvent } from "../events.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";

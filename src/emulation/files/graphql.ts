@@ -1,7 +1,7 @@
 import { builder } from "../../platform/graphql/builder.js";
 import { parseBytes } from "../../platform/bytes.js";
 import type { AppContext } from "../../platform/context.js";
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 import { uploadBytes } from "../../platform/graphql/upload.js";
 import { MAX_VALIDITY_SECONDS, signUrl, type SignedUrl } from "../../platform/http/signed-url.js";
 

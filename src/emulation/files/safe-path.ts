@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ForbiddenError } from "../../platform/errors.js";
+import { ForbiddenError } from "../../platform/core/errors.js";
 
 /**
  * The one door to the disk: every user-supplied path (project files, node files, archive entries, symbols) is

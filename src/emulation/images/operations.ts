@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PayloadTooLargeError, UpstreamError } from "../../platform/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PayloadTooLargeError, UpstreamError } from "../../platform/core/errors.js";
 import { computeRequest, computeTarget } from "../computes/client.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { computeImages } from "../compute-api/forwarding/operations.js";

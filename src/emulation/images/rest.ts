@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { computeTarget } from "../computes/client.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError } from "../../platform/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError } from "../../platform/core/errors.js";
 import { writeBodyToFile } from "../../platform/http/body-to-file.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { writeFileAtomic } from "../files/atomic.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/errors.js";
+import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
 import { redisKeyPrefix } from "../../platform/redis-namespace.js";
 import type { CaptureInput } from "../links/capture.js";
 import type { NodeAction } from "../nodes/lifecycle.js";

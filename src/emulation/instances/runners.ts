@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { NotFoundError, UnavailableError } from "../../platform/errors.js";
+import { NotFoundError, UnavailableError } from "../../platform/core/errors.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { setLinkCaptureState } from "../links/operations.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { resolveInside } from "../files/safe-path.js";
 import { isRemote } from "../computes/model.js";
 import { projectDirectory } from "../nodes/operations.js";

@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 
 /** The packet filters a link offers (GET L/available_filters), in GNS3's order and wording. */
 export const AVAILABLE_FILTERS = [

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { publishTopologyEvent } from "../events.js";
 import { nodePorts } from "../nodes/ports.js";

@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 import { isEventId } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import type { ArpSummary, EthernetSummary, Ipv4Summary, PortsSummary, TcpSummary } from "../runtime/packet-decode.js";

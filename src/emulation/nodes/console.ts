@@ -1,7 +1,7 @@
 import net from "node:net";
 import type { Tx } from "../../platform/db/client.js";
 import type { Config } from "../../platform/config.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 
 /**
  * Console ports are a lifecycle, as in GNS3's port manager: a node holds its port while its project is open and

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { hasIdlePc, unavailableReason } from "../runtime/drivers/registry.js";
 import { getNode } from "./operations.js";
 

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import type { AppContext } from "../../platform/context.js";
-import { ForbiddenError, NotFoundError } from "../../platform/errors.js";
+import { ForbiddenError, NotFoundError } from "../../platform/core/errors.js";
 import { resolveInside } from "../files/safe-path.js";
 import { getProject } from "../projects/lookup.js";
 import { getNode } from "./operations.js";

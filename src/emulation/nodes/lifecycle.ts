@@ -1,6 +1,6 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { stopOrphanCaptures } from "../links/capture.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { isRemote } from "../computes/model.js";

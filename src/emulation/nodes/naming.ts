@@ -1,4 +1,4 @@
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 
 const MAX_NUMBER = 1_000_000;
 

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
-import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { withUniqueRetry } from "../../platform/db/unique-retry.js";
 import { changedFields, publishTopologyEvent } from "../events.js";

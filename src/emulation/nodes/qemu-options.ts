@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 
 /**
  * A qemu node's extra `options` (compat-qemu §2; refused options: docs/gns3-compat.md): split as GNS3 splits them,

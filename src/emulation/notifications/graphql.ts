@@ -1,6 +1,6 @@
 import type { Drawing, Link, Node, Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 import { isEventId, type Topic } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { ComputeRef } from "../computes/graphql.js";

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { DomainError } from "../../platform/errors.js";
+import { DomainError } from "../../platform/core/errors.js";
 import type { WebSocketRoute } from "../../platform/http/websockets.js";
 import { getProject } from "../projects/lookup.js";
 import { openNotificationStream, webSocketSender, type StreamScope } from "./stream.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, ForbiddenError, NotFoundError } from "../../platform/core/errors.js";
 import { resolveInside } from "../files/safe-path.js";
 import { writeTopologyFile } from "./disk.js";
 import { getProject } from "./lookup.js";

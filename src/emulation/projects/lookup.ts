@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { ForbiddenError, NotFoundError } from "../../platform/errors.js";
+import { ForbiddenError, NotFoundError } from "../../platform/core/errors.js";
 
 /** The project row or GNS3's 404 "Project ID <id> doesn't exist". */
 export async function getProject(ctx: AppContext, projectId: string) {

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError } from "../../platform/errors.js";
+import { ConflictError, ForbiddenError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { parseJson, UnsafeJsonError } from "../../platform/http/safe-json.js";
 import { withUniqueRetry } from "../../platform/db/unique-retry.js";

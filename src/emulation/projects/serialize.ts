@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 import { UUID_PATTERN } from "../../platform/input.js";
 
 /** Where projects live unless created or loaded elsewhere (GNS3's projects_path). */

@@ -5,7 +5,7 @@ import type { Readable } from "node:stream";
 import type yazl from "yazl";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { publishControllerEvent } from "../events.js";
 import { BUILTIN_TYPES } from "../nodes/serialize.js";
 import { adoptSnapshots } from "../snapshots/store.js";

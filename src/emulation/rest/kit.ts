@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
 import express from "express";
 import { z } from "zod";
-import { DomainError, InvalidInputError } from "../../platform/errors.js";
+import { DomainError, InvalidInputError } from "../../platform/core/errors.js";
 import { httpClientError } from "../../platform/http/client-errors.js";
 import { jsonSchemaOf, type RouteDoc } from "../../platform/http/openapi.js";
 import { logUnexpected } from "../../platform/http/request-id.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { findOnPath } from "./executables.js";
 
 /**

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../events.js";

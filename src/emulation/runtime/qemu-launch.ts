@@ -1,6 +1,6 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, DomainError } from "../../platform/errors.js";
+import { ConflictError, DomainError } from "../../platform/core/errors.js";
 import { checkImageReferences } from "../images/references.js";
 import { ImageMissingError, imageDirectory, resolveImage } from "../images/store.js";
 import { qemuBaseMac, readCustomAdapters } from "../nodes/adapters.js";

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { confinedCommand, grantWrite } from "./confinement.js";
 import { qmp, qmpStatus } from "./qemu-monitor.js";
 import { descendants, isAlive, killAndWait, killRecorded, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./processes.js";

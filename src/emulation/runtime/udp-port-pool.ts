@@ -1,5 +1,5 @@
 import dgram from "node:dgram";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 
 /**
  * UDP ports for links and node NIOs, taken from the configured range (ctx.config.udpPorts). A port is handed out

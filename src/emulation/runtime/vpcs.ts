@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { confinedCommand, grantWrite } from "./confinement.js";
 import { findOnPath } from "./executables.js";
 import { listensOn } from "./listening.js";

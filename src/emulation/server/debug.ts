@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AppContext } from "../../platform/context.js";
-import { ForbiddenError } from "../../platform/errors.js";
+import { ForbiddenError } from "../../platform/core/errors.js";
 import { listComputes } from "../computes/operations.js";
 import { closeProject } from "../projects/operations.js";
 import { GNS3_VERSION } from "../version.js";

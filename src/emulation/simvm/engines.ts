@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { listComputes } from "../computes/operations.js";
 import { LOCAL_ID, VM_ID } from "../computes/model.js";
 import { getSimVmSettings, type EngineId } from "./operations.js";

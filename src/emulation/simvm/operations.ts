@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { readSetting, updateSetting } from "../server/store.js";
 import { engineUnavailable } from "./engines.js";

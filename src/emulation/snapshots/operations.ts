@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Project, Snapshot } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { publishControllerEvent, publishTopologyEvent } from "../events.js";
 import { resolveInside } from "../files/safe-path.js";
 import { parseInput } from "../../platform/input.js";

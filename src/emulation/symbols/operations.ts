@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, InvalidInputError } from "../../platform/errors.js";
-import { packagePath } from "../../platform/package-root.js";
+import { ConflictError, InvalidInputError } from "../../platform/core/errors.js";
+import { packagePath } from "../../platform/core/package-root.js";
 import { isPlainName, newFileInside, resolveInside } from "../files/safe-path.js";
 import { imageSize } from "./dimensions.js";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { getCompute } from "../computes/operations.js";
 import { publishControllerEvent } from "../events.js";

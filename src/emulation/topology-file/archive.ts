@@ -5,7 +5,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import yazl from "yazl";
-import { ConflictError, PayloadTooLargeError } from "../../platform/errors.js";
+import { ConflictError, PayloadTooLargeError } from "../../platform/core/errors.js";
 import { SVG_MAX_LENGTH } from "../drawings/svg.js";
 import { MAX_TOPOLOGY_BYTES } from "../projects/operations.js";
 import { parseJson } from "../../platform/http/safe-json.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { UUID_PATTERN } from "../../platform/input.js";
 import type { Drawing, Node, Project } from "../../generated/prisma-sqlite/client.js";
 import { checkSvg, SvgRejected } from "../drawings/svg.js";

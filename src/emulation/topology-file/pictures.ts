@@ -1,4 +1,4 @@
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 
 /**
  * GNS3 keeps a drawing's picture out of the .gns3 file: an SVG of 500+ characters holding one embedded image,

@@ -3,8 +3,8 @@ import path from "node:path";
 import v8 from "node:v8";
 import type { PrismaLibSql as LibSqlFactory } from "@prisma/adapter-libsql";
 import type { PrismaClient as SqliteClient } from "../../generated/prisma-sqlite/client.js";
-import { InvalidInputError, RecordGoneError, UniqueViolationError } from "../errors.js";
-import { containsNul } from "../text.js";
+import { InvalidInputError, RecordGoneError, UniqueViolationError } from "../core/errors.js";
+import { containsNul } from "../core/text.js";
 
 /** Both clients are generated from the same models; the SQLite one serves as the static type. */
 export type Db = SqliteClient;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { packagePath } from "../package-root.js";
+import { packagePath } from "../core/package-root.js";
 import { isPostgresUrl } from "./client.js";
 
 /**

@@ -7,7 +7,7 @@ import type PrismaTypes from "../../generated/pothos-types.js";
 import { getDatamodel } from "../../generated/pothos-types.js";
 import type { AppContext } from "../context.js";
 import { checkJsonValue, UnsafeJsonError } from "../http/safe-json.js";
-import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../errors.js";
+import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../core/errors.js";
 
 export const builder = new SchemaBuilder<{
   Context: AppContext;

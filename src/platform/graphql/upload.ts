@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../errors.js";
+import { InvalidInputError } from "../core/errors.js";
 import { builder } from "./builder.js";
 
 /**

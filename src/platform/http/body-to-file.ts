@@ -1,7 +1,7 @@
 import { createWriteStream } from "node:fs";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { InvalidInputError, PayloadTooLargeError } from "../errors.js";
+import { InvalidInputError, PayloadTooLargeError } from "../core/errors.js";
 
 export interface BodyToFile {
   /** Most bytes accepted; more is a 413 with `tooLarge` as its message. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import { withRequestId, type Logger } from "../log.js";
+import { withRequestId, type Logger } from "../core/log.js";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 

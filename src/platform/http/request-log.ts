@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
-import type { Logger } from "../log.js";
+import type { Logger } from "../core/log.js";
 
 /** One structured line per request (with its id), written when the response finishes (or the client goes away). */
 export function requestLog(log: Logger) {

@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { Logger } from "../log.js";
+import type { Logger } from "../core/log.js";
 
 /** One upgrade dispatcher for every WebSocket endpoint on the shared HTTP(S) listener. */
 export interface WebSocketRoute {

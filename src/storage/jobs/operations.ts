@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { AppContext } from "../../platform/context.js";
-import { DomainError, NotFoundError } from "../../platform/errors.js";
+import { DomainError, NotFoundError } from "../../platform/core/errors.js";
 import type { Job } from "../../generated/prisma-sqlite/client.js";
 import { CODES } from "../ontap/codes.js";
 

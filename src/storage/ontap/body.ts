@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 import { checkJsonValue, isForbiddenKey, JSON_LIMITS, UnsafeJsonError } from "../../platform/http/safe-json.js";
 import { CODES } from "./codes.js";
 

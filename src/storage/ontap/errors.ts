@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
-import { DomainError } from "../../platform/errors.js";
+import { DomainError } from "../../platform/core/errors.js";
 import { httpClientError } from "../../platform/http/client-errors.js";
 import { logUnexpected } from "../../platform/http/request-id.js";
 import { CODES } from "./codes.js";

@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 import { CODES } from "./codes.js";
 import { INT64_RANGE, isInt64, parseDecimalInteger } from "../../platform/int64.js";
 import { invalid } from "./body.js";

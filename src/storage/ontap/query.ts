@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../../platform/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 import { CODES } from "./codes.js";
 import { invalid, unexpected } from "./body.js";
 import type { FilterField } from "./filter.js";

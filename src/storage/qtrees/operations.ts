@@ -1,7 +1,7 @@
 import type { AppContext } from "../../platform/context.js";
 import { publishObjectChange } from "../events.js";
 import type { Tx } from "../../platform/db/client.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { parseInput } from "../input.js";
 import { startJob, type StartedJob } from "../jobs/operations.js";
 import { CODES } from "../ontap/codes.js";

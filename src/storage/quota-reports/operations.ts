@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { NotFoundError } from "../../platform/errors.js";
+import { NotFoundError } from "../../platform/core/errors.js";
 import { CODES } from "../ontap/codes.js";
 
 /** The volume and SVM every report row is read with. */

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { InvalidInputError, NotFoundError } from "../../platform/errors.js";
+import { InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { isEventId } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { termsCondition, type Term } from "../ontap/filter.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
-import { ConflictError, NotFoundError, UniqueViolationError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError, UniqueViolationError } from "../../platform/core/errors.js";
 import { CODES } from "../ontap/codes.js";
 import { publishQuotaChange } from "../events.js";
 import { aboutField, FieldError, parseInput } from "../input.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CONTROL_CHARACTERS } from "../../platform/text.js";
+import { CONTROL_CHARACTERS } from "../../platform/core/text.js";
 import { CODES } from "../ontap/codes.js";
 import { problemIssue, type Problem } from "../input.js";
 import { int64, objectRef, text } from "../schema.js";

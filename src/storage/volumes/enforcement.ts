@@ -1,6 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import { isPostgresUrl, type Tx } from "../../platform/db/client.js";
-import { ConflictError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 import { CODES } from "../ontap/codes.js";
 import { publishQuotaChange } from "../events.js";
 import { getVolume } from "./operations.js";

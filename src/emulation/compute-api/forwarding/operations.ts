@@ -1,5 +1,5 @@
 import type { AppContext } from "../../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UpstreamError } from "../../../platform/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UpstreamError } from "../../../platform/core/errors.js";
 import { computeRequest, computeTarget, computeUrl } from "../../computes/client.js";
 
 /**

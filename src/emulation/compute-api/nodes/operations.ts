@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Node } from "../../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../../platform/context.js";
-import { ConflictError, NotFoundError } from "../../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../../platform/core/errors.js";
 import { resolveInside } from "../../files/safe-path.js";
 import { consoleHolder } from "../../nodes/console.js";
 import { createNode, deleteNode, updateNode } from "../../nodes/operations.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AppContext } from "../../../platform/context.js";
-import { NotFoundError } from "../../../platform/errors.js";
+import { NotFoundError } from "../../../platform/core/errors.js";
 import { uuidSchema } from "../../../platform/input.js";
 import { qemuPropertiesSchema } from "../../nodes/qemu-properties.js";
 import { sendJson, type Gns3Routes } from "../../rest/kit.js";

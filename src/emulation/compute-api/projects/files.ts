@@ -4,7 +4,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { AppContext } from "../../../platform/context.js";
-import { ForbiddenError, NotFoundError } from "../../../platform/errors.js";
+import { ForbiddenError, NotFoundError } from "../../../platform/core/errors.js";
 import { resolveInside } from "../../files/safe-path.js";
 import { writeTopologyFile } from "../../projects/disk.js";
 import { projectFile, writeProjectFile } from "../../projects/files.js";

@@ -1,6 +1,6 @@
 import type { Project } from "../../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../../platform/context.js";
-import { NotFoundError } from "../../../platform/errors.js";
+import { NotFoundError } from "../../../platform/core/errors.js";
 import {
   assertProjectName,
   closeProject,

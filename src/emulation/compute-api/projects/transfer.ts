@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import type { Project } from "../../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../../platform/context.js";
-import { ConflictError, InvalidInputError } from "../../../platform/errors.js";
+import { ConflictError, InvalidInputError } from "../../../platform/core/errors.js";
 import { resolveInside } from "../../files/safe-path.js";
 import { openProject } from "../../projects/operations.js";
 import { assertProjectId, projectDir } from "../../projects/serialize.js";
