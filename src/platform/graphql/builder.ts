@@ -51,7 +51,7 @@ function parseBigInt(v: unknown): bigint {
   if (!((typeof v === "number" && Number.isInteger(v)) || (typeof v === "string" && /^-?\d+$/.test(v)))) {
     throw new TypeError("BigInt must be an integer or a string of digits");
   }
-  return BigInt(v); // the range is the input's (storage/schema.ts int64): its error is a typed result naming the field
+  return BigInt(v); // the range is the input's (storage/core/schema.ts int64): its error is a typed result naming the field
 }
 
 builder.scalarType("BigInt", {

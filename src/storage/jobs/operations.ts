@@ -3,7 +3,7 @@ import os from "node:os";
 import type { AppContext } from "../../platform/context.js";
 import { DomainError, NotFoundError } from "../../platform/core/errors.js";
 import type { Job } from "../../generated/prisma-sqlite/client.js";
-import { CODES } from "../ontap/codes.js";
+import { CODES } from "../core/codes.js";
 
 /** ONTAP deletes a job 300 s after it reaches a terminal state. */
 export const JOB_RETENTION_MS = 300_000;

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { InvalidInputError } from "../../platform/core/errors.js";
 import { checkJsonValue, isForbiddenKey, JSON_LIMITS, UnsafeJsonError } from "../../platform/http/safe-json.js";
-import { CODES } from "./codes.js";
+import { CODES } from "../core/codes.js";
 
 /** Runs after express.json on the /api router: no prototype keys, bounded nesting, ONTAP-worded 400s. */
 export function checkBody(req: Request, _res: Response, next: NextFunction): void {

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from "express";
 import { DomainError } from "../../platform/core/errors.js";
 import { httpClientError } from "../../platform/http/client-errors.js";
 import { logUnexpected } from "../../platform/http/request-id.js";
-import { CODES } from "./codes.js";
+import { CODES } from "../core/codes.js";
 
 /** The ONTAP error envelope: {"error": {"message", "code", "target"?}} as application/hal+json. */
 export function ontapErrorBody(message: string, code: string, target?: string) {

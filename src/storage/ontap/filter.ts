@@ -1,5 +1,5 @@
 import { InvalidInputError } from "../../platform/core/errors.js";
-import { CODES } from "./codes.js";
+import { CODES } from "../core/codes.js";
 import { INT64_RANGE, isInt64, parseDecimalInteger } from "../../platform/int64.js";
 import { invalid } from "./body.js";
 

@@ -1,5 +1,5 @@
 import { InvalidInputError } from "../../platform/core/errors.js";
-import { CODES } from "./codes.js";
+import { CODES } from "../core/codes.js";
 import { invalid, unexpected } from "./body.js";
 import type { FilterField } from "./filter.js";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { jsonSchemaOf, type JsonSchema } from "../../platform/http/openapi.js";
-import { fieldNames, inTermsOf, type FieldNames } from "../input.js";
+import { fieldNames, inTermsOf, type FieldNames } from "../core/input.js";
 import { parseDecimalInteger } from "../../platform/int64.js";
 import { expandDottedKeys, rejectUnknown, type Shape } from "./body.js";
 

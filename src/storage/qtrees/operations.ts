@@ -1,10 +1,10 @@
 import type { AppContext } from "../../platform/context.js";
-import { publishObjectChange } from "../events.js";
+import { publishObjectChange } from "../core/events.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
-import { parseInput } from "../input.js";
+import { parseInput } from "../core/input.js";
 import { startJob, type StartedJob } from "../jobs/operations.js";
-import { CODES } from "../ontap/codes.js";
+import { CODES } from "../core/codes.js";
 import { ruleIdentity } from "../quota-rules/identity.js";
 import { resolveSvm } from "../svms/operations.js";
 import { markResizing, resizeIfEnabled } from "../volumes/enforcement.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { refused, rule, type Broken } from "../input.js";
-import { objectRef, text } from "../schema.js";
+import { refused, rule, type Broken } from "../core/input.js";
+import { objectRef, text } from "../core/schema.js";
 
 /** The input of the qtree operations, in domain terms. */
 export const SECURITY_STYLES = ["unix", "ntfs", "mixed"] as const;

@@ -1,6 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/core/errors.js";
-import { CODES } from "../ontap/codes.js";
+import { CODES } from "../core/codes.js";
 
 /** The volume and SVM every report row is read with. */
 export const reportInclude = { volume: { include: { svm: true } } } as const;

@@ -5,13 +5,13 @@ import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/buil
 import { termsCondition, type Term } from "../ontap/filter.js";
 import { pageOrder } from "../ontap/collection.js";
 import { checkOrderLength } from "../ontap/query.js";
-import { quotaTopic, type QuotaChange } from "../events.js";
+import { quotaTopic, type QuotaChange } from "../core/events.js";
 import { jobResult, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf, withJob } from "../jobs/graphql.js";
 import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js";
 import { qtreeIdOf, qtreeIds, userEntries } from "./serialize.js";
 import { ruleFilterFields, RULE_ORDER, RULE_SORTABLE } from "./filters.js";
 import { findRulePage } from "./page.js";
-import { fieldNames, inTermsOf } from "../input.js";
+import { fieldNames, inTermsOf } from "../core/input.js";
 import { LIMIT_NAMES, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
 import { createRule, deleteRule, updateRule } from "./operations.js";
 

@@ -4,7 +4,7 @@ import { handle, respondWrite } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
 import { WireForm, type WireFields } from "../ontap/wire.js";
-import { RULE_PAGES } from "../events.js";
+import { RULE_PAGES } from "../core/events.js";
 import { createRule, deleteRule, getRule, updateRule } from "./operations.js";
 import { findRulePage, type RulePageRow } from "./page.js";
 import { createRuleSchema, ruleLimitsSchema, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { CONTROL_CHARACTERS } from "../../platform/core/text.js";
-import { CODES } from "../ontap/codes.js";
-import { problemIssue, type Problem } from "../input.js";
-import { int64, objectRef, text } from "../schema.js";
+import { CODES } from "../core/codes.js";
+import { problemIssue, type Problem } from "../core/input.js";
+import { int64, objectRef, text } from "../core/schema.js";
 
 /**
  * The input of the quota rule operations, in domain terms, with the rules of the spec and the reference: which

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
-import { publishObjectChange } from "../events.js";
+import { publishObjectChange } from "../core/events.js";
 import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
-import { FieldError, parseInput } from "../input.js";
-import { CODES } from "../ontap/codes.js";
+import { FieldError, parseInput } from "../core/input.js";
+import { CODES } from "../core/codes.js";
 import { createSvmSchema, type CreateSvmInput } from "./schema.js";
 
 export interface SvmRef {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { refused, rule } from "../input.js";
-import { text } from "../schema.js";
+import { refused, rule } from "../core/input.js";
+import { text } from "../core/schema.js";
 
 /** The input of the SVM operations, in domain terms. */
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,46}$/;

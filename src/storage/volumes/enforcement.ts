@@ -1,8 +1,8 @@
 import type { AppContext } from "../../platform/context.js";
 import { isPostgresUrl, type Tx } from "../../platform/db/client.js";
 import { ConflictError } from "../../platform/core/errors.js";
-import { CODES } from "../ontap/codes.js";
-import { publishQuotaChange } from "../events.js";
+import { CODES } from "../core/codes.js";
+import { publishQuotaChange } from "../core/events.js";
 import { getVolume } from "./operations.js";
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
-import { publishObjectChange } from "../events.js";
+import { publishObjectChange } from "../core/events.js";
 import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
-import { FieldError, parseInput } from "../input.js";
+import { FieldError, parseInput } from "../core/input.js";
 import { startJob, type StartedJob } from "../jobs/operations.js";
-import { CODES } from "../ontap/codes.js";
+import { CODES } from "../core/codes.js";
 import { resolveSvm } from "../svms/operations.js";
 import { setQuotaEnabled } from "./enforcement.js";
 import { createVolumeSchema, updateVolumeSchema, type CreateVolumeInput, type UpdateVolumeInput } from "./schema.js";

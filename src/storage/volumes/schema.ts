@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { refused, rule } from "../input.js";
-import { int64, objectRef, text } from "../schema.js";
+import { refused, rule } from "../core/input.js";
+import { int64, objectRef, text } from "../core/schema.js";
 
 /** The input of the volume operations, in domain terms. */
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,202}$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FieldError, fieldNames, inFaceTerms, parseInput } from "../../../src/storage/input.js";
+import { FieldError, fieldNames, inFaceTerms, parseInput } from "../../../src/storage/core/input.js";
 import { ontapJobDescription } from "../../../src/storage/jobs/serialize.js";
 import { describeJob } from "../../../src/storage/jobs/operations.js";
 import { WireForm } from "../../../src/storage/ontap/wire.js";

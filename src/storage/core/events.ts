@@ -1,5 +1,5 @@
-import type { AppContext } from "../platform/context.js";
-import { channelTopic } from "../platform/events.js";
+import type { AppContext } from "../../platform/context.js";
+import { channelTopic } from "../../platform/events.js";
 
 /** Rule and volume-quota changes, for the GraphQL subscription (scoped by SVM/volume by the subscriber). */
 const QUOTA_CHANNEL = "storage:quota";
@@ -23,7 +23,7 @@ export interface StorageObjectChange {
   key: string;
 }
 
-declare module "../platform/events.js" {
+declare module "../../platform/events.js" {
   interface EventChannels {
     "storage:quota": QuotaChange;
     "storage:objects": StorageObjectChange;

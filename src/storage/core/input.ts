@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { DomainError, InvalidInputError } from "../platform/core/errors.js";
-import { CODES } from "./ontap/codes.js";
+import { DomainError, InvalidInputError } from "../../platform/core/errors.js";
+import { CODES } from "./codes.js";
 
 /**
  * The storage operations' input contract. Each operation declares its input once as a zod schema in domain terms

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { INT64_RANGE, isInt64 } from "../platform/int64.js";
+import { INT64_RANGE, isInt64 } from "../../platform/int64.js";
 
 /** Field schemas every storage operation's input uses (see input.ts for how their errors are worded). */
 export const text = z.string({ error: "a string" });
