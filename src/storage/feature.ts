@@ -10,7 +10,7 @@ import { recoverJobs, scheduleJobSweep } from "./jobs/operations.js";
 import { CODES } from "./core/codes.js";
 import { checkBody } from "./ontap/body.js";
 import { ontapErrorHandler } from "./ontap/errors.js";
-import { ontapFace } from "./ontap/openapi.js";
+import { ontapFace } from "./openapi.js";
 import { mountQtrees } from "./qtrees/rest.js";
 import { mountQuotaReports } from "./quota-reports/rest.js";
 import { mountQuotaRules } from "./quota-rules/rest.js";

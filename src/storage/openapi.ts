@@ -1,9 +1,9 @@
-import type { ApiFace, RouteDoc } from "../../platform/http/openapi.js";
-import * as qtrees from "../qtrees/rest.js";
-import * as rules from "../quota-rules/rest.js";
-import * as svms from "../svms/rest.js";
-import * as volumes from "../volumes/rest.js";
-import type { WireForm } from "./wire.js";
+import type { ApiFace, RouteDoc } from "../platform/http/openapi.js";
+import * as qtrees from "./qtrees/rest.js";
+import * as rules from "./quota-rules/rest.js";
+import * as svms from "./svms/rest.js";
+import * as volumes from "./volumes/rest.js";
+import type { WireForm } from "./ontap/wire.js";
 
 /** The bodies of the write routes: the WireForms the routes read them with (the test requires one per write). */
 const BODIES: Record<string, WireForm> = {
