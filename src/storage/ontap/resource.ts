@@ -1,13 +1,10 @@
 import type { Request, Response, Router } from "express";
-import type { AppContext } from "../../platform/context.js";
-import type { JobSubject } from "../jobs/operations.js";
 import { invalid, unexpected } from "./body.js";
 import { envelope, readPage, type CollectionSource } from "./collection.js";
 import { parseFields, project } from "./fields.js";
 import { buildWhere, type FilterField } from "./filter.js";
-import { parseCollectionQuery, parseWriteQuery, single } from "./query.js";
-import { halBytes, halVariant, handle, respondSync, sendHal, sendHalBytes } from "./respond.js";
-import type { WireForm } from "./wire.js";
+import { parseCollectionQuery, single } from "./query.js";
+import { halBytes, halVariant, handle, sendHal, sendHalBytes } from "./respond.js";
 
 /** What a collection resource declares; `list` and `getOne` do the rest the same way for every resource. */
 export interface ResourceSpec<Row> {
@@ -55,33 +52,4 @@ export function mountReads<Row>(
 ): void {
   router.get(path, handle((req, res) => list(req, res, spec)));
   router.get(`${path}${itemPath}`, handle(async (req, res) => getOne(req, res, spec, await fetchOne(req.params as Record<string, string>))));
-}
-
-/** How a resource is created: its wire form, the operation, and what the answer says of the new object. */
-export interface CreateSpec<Obj> {
-  body: WireForm;
-  create: (input: never) => Promise<Obj>;
-  subject: (obj: Obj) => JobSubject;
-  svmUuid: (obj: Obj) => string;
-  href: (obj: Obj) => string;
-  record: (obj: Obj) => object;
-}
-
-/** POST of a synchronous create, answered as ONTAP does: a finished job (or 201 when the client waits), Location. */
-export function mountCreate<Obj>(router: Router, ctx: AppContext, path: string, spec: CreateSpec<Obj>): void {
-  router.post(
-    path,
-    handle(async (req, res) => {
-      const wq = parseWriteQuery(req.query as Record<string, unknown>, true);
-      const obj = await spec.body.run(() => spec.create(spec.body.toDomain(req.body) as never));
-      await respondSync(ctx, req, res, {
-        subject: spec.subject(obj),
-        svmUuid: spec.svmUuid(obj),
-        returnTimeout: wq.returnTimeout,
-        okStatus: 201,
-        location: spec.href(obj),
-        records: wq.returnRecords ? [spec.record(obj)] : undefined,
-      });
-    }),
-  );
 }

@@ -1,9 +1,10 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
 import { invalid } from "../ontap/body.js";
-import { handle, respondWrite } from "../ontap/respond.js";
+import { handle } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { mountCreate, mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { mountCreate, respondWrite } from "../jobs/respond.js";
 import { WireForm, type WireFields } from "../ontap/wire.js";
 import { svmRef } from "../svms/operations.js";
 import { volumeRef } from "../quota-rules/serialize.js";

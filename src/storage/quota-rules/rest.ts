@@ -1,8 +1,9 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { handle, respondWrite } from "../ontap/respond.js";
+import { handle } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
 import { mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { respondWrite } from "../jobs/respond.js";
 import { WireForm, type WireFields } from "../ontap/wire.js";
 import { RULE_PAGES } from "../core/events.js";
 import { createRule, deleteRule, getRule, updateRule } from "./operations.js";

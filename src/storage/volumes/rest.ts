@@ -1,8 +1,9 @@
 import type { Router } from "express";
 import type { AppContext } from "../../platform/context.js";
-import { handle, respondSync, respondWrite } from "../ontap/respond.js";
+import { handle } from "../ontap/respond.js";
 import { parseWriteQuery } from "../ontap/query.js";
-import { mountCreate, mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { mountReads, type ResourceSpec } from "../ontap/resource.js";
+import { mountCreate, respondSync, respondWrite } from "../jobs/respond.js";
 import { WireForm } from "../ontap/wire.js";
 import { svmRef } from "../svms/operations.js";
 import { createVolume, deleteVolume, getVolume, updateVolume } from "./operations.js";
