@@ -1,5 +1,21 @@
+import type { AppContext } from "../../platform/context.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import { getQtree } from "./operations.js";
+import { jobResult, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf, withJob } from "../jobs/graphql.js";
+import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js"; // and the Volume type a qtree belongs to
+import { createQtree, deleteQtree, getQtree, updateQtree } from "./operations.js";
+import type { SecurityStyle as SecurityStyleValue, UpdateQtreeInput } from "./schema.js";
+
+const SecurityStyle = builder.enumType("SecurityStyle", { values: ["UNIX", "NTFS", "MIXED"] as const });
+
+builder.prismaObject("Qtree", {
+  fields: (t) => ({
+    id: t.exposeInt("qtreeId", { description: "The qtree id within its volume" }),
+    name: t.exposeString("name"),
+    securityStyle: t.field({ type: SecurityStyle, resolve: (q) => q.securityStyle.toUpperCase() as "UNIX" }),
+    unixPermissions: t.exposeInt("unixPermissions"),
+    volume: t.relation("volume"),
+  }),
+});
 
 builder.queryFields((t) => ({
   qtrees: t.prismaField({
@@ -20,3 +36,65 @@ builder.queryFields((t) => ({
     resolve: (_q, _r, args, ctx) => getQtree(ctx, String(args.volumeUuid), args.id),
   }),
 }));
+
+type QtreeSettings = { securityStyle?: "UNIX" | "NTFS" | "MIXED" | null; unixPermissions?: number | null };
+const qtreeSettings = (args: QtreeSettings) => ({
+  ...(args.securityStyle ? { securityStyle: args.securityStyle.toLowerCase() as SecurityStyleValue } : {}),
+  ...(args.unixPermissions != null ? { unixPermissions: args.unixPermissions } : {}),
+});
+
+builder.mutationFields((t) => ({
+  createQtree: t.prismaField({
+    type: "Qtree",
+    errors: { types: DOMAIN_ERRORS },
+    args: {
+      svm: t.arg({ type: SvmSelector, required: true }),
+      volume: t.arg({ type: VolumeSelector, required: true }),
+      name: t.arg.string({ required: true }),
+      securityStyle: t.arg({ type: SecurityStyle }),
+      unixPermissions: t.arg.int(),
+    },
+    resolve: (_q, _r, args, ctx) => createQtree(ctx, { svm: sel(args.svm), volume: sel(args.volume), name: args.name, ...qtreeSettings(args) }),
+  }),
+  renameQtree: t.prismaField({
+    type: "Qtree",
+    description: "Rename a qtree; the quota rules scoped to it follow. The rename runs in the job: `data` has the new name once it ended",
+    errors: { types: DOMAIN_ERRORS, result: jobResult },
+    args: {
+      volumeUuid: t.arg.id({ required: true }),
+      id: t.arg.int({ required: true }),
+      name: t.arg.string({ required: true }),
+      returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    },
+    resolve: (_q, _r, args, ctx) => changeQtree(ctx, args, { name: args.name }),
+  }),
+  updateQtree: t.prismaField({
+    type: "Qtree",
+    description: "Change a qtree's security style or UNIX permissions. The change runs in the job: `data` shows it once it ended",
+    errors: { types: DOMAIN_ERRORS, result: jobResult },
+    args: {
+      volumeUuid: t.arg.id({ required: true }),
+      id: t.arg.int({ required: true }),
+      securityStyle: t.arg({ type: SecurityStyle }),
+      unixPermissions: t.arg.int(),
+      returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    },
+    resolve: (_q, _r, args, ctx) => changeQtree(ctx, args, qtreeSettings(args)),
+  }),
+  deleteQtree: t.boolean({
+    description: "Delete a qtree and the quota rules scoped to it",
+    errors: { types: DOMAIN_ERRORS },
+    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.int({ required: true }) },
+    resolve: async (_r, args, ctx) => {
+      await (await deleteQtree(ctx, String(args.volumeUuid), args.id)).succeeded();
+      return true;
+    },
+  }),
+}));
+
+/** A qtree change runs as a job (REST's PATCH): the qtree as it is after the wait, with the job. */
+async function changeQtree(ctx: AppContext, args: { volumeUuid: string | number; id: number; returnTimeout?: number | null }, patch: UpdateQtreeInput) {
+  const timeout = returnTimeoutOf(args.returnTimeout);
+  const job = await jobWithin(await updateQtree(ctx, String(args.volumeUuid), args.id, patch), timeout);
+  return withJob(await getQtree(ctx, String(args.volumeUuid), args.id), job);
+}
