@@ -64,7 +64,7 @@ async function paced(rate: number, total: number, publish: (seq: number) => unkn
 /** In the server child: publishes `total` node.updated events at `rate`, then reports their publish times. */
 async function publishEvents(m: any, server: RunningServer): Promise<void> {
   if (!m?.publish) return;
-  const { publishTopologyEvent } = await import("../src/emulation/events.js");
+  const { publishTopologyEvent } = await import("../src/emulation/core/events.js");
   const { projectDir } = await import("../src/emulation/projects/serialize.js");
   const { projectId, nodeId, rate, total } = m.publish;
   const ctx = server.ctx;

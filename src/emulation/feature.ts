@@ -3,7 +3,7 @@ import type { Feature } from "../platform/feature.js";
 import { computeNotificationWebSockets } from "./compute-api/notifications.js";
 import { notificationWebSockets } from "./notifications/websockets.js";
 import { Gns3Routes } from "./rest/kit.js";
-import { gns3Face } from "./rest/openapi.js";
+import { gns3Face } from "./openapi.js";
 import { registerRoutes } from "./routes.js";
 import { startEmulationServices, stopEmulationServices } from "./services.js";
 

@@ -1,6 +1,6 @@
 // Registers the emulation GraphQL types on the shared builder (one import per area).
 import { builder } from "../platform/graphql/builder.js";
-import { GNS3_VERSION } from "./version.js";
+import { GNS3_VERSION } from "./core/version.js";
 import "./nodes/lifecycle-graphql.js";
 import "./links/capture-graphql.js";
 import "./server/graphql.js";

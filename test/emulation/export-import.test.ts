@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { controllerTopic, projectTopic } from "../../src/emulation/events.js";
+import { controllerTopic, projectTopic } from "../../src/emulation/core/events.js";
 import { asGns3 } from "../support/gns3-events.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { getBytes, postBytes, unzip, zip } from "./archive-support.js";

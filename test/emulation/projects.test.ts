@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { controllerTopic, projectTopic } from "../../src/emulation/events.js";
+import { controllerTopic, projectTopic } from "../../src/emulation/core/events.js";
 import { asGns3 } from "../support/gns3-events.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 

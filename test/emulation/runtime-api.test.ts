@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { projectTopic } from "../../src/emulation/events.js";
+import { projectTopic } from "../../src/emulation/core/events.js";
 import { asGns3 } from "../support/gns3-events.js";
 import dgram from "node:dgram";
 import fs from "node:fs";

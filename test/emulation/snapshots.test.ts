@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { controllerTopic, projectTopic, type EmulationEvent } from "../../src/emulation/events.js";
+import { controllerTopic, projectTopic, type EmulationEvent } from "../../src/emulation/core/events.js";
 import type { Topic } from "../../src/platform/events.js";
 import { asGns3 } from "../support/gns3-events.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";

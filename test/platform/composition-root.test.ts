@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { GNS3_VERSION } from "../../src/emulation/version.js";
+import { GNS3_VERSION } from "../../src/emulation/core/version.js";
 import { call, freshDatabaseUrl, startTestServer, type TestServer } from "../support/server.js";
 import { pause, waitFor } from "../support/wait.js";
 

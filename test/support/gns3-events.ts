@@ -1,4 +1,4 @@
-import type { EmulationEvent } from "../../src/emulation/events.js";
+import type { EmulationEvent } from "../../src/emulation/core/events.js";
 import { toGns3Notification } from "../../src/emulation/notifications/wire.js";
 import type { AppContext } from "../../src/platform/context.js";
 import type { BusEvent } from "../../src/platform/events.js";

@@ -1,6 +1,6 @@
 import os from "node:os";
 import type { AppContext } from "../../platform/context.js";
-import { GNS3_VERSION } from "../version.js";
+import { GNS3_VERSION } from "../core/version.js";
 import { systemUsage } from "../notifications/usage.js";
 
 /** The GNS3 compute object. The password is deliberately absent: it is write-only. */
@@ -16,6 +16,14 @@ export interface Compute {
   memory_usage_percent: number | null;
   last_error: string | null;
   capabilities: Capabilities;
+}
+
+export type ComputeEvent = { type: "compute.created" | "compute.updated" | "compute.deleted"; compute: Compute };
+
+declare module "../core/events.js" {
+  interface ControllerEvents {
+    compute: ComputeEvent;
+  }
 }
 
 export interface Capabilities {

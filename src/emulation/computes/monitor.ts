@@ -1,8 +1,8 @@
 import http from "node:http";
 import https from "node:https";
 import type { AppContext } from "../../platform/context.js";
-import { publishControllerEvent } from "../events.js";
-import { GNS3_VERSION } from "../version.js";
+import { publishControllerEvent } from "../core/events.js";
+import { GNS3_VERSION } from "../core/version.js";
 import { disconnected, remoteCompute, type Capabilities, type ComputeRow, type LiveState } from "./model.js";
 import { unseal } from "./secret.js";
 import type { HostStatistics } from "./usage.js";

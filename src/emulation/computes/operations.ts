@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
-import { publishControllerEvent } from "../events.js";
-import { assertName } from "../names.js";
+import { publishControllerEvent } from "../core/events.js";
+import { assertName } from "../core/names.js";
 import { isUniqueViolation } from "../projects/operations.js";
 import { parseInput } from "../../platform/input.js";
 import { LOCAL_ID, VM_ID, localCompute, localName, remoteCompute, type Compute, type ComputeRow } from "./model.js";

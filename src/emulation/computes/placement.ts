@@ -2,7 +2,7 @@ import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { anyOf } from "../../platform/events.js";
-import { allProjectsTopic, controllerTopic } from "../events.js";
+import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { driverFor, hasConsole, processTypes, runnableTypesInWords, runsProcess } from "../runtime/drivers/registry.js";

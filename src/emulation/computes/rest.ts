@@ -1,6 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
-import { GNS3_VERSION } from "../version.js";
+import { GNS3_VERSION } from "../core/version.js";
 import { localCapabilities } from "./model.js";
 import { z } from "zod";
 import { computeFields } from "./schema.js";

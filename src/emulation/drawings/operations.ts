@@ -3,7 +3,7 @@ import type { Drawing } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
-import { changedFields, publishTopologyEvent } from "../events.js";
+import { changedFields, publishTopologyEvent } from "../core/events.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { drawingChangesSchema, newDrawingSchema, type DrawingChanges, type NewDrawing } from "./schema.js";
 import { checkSvg, SvgRejected } from "./svg.js";

@@ -3,7 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
-import { publishTopologyEvent } from "../events.js";
+import { publishTopologyEvent } from "../core/events.js";
 import { nodePorts } from "../nodes/ports.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import { getNode } from "../nodes/operations.js";

@@ -1,8 +1,7 @@
 import type { Link, LinkEndpoint } from "../../generated/prisma-sqlite/client.js";
+import type { LinkData } from "../core/events.js";
 
 export type LinkWithEndpoints = Link & { endpoints: LinkEndpoint[] };
-/** A link as events carry it (no timestamp). */
-export type LinkData = Omit<LinkWithEndpoints, "createdAt">;
 
 const parse = (json: string): Record<string, unknown> => {
   try {

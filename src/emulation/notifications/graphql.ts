@@ -4,11 +4,11 @@ import { InvalidInputError } from "../../platform/core/errors.js";
 import { isEventId, type Topic } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { ComputeRef } from "../computes/graphql.js";
+import type { ComputeEvent } from "../computes/model.js";
 import { DrawingRef } from "../drawings/graphql.js";
 import {
   controllerTopic,
   projectTopic,
-  type ComputeEvent,
   type DrawingEvent,
   type EmulationEvent,
   type LinkEvent,
@@ -16,13 +16,13 @@ import {
   type ProjectEvent,
   type SettingsEvent,
   type SnapshotEvent,
-  type TemplateEvent,
-} from "../events.js";
+} from "../core/events.js";
 import { LinkRef } from "../links/graphql.js";
 import { NodeRef } from "../nodes/graphql.js";
 import { ProjectRef } from "../projects/graphql.js";
 import { getProject } from "../projects/lookup.js";
 import { SnapshotRef } from "../snapshots/graphql.js";
+import type { TemplateEvent } from "../templates/builtin.js";
 import { Template } from "../templates/graphql.js";
 import { toGns3Notification } from "./wire.js";
 

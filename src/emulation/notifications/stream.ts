@@ -7,7 +7,7 @@ import { StreamedBody, webSocketTextFrame } from "../../platform/http/stream-fra
 import type { Subscription, Topic } from "../../platform/events.js";
 import { trackStream } from "../../platform/ops/metrics.js";
 import { pythonJsonLine } from "../rest/json.js";
-import { allProjectsTopic, channelProjectId, controllerTopic, projectTopic, type EmulationEvent } from "../events.js";
+import { allProjectsTopic, channelProjectId, controllerTopic, projectTopic, type EmulationEvent } from "../core/events.js";
 import { toGns3Notification } from "./wire.js";
 import { systemUsage } from "./usage.js";
 

@@ -1,6 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import { drawingToRest, drawingUpdatedEvent } from "../drawings/serialize.js";
-import type { EmulationEvent } from "../events.js";
+import type { EmulationEvent } from "../core/events.js";
 import { linkToRest } from "../links/serialize.js";
 import { nodeToRest } from "../nodes/serialize.js";
 import { projectToRest } from "../projects/serialize.js";

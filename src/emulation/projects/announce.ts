@@ -1,6 +1,6 @@
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { publishTopologyEvent } from "../events.js";
+import { publishTopologyEvent } from "../core/events.js";
 import { projectDir } from "./serialize.js";
 
 /**

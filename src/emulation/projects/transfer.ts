@@ -6,7 +6,7 @@ import type yazl from "yazl";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError } from "../../platform/core/errors.js";
-import { publishControllerEvent } from "../events.js";
+import { publishControllerEvent } from "../core/events.js";
 import { BUILTIN_TYPES } from "../nodes/serialize.js";
 import { adoptSnapshots } from "../snapshots/store.js";
 import { archiveTopologyJson, createArchive, followNodeIds, withArchive } from "../topology-file/archive.js";

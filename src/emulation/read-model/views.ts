@@ -1,7 +1,7 @@
 import type { AppContext } from "../../platform/context.js";
 import { anyOf } from "../../platform/events.js";
 import { ReadViews } from "../../platform/read-views.js";
-import { allProjectsTopic, channelProjectId, controllerTopic } from "../events.js";
+import { allProjectsTopic, channelProjectId, controllerTopic } from "../core/events.js";
 
 /**
  * The read views of projects (the nodes and links lists as sent), one scope per project: dropped by the emulation's

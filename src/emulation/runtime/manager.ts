@@ -5,7 +5,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError } from "../../platform/core/errors.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
-import { allProjectsTopic, controllerTopic } from "../events.js";
+import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { nodeProperties } from "../nodes/serialize.js";
 import type { EthernetDevice } from "./ethernet.js";
 import type { DeviceDriver, NodeProcess, ProcessDriver } from "./drivers/driver.js";

@@ -5,7 +5,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ForbiddenError } from "../../platform/core/errors.js";
 import { listComputes } from "../computes/operations.js";
 import { closeProject } from "../projects/operations.js";
-import { GNS3_VERSION } from "../version.js";
+import { GNS3_VERSION } from "../core/version.js";
 
 /**
  * POST /v2/debug: a support bundle a user can attach to a bug report, written to <dataDir>/debug/controller.txt.

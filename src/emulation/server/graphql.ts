@@ -1,5 +1,5 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import { checkClientVersion, GNS3_VERSION } from "../version.js";
+import { checkClientVersion, GNS3_VERSION } from "../core/version.js";
 import { shutdownServer, writeDebugBundle } from "./debug.js";
 import { getIouLicense, updateIouLicense, type IouLicense } from "./iou-license.js";
 import { getSettings, updateSettings } from "./settings.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
-import { checkClientVersion, GNS3_VERSION } from "../version.js";
+import { checkClientVersion, GNS3_VERSION } from "../core/version.js";
 import { shutdownServer, writeDebugBundle } from "./debug.js";
 import { getIouLicense, iouLicenseUpdateSchema, updateIouLicense } from "./iou-license.js";
 import { getSettings, guiSettingsSchema, updateSettings } from "./settings.js";

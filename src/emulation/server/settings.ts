@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { parseInput } from "../../platform/input.js";
-import { publishControllerEvent } from "../events.js";
+import { publishControllerEvent } from "../core/events.js";
 import { readSetting, writeSetting } from "./store.js";
 
 /**

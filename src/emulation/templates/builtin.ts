@@ -20,6 +20,14 @@ export type TemplateObject = {
   builtin: boolean;
 } & Record<string, unknown>;
 
+export type TemplateEvent = { type: "template.created" | "template.updated" | "template.deleted"; template: TemplateObject };
+
+declare module "../core/events.js" {
+  interface ControllerEvents {
+    template: TemplateEvent;
+  }
+}
+
 export const CATEGORIES = ["router", "switch", "guest", "firewall"] as const;
 export type Category = (typeof CATEGORIES)[number];
 

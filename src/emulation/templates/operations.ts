@@ -4,7 +4,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { getCompute } from "../computes/operations.js";
-import { publishControllerEvent } from "../events.js";
+import { publishControllerEvent } from "../core/events.js";
 import { createNode } from "../nodes/operations.js";
 import type { NodeChanges } from "../nodes/schema.js";
 import { getOpenedProject } from "../projects/lookup.js";

@@ -5,7 +5,7 @@ import type { Drawing, Node, Project } from "../../generated/prisma-sqlite/clien
 import { checkSvg, SvgRejected } from "../drawings/svg.js";
 import { linkToTopology, type LinkWithEndpoints } from "../links/serialize.js";
 import { nodeToTopology } from "../nodes/serialize.js";
-import { GNS3_VERSION } from "../version.js";
+import { GNS3_VERSION } from "../core/version.js";
 
 /**
  * The .gns3 topology document (revision 9, GNS3 2.2). The database holds the topology; this document is how it

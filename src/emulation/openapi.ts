@@ -1,7 +1,7 @@
-import type { AppContext } from "../../platform/context.js";
-import type { ApiFace } from "../../platform/http/openapi.js";
-import { registerRoutes } from "../routes.js";
-import { Gns3Routes } from "./kit.js";
+import type { AppContext } from "../platform/context.js";
+import type { ApiFace } from "../platform/http/openapi.js";
+import { registerRoutes } from "./routes.js";
+import { Gns3Routes } from "./rest/kit.js";
 
 /** The GNS3 v2 face (/v2): every route's body schema is the wire schema its route validates with. */
 export function gns3Face(ctx: AppContext): ApiFace {

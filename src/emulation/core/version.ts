@@ -1,4 +1,4 @@
-import { ConflictError } from "../platform/core/errors.js";
+import { ConflictError } from "../../platform/core/errors.js";
 
 /**
  * The GNS3 server version Patchbay answers as. GNS3 clients (GUI, web UI) refuse a server whose version differs

@@ -1,9 +1,6 @@
-import type { Drawing, Node, Project, Snapshot } from "../generated/prisma-sqlite/client.js";
-import type { AppContext } from "../platform/context.js";
-import { channelTopic, type Topic } from "../platform/events.js";
-import type { Compute } from "./computes/model.js";
-import type { LinkData } from "./links/serialize.js";
-import type { TemplateObject } from "./templates/builtin.js";
+import type { Drawing, Link, LinkEndpoint, Node, Project, Snapshot } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { channelTopic, type Topic } from "../../platform/events.js";
 
 /**
  * The emulation's domain events: what changed, as the operations know it (database rows, ids, the names of the
@@ -14,6 +11,9 @@ import type { TemplateObject } from "./templates/builtin.js";
  * Row timestamps are left out of the types: events travel as JSON, where a Date does not survive.
  */
 type Plain<T> = Omit<T, "createdAt">;
+
+/** A link as events carry it: the row with its endpoints, no timestamp. */
+export type LinkData = Plain<Link & { endpoints: LinkEndpoint[] }>;
 
 export type NodeEvent = {
   type: "node.created" | "node.updated" | "node.deleted";
@@ -34,11 +34,18 @@ export type ProjectEvent = {
   project: Plain<Project>;
   changed?: string[];
 };
-export type ComputeEvent = { type: "compute.created" | "compute.updated" | "compute.deleted"; compute: Compute };
-export type TemplateEvent = { type: "template.created" | "template.updated" | "template.deleted"; template: TemplateObject };
 export type SettingsEvent = { type: "settings.updated"; settings: Record<string, unknown> };
+/**
+ * The server-wide events, one entry per kind of object. Kinds whose object is defined above the events declare
+ * their entry next to that object by merging into this interface, as features declare their channels in
+ * `EventChannels`: `compute` (ComputeEvent, computes/model.ts), `template` (TemplateEvent, templates/builtin.ts).
+ */
+export interface ControllerEvents {
+  project: ProjectEvent;
+  settings: SettingsEvent;
+}
 /** The server-wide events. */
-export type ControllerEvent = ProjectEvent | ComputeEvent | TemplateEvent | SettingsEvent;
+export type ControllerEvent = ControllerEvents[keyof ControllerEvents];
 
 export type EmulationEvent = TopologyEvent | ControllerEvent;
 
@@ -46,7 +53,7 @@ const CONTROLLER_CHANNEL = "emulation:controller";
 const PROJECT_PREFIX = "emulation:project:";
 type ProjectChannel = `${typeof PROJECT_PREFIX}${string}`;
 
-declare module "../platform/events.js" {
+declare module "../../platform/events.js" {
   interface EventChannels {
     "emulation:controller": ControllerEvent;
     [channel: ProjectChannel]: TopologyEvent;

@@ -1,5 +1,5 @@
-import { ForbiddenError, InvalidInputError } from "../platform/core/errors.js";
-import { CONTROL_CHARACTERS } from "../platform/core/text.js";
+import { ForbiddenError, InvalidInputError } from "../../platform/core/errors.js";
+import { CONTROL_CHARACTERS } from "../../platform/core/text.js";
 
 /**
  * Names are names, never paths. Every name a client gives (projects, snapshots, nodes, computes) is checked here
