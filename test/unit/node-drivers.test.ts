@@ -23,7 +23,7 @@ const ALLOWED: { file: string; line?: string; why: string }[] = [
   { file: "emulation/nodes/operations.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },
   { file: "emulation/nodes/qemu-graphql.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },
   { file: "emulation/topology-file/export.ts", line: '=== "iou"', why: "the .gns3 format: where an IOU node names its image" },
-  { file: "emulation/compute-api/forwarding/operations.ts", line: '["qemu", "dynamips", "iou"]', why: "image directories (emulators), not node types" },
+  { file: "emulation/computes/forwarding.ts", line: '["qemu", "dynamips", "iou"]', why: "image directories (emulators), not node types" },
   { file: "emulation/simvm/operations.ts", line: "ENGINES", why: "GNS3 VM engines, not node types" },
 ];
 

@@ -4,7 +4,7 @@ import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
 import type { NewCompute } from "./schema.js";
-import { forwardToCompute } from "../compute-api/forwarding/operations.js";
+import { forwardToCompute } from "./forwarding.js";
 import { computePorts, type PortUsage } from "./ports.js";
 import { controllerStatistics, type ComputeStatistics } from "./statistics.js";
 import type { HostStatistics } from "./usage.js";

@@ -3,7 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PayloadTooLargeError, UpstreamError } from "../../platform/core/errors.js";
 import { computeRequest, computeTarget } from "../computes/client.js";
 import { LOCAL_ID } from "../computes/model.js";
-import { computeImages } from "../compute-api/forwarding/operations.js";
+import { computeImages } from "../computes/forwarding.js";
 import { listImages, saveImage, uploadLimitBytes, type ImageEmulator, type ImageEntry } from "./store.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { AppContext } from "../../../platform/context.js";
 import { readRawBody, sendJson, type Gns3Routes } from "../../rest/kit.js";
-import { forwardToCompute } from "./operations.js";
+import { forwardToCompute } from "../../computes/forwarding.js";
 import { imageRoutes } from "../../images/rest.js";
 import { networkInterfaces } from "../network.js";
 

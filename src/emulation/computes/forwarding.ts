@@ -1,6 +1,6 @@
-import type { AppContext } from "../../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UpstreamError } from "../../../platform/core/errors.js";
-import { computeRequest, computeTarget, computeUrl } from "../../computes/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UpstreamError } from "../../platform/core/errors.js";
+import { computeRequest, computeTarget, computeUrl } from "./client.js";
 
 /**
  * `/v2/computes/{compute_id}/{emulator}/{action...}` (compat §8.2): the controller passes a request through to
