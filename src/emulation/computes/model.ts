@@ -1,7 +1,7 @@
 import os from "node:os";
 import type { AppContext } from "../../platform/context.js";
 import { GNS3_VERSION } from "../core/version.js";
-import { systemUsage } from "../notifications/usage.js";
+import { systemUsage } from "./system-usage.js";
 
 /** The GNS3 compute object. The password is deliberately absent: it is write-only. */
 export interface Compute {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
-import { oneDecimal, systemUsage } from "../notifications/usage.js";
+import { oneDecimal, systemUsage } from "./system-usage.js";
 
 /** This host's load, in the shape of GNS3's compute statistics (GET /v2/compute/statistics). */
 export interface HostStatistics {

@@ -9,7 +9,7 @@ import { trackStream } from "../../platform/ops/metrics.js";
 import { pythonJsonLine } from "../rest/json.js";
 import { allProjectsTopic, channelProjectId, controllerTopic, projectTopic, type EmulationEvent } from "../core/events.js";
 import { toGns3Notification } from "./wire.js";
-import { systemUsage } from "./usage.js";
+import { systemUsage } from "../computes/system-usage.js";
 
 /**
  * controller: project.*, compute.* …; project: one project's events; compute: the compute's global stream
