@@ -1,7 +1,7 @@
 import type { AppContext } from "../platform/context.js";
 import { KeyedQueue } from "../platform/keyed-queue.js";
 import { ComputeMonitor } from "./computes/monitor.js";
-import { Placement } from "./computes/placement.js";
+import { Placement } from "./remote-compute/placement.js";
 import { ProjectListeners } from "./notifications/listeners.js";
 import { createListenerTally } from "./notifications/listener-tally.js";
 import type { ReadViews } from "../platform/read-views.js";

@@ -50,7 +50,7 @@ export const disconnected = (): LiveState => ({
 });
 
 export const LOCAL_ID = "local";
-/** A node placed on another compute (driven through its compute API by computes/placement.ts). */
+/** A node placed on another compute (driven through its compute API by remote-compute/placement.ts). */
 export const isRemote = (node: { computeId: string }) => node.computeId !== LOCAL_ID;
 /** Reserved by GNS3 for the GNS3 VM compute, which Patchbay does not run. */
 export const VM_ID = "vm";

@@ -9,9 +9,9 @@ import { driverFor, hasConsole, processTypes, runnableTypesInWords, runsProcess 
 import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
 import type { NodeAction } from "../nodes/lifecycle.js";
 import { WebSocket } from "ws";
-import { computeJson, computeTarget, computeUrl, type ComputeTarget } from "./client.js";
-import { LOCAL_ID } from "./model.js";
-import type { ComputeMonitor } from "./monitor.js";
+import { computeJson, computeTarget, computeUrl, type ComputeTarget } from "../computes/client.js";
+import { LOCAL_ID } from "../computes/model.js";
+import type { ComputeMonitor } from "../computes/monitor.js";
 
 /**
  * Nodes on remote computes (GNS3's controller/compute split). The controller's database stays the source of
