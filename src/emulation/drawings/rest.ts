@@ -2,10 +2,9 @@ import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { uuidSchema } from "../../platform/input.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
-import { drawingToEntry } from "../topology-file/document.js";
 import { createDrawing, deleteDrawing, getDrawing, listDrawings, updateDrawing } from "./operations.js";
 import { drawingFields, type NewDrawing } from "./schema.js";
-import { drawingToRest } from "./serialize.js";
+import { drawingToEntry, drawingToRest } from "./serialize.js";
 
 /**
  * GNS3's drawing object schema. `drawing_id: null` (what the GUI re-posts after a "doesn't exist" error) asks for

@@ -1,5 +1,9 @@
 import type { Drawing } from "../../generated/prisma-sqlite/client.js";
-import { drawingToEntry } from "../topology-file/document.js";
+
+/** The drawing as stored in the .gns3 topology file (also what GET P/drawings lists for a closed project). */
+export function drawingToEntry(d: Omit<Drawing, "createdAt">) {
+  return { drawing_id: d.id, x: d.x, y: d.y, z: d.z, locked: d.locked, rotation: d.rotation, svg: d.svg };
+}
 
 /** The GNS3 v2 REST drawing object (responses, drawing.created/deleted). */
 export const drawingToRest = (d: Omit<Drawing, "createdAt">) => ({ ...drawingToEntry(d), project_id: d.projectId });

@@ -3,6 +3,7 @@ import { ConflictError } from "../../platform/core/errors.js";
 import { UUID_PATTERN } from "../../platform/input.js";
 import type { Drawing, Node, Project } from "../../generated/prisma-sqlite/client.js";
 import { checkSvg, SvgRejected } from "../drawings/svg.js";
+import { drawingToEntry } from "../drawings/serialize.js";
 import { linkToTopology, type LinkWithEndpoints } from "../links/serialize.js";
 import { nodeToTopology } from "../nodes/serialize.js";
 import { GNS3_VERSION } from "../core/version.js";
@@ -76,10 +77,6 @@ export function parseTopology(json: unknown): TopologyDocument {
 }
 
 const json = (text: string | null, fallback: unknown) => (text === null ? fallback : JSON.parse(text));
-
-export function drawingToEntry(d: Omit<Drawing, "createdAt">): DrawingEntry {
-  return { drawing_id: d.id, x: d.x, y: d.y, z: d.z, locked: d.locked, rotation: d.rotation, svg: d.svg };
-}
 
 export type ComputeEntry = { compute_id: string; name: string; protocol: string; host: string; port: number };
 
