@@ -12,7 +12,7 @@ import { isStrictlyInside, resolveInsideRoots } from "../files/safe-path.js";
 import { assertFileName } from "../core/names.js";
 import { holdProjectConsoles, releaseProjectConsoles } from "../nodes/console.js";
 import { alwaysOnTypes } from "../runtime/drivers/registry.js";
-import { parseTopology } from "../topology-file/document.js";
+import { MAX_TOPOLOGY_BYTES, parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { announceTopology } from "./announce.js";
 import { writeTopologyFile } from "./disk.js";
@@ -263,8 +263,6 @@ export async function loadProject(ctx: AppContext, userFile: string): Promise<Pr
 }
 
 /** A .gns3 file is a regular file of bounded size; errors name the OS error, never the file's content. */
-export const MAX_TOPOLOGY_BYTES = 64 * 1024 * 1024;
-
 async function readTopologyJson(file: string, cannot: (why: string) => Error): Promise<unknown> {
   let text: string;
   try {

@@ -7,11 +7,10 @@ import yauzl from "yauzl";
 import yazl from "yazl";
 import { ConflictError, PayloadTooLargeError } from "../../platform/core/errors.js";
 import { SVG_MAX_LENGTH } from "../drawings/svg.js";
-import { MAX_TOPOLOGY_BYTES } from "../projects/operations.js";
 import { parseJson } from "../../platform/http/safe-json.js";
 import { resolveInside } from "../files/safe-path.js";
 import { gns3Body } from "../rest/json.js";
-import type { TopologyDocument } from "./document.js";
+import { MAX_TOPOLOGY_BYTES, type TopologyDocument } from "./document.js";
 import { inlinePictures, PICTURES_DIR } from "./pictures.js";
 
 /**

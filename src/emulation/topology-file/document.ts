@@ -14,6 +14,9 @@ import { GNS3_VERSION } from "../core/version.js";
  */
 export const TOPOLOGY_REVISION = 9;
 
+/** The largest .gns3 document read (a project's file when loaded, an archive's when imported). */
+export const MAX_TOPOLOGY_BYTES = 64 * 1024 * 1024;
+
 /** Ids and node types become directory names (project-files/<type>/<id>): only safe shapes are accepted. */
 const id = z.string().regex(UUID_PATTERN, "not a UUID");
 
