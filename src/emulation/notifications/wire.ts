@@ -4,7 +4,7 @@ import type { EmulationEvent } from "../core/events.js";
 import { linkToRest } from "../links/serialize.js";
 import { nodeToRest } from "../nodes/serialize.js";
 import { projectToRest } from "../projects/serialize.js";
-import { snapshotToRest } from "../snapshots/store.js";
+import { snapshotToRest } from "../projects/snapshot-store.js";
 
 /** A GNS3 notification as the streams send it: `{action, event}` with the event in GNS3's REST form. */
 export interface Gns3Notification {

@@ -8,7 +8,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError } from "../../platform/core/errors.js";
 import { publishControllerEvent } from "../core/events.js";
 import { BUILTIN_TYPES } from "../nodes/serialize.js";
-import { adoptSnapshots } from "../snapshots/store.js";
+import { adoptSnapshots } from "./snapshot-store.js";
 import { archiveTopologyJson, createArchive, followNodeIds, withArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";
 import { prepareForExport, type ExportOptions } from "../topology-file/export.js";

@@ -19,7 +19,7 @@ import { archiveToBuffer, archiveTopologyJson, followNodeIds, withArchive } from
 import { parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, idsForTarget, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";
 import { newSnapshotSchema, type NewSnapshot } from "./schema.js";
-import { listSnapshotRows, snapshotsDir, writeSnapshotsConf } from "./store.js";
+import { listSnapshotRows, snapshotsDir, writeSnapshotsConf } from "../projects/snapshot-store.js";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 /** GNS3's fixed description; a client-supplied one is ignored upstream, and here it is kept (compat §16.3). */

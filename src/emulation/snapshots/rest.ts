@@ -4,7 +4,7 @@ import { projectToRest } from "../projects/serialize.js";
 import { sendJson, type Gns3Routes } from "../rest/kit.js";
 import { createSnapshot, deleteSnapshot, listSnapshots, restoreSnapshot } from "./operations.js";
 import { snapshotFields } from "./schema.js";
-import { snapshotToRest } from "./store.js";
+import { snapshotToRest } from "../projects/snapshot-store.js";
 
 /** GNS3's snapshot body over the contract's field rules. */
 const createSchema = z.strictObject({ name: snapshotFields.name, description: snapshotFields.description.optional() });

@@ -5,12 +5,14 @@ import type { Project, Snapshot } from "../../generated/prisma-sqlite/client.js"
 import type { AppContext } from "../../platform/context.js";
 import { writeFileAtomic } from "../files/atomic.js";
 import { gns3Body } from "../rest/json.js";
-import { projectDir } from "../projects/serialize.js";
+import { projectDir } from "./serialize.js";
 
 /**
  * Snapshots live as uncompressed archives in <project>/snapshots/<name>.gns3snapshot, indexed by
  * snapshots/snapshots.conf (a JSON array of snapshot objects, GNS3 2.2.58+). The database is the index we
  * answer from; snapshots.conf is rewritten after every change so the directory stays readable by GNS3.
+ * The directory is part of the project's: export, import and duplicate carry it (transfer.ts), and the snapshot
+ * operations (snapshots/) take and restore snapshots through it.
  */
 export const snapshotsDir = (ctx: AppContext, project: Pick<Project, "id" | "path">) => path.join(projectDir(ctx, project), "snapshots");
 
