@@ -15,9 +15,9 @@ const DRIVERS_DIR = "emulation/runtime/drivers/";
  */
 const ALLOWED: { file: string; line?: string; why: string }[] = [
   { file: "emulation/nodes/schema.ts", why: "the GNS3 v2 vocabulary of node types (the wire enum)" },
-  { file: "emulation/nodes/ports.ts", why: "GNS3's port layout of every node type, whichever compute runs it" },
-  { file: "emulation/nodes/adapters.ts", line: '=== "qemu"', why: "GNS3's port layout: a qemu node's base MAC, whichever compute runs it" },
-  { file: "emulation/nodes/serialize.ts", line: "BUILTIN_TYPES", why: "GNS3's node model: types without node directory nor command line, on any compute" },
+  { file: "emulation/node-model/ports.ts", why: "GNS3's port layout of every node type, whichever compute runs it" },
+  { file: "emulation/node-model/adapters.ts", line: '=== "qemu"', why: "GNS3's port layout: a qemu node's base MAC, whichever compute runs it" },
+  { file: "emulation/node-model/serialize.ts", line: "BUILTIN_TYPES", why: "GNS3's node model: types without node directory nor command line, on any compute" },
   { file: "emulation/links/filters.ts", line: "FILTERING_NODE_TYPES", why: "GNS3's rule of which types take link filters, on any compute" },
   { file: "emulation/links/operations.ts", line: "CLOUDS", why: "GNS3's link rule for clouds and NATs, on any compute" },
   { file: "emulation/nodes/operations.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },

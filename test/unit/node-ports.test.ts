@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { allocateNodeName } from "../../src/emulation/nodes/naming.js";
-import { defaultPortsMapping, nodePorts } from "../../src/emulation/nodes/ports.js";
+import { defaultPortsMapping, nodePorts } from "../../src/emulation/node-model/ports.js";
 
 /** Port naming and node naming: pure functions of the stored node, no server. */
 const node = (nodeType: string, properties: Record<string, unknown> = {}, format = "Ethernet{0}", segment = 0, first: string | null = null) => ({

@@ -5,7 +5,7 @@ import { getOpenedProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
 import { startupScriptOf } from "../runtime/drivers/registry.js";
 import { createNode, getNode } from "./operations.js";
-import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "./serialize.js";
+import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "../node-model/serialize.js";
 import type { ConsoleType, NodeLabel, NodeType } from "./schema.js";
 
 /** Properties that identify one node and must not be copied (GNS3's list). */

@@ -8,7 +8,7 @@ import { resolveInside } from "../files/safe-path.js";
 import { getProject } from "../projects/lookup.js";
 import { getNode } from "./operations.js";
 import { projectDir } from "../projects/serialize.js";
-import { nodeDirectory } from "./serialize.js";
+import { nodeDirectory } from "../node-model/serialize.js";
 
 /**
  * A file in a node's directory (`project-files/<type>/<node id>/<path>`). GNS3 refuses dot-leading and `/../`

@@ -5,8 +5,8 @@ import { duplicateNode } from "./duplicate.js";
 import { idlePc } from "./dynamips.js";
 import { createNode, deleteNode, getNode, updateNode } from "./operations.js";
 import { projectDir } from "../projects/serialize.js";
-import { nodePorts, type NodePort } from "./ports.js";
-import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "./serialize.js";
+import { nodePorts, type NodePort } from "../node-model/ports.js";
+import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "../node-model/serialize.js";
 import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, nodeFields, type NodeChanges } from "./schema.js";
 
 /** GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it. */

@@ -6,7 +6,7 @@ import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { isRemote } from "../computes/model.js";
 import { driverFor, isAlwaysOn, runsProcess, unavailableReason } from "../runtime/drivers/registry.js";
 import { getNode, projectDirectory, setNodeRuntimeState } from "./operations.js";
-import { nodeDirectory } from "./serialize.js";
+import { nodeDirectory } from "../node-model/serialize.js";
 
 /**
  * Node lifecycle (`POST …/nodes/{id}/start|stop|suspend|reload`, GraphQL startNode…): the domain decides and

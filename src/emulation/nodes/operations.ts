@@ -11,11 +11,11 @@ import { assertName } from "../core/names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
 import { consoleRules, startupScriptOf } from "../runtime/drivers/registry.js";
-import { allocateConsolePort, assertConsoleFree, heldConsole } from "./console.js";
+import { allocateConsolePort, assertConsoleFree, heldConsole } from "../node-model/console.js";
 import { allocateNodeName } from "./naming.js";
-import { defaultPortsMapping } from "./ports.js";
+import { defaultPortsMapping } from "../node-model/ports.js";
 import { checkQemuNodeOptions, prepareQemuProperties, qemuCustomAdaptersSchema } from "./qemu-properties.js";
-import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "./serialize.js";
+import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "../node-model/serialize.js";
 import { newNodeSchema, nodeChangesSchema, type ConsoleType, type NewNode, type NodeChanges, type NodeLabel, type NodeStatus } from "./schema.js";
 
 const DEFAULT_SYMBOL = ":/symbols/computer.svg";

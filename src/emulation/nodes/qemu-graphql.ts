@@ -1,7 +1,7 @@
 import { builder } from "../../platform/graphql/builder.js";
 import { enumValues } from "./graphql.js"; // and the EmulatedNode type this file extends
 import { QEMU_DISKS, QEMU_ON_CLOSE, readQemuProperties, type QemuDisk, type QemuProperties } from "./qemu-properties.js";
-import { nodeProperties } from "./serialize.js";
+import { nodeProperties } from "../node-model/serialize.js";
 
 /**
  * A qemu node's settings as typed fields (`EmulatedNode.qemu`), read from the same stored properties the JSON

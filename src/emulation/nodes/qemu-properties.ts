@@ -4,7 +4,7 @@ import { parseInput } from "../../platform/input.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { imageNameSchema } from "../images/names.js";
 import { ImageMissingError, imageMd5, resolveImage } from "../images/store.js";
-import { MAC_PATTERN, qemuBaseMac } from "./adapters.js";
+import { MAC_PATTERN, qemuBaseMac } from "../node-model/adapters.js";
 import {
   ForbiddenQemuOption,
   parseQemuOptions,
@@ -121,7 +121,7 @@ export type QemuProperties = {
   [K in keyof typeof qemuPropertyFields]: z.output<(typeof qemuPropertyFields)[K]>;
 } & { [K in `${QemuImageField}_md5sum`]: string | null };
 
-/** GNS3's compute defaults (compat-qemu §2); `mac_address` null means "derived from the node id" (§5, adapters.ts). */
+/** GNS3's compute defaults (compat-qemu §2); `mac_address` null means "derived from the node id" (§5, node-model/adapters.ts). */
 export function qemuDefaults(): Omit<QemuProperties, `${QemuImageField}_md5sum`> {
   return {
     qemu_path: "",

@@ -10,7 +10,7 @@ import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
 import { duplicateNode } from "./duplicate.js";
 import { openNodeFile, writeNodeFile } from "./files.js";
 import { createNode, deleteNode, getNode, listNodes, restNode, updateNode } from "./operations.js";
-import { nodeToRest, nodeToTopology } from "./serialize.js";
+import { nodeToRest, nodeToTopology } from "../node-model/serialize.js";
 import { labelFields, NODE_STATUSES, nodeFields, type NodeChanges } from "./schema.js";
 
 /** GNS3's label object on the wire: the text is required and nothing else is accepted. */

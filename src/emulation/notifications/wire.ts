@@ -2,7 +2,7 @@ import type { AppContext } from "../../platform/context.js";
 import { drawingToRest, drawingUpdatedEvent } from "../drawings/serialize.js";
 import type { EmulationEvent } from "../core/events.js";
 import { linkToRest } from "../links/serialize.js";
-import { nodeToRest } from "../nodes/serialize.js";
+import { nodeToRest } from "../node-model/serialize.js";
 import { projectToRest } from "../projects/serialize.js";
 import { snapshotToRest } from "../projects/snapshot-store.js";
 

@@ -10,7 +10,7 @@ import { withUniqueRetry } from "../../platform/db/unique-retry.js";
 import { changedFields, publishControllerEvent, publishTopologyEvent } from "../core/events.js";
 import { isStrictlyInside, resolveInsideRoots } from "../files/safe-path.js";
 import { assertFileName } from "../core/names.js";
-import { holdProjectConsoles, releaseProjectConsoles } from "../nodes/console.js";
+import { holdProjectConsoles, releaseProjectConsoles } from "../node-model/console.js";
 import { alwaysOnTypes } from "../runtime/drivers/registry.js";
 import { MAX_TOPOLOGY_BYTES, parseTopology } from "../topology-file/document.js";
 import { insertTopology, projectSettings, TOPOLOGY_TRANSACTION } from "../topology-file/rows.js";

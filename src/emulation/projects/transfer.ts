@@ -7,7 +7,7 @@ import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError } from "../../platform/core/errors.js";
 import { publishControllerEvent } from "../core/events.js";
-import { BUILTIN_TYPES } from "../nodes/serialize.js";
+import { BUILTIN_TYPES } from "../node-model/serialize.js";
 import { adoptSnapshots } from "./snapshot-store.js";
 import { archiveTopologyJson, createArchive, followNodeIds, withArchive } from "../topology-file/archive.js";
 import { parseTopology } from "../topology-file/document.js";

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
-import { nodeProperties } from "../nodes/serialize.js";
+import { nodeProperties } from "../node-model/serialize.js";
 import { driverFor, hasConsole, processTypes, runnableTypesInWords, runsProcess } from "../runtime/drivers/registry.js";
 import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
 import type { NodeAction } from "../nodes/lifecycle.js";

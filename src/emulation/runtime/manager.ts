@@ -6,7 +6,7 @@ import { ConflictError } from "../../platform/core/errors.js";
 import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../core/events.js";
-import { nodeProperties } from "../nodes/serialize.js";
+import { nodeProperties } from "../node-model/serialize.js";
 import type { EthernetDevice } from "./ethernet.js";
 import type { DeviceDriver, NodeProcess, ProcessDriver } from "./drivers/driver.js";
 import { driverFor, listedNodeTypes, udpOffsets, unavailableReason } from "./drivers/registry.js";

@@ -1,4 +1,4 @@
-import { nodeAdapter, type CustomAdapter } from "../nodes/adapters.js";
+import { nodeAdapter, type CustomAdapter } from "../node-model/adapters.js";
 import type { QemuProperties } from "../nodes/qemu-properties.js";
 
 /**

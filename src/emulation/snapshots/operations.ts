@@ -8,7 +8,7 @@ import { publishControllerEvent, publishTopologyEvent } from "../core/events.js"
 import { resolveInside } from "../files/safe-path.js";
 import { parseInput } from "../../platform/input.js";
 import { assertFileName } from "../core/names.js";
-import { holdProjectConsoles } from "../nodes/console.js";
+import { holdProjectConsoles } from "../node-model/console.js";
 import { announceTopology } from "../projects/announce.js";
 import { writeTopologyFile } from "../projects/disk.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";

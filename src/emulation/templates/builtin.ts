@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UUID_PATTERN } from "../../platform/input.js";
-import { defaultPortsMapping } from "../nodes/ports.js";
+import { defaultPortsMapping } from "../node-model/ports.js";
 import { qemuPropertyFields, qemuTemplateDefaults, qemuTemplateNodeFields } from "../nodes/qemu-properties.js";
 import { NODE_TYPES, type NodeType } from "../nodes/schema.js";
 

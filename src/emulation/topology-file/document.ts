@@ -5,7 +5,7 @@ import type { Drawing, Node, Project } from "../../generated/prisma-sqlite/clien
 import { checkSvg, SvgRejected } from "../drawings/svg.js";
 import { drawingToEntry } from "../drawings/serialize.js";
 import { linkToTopology, type LinkWithEndpoints } from "../links/serialize.js";
-import { nodeToTopology } from "../nodes/serialize.js";
+import { nodeToTopology } from "../node-model/serialize.js";
 import { GNS3_VERSION } from "../core/version.js";
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import type { Config } from "../../platform/config.js";
 import type { Tx } from "../../platform/db/client.js";
-import { BUILTIN_TYPES } from "../nodes/serialize.js";
+import { BUILTIN_TYPES } from "../node-model/serialize.js";
 import { buildTopology, type ComputeEntry, type TopologyDocument } from "./document.js";
 
 type Reader = Pick<Tx, "node" | "link" | "drawing" | "compute">;

@@ -1,5 +1,5 @@
 import type { Node } from "../../../generated/prisma-sqlite/client.js";
-import { nodeProperties } from "../../nodes/serialize.js";
+import { nodeProperties } from "../../node-model/serialize.js";
 import type { PortMapping } from "../ethernet.js";
 
 /**

@@ -1,4 +1,4 @@
-import { nodeProperties } from "../../nodes/serialize.js";
+import { nodeProperties } from "../../node-model/serialize.js";
 import { EthernetSwitch } from "../ethernet.js";
 import type { DeviceDriver } from "./driver.js";
 import { ethernetDevice, portMappings } from "./ethernet-device.js";

@@ -1,5 +1,5 @@
 import { qemuPropertiesSchema } from "../../nodes/qemu-properties.js";
-import { nodeProperties } from "../../nodes/serialize.js";
+import { nodeProperties } from "../../node-model/serialize.js";
 import { findOnPath } from "../executables.js";
 import { QemuProcess } from "../qemu.js";
 import { prepareQemu, qemuBinary, qemuNodeOptions, qemuProperties } from "../qemu-launch.js";
