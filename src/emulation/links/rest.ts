@@ -3,7 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import { uuidSchema } from "../../platform/input.js";
 import { wireLabelSchema } from "../nodes/rest.js";
 import { gns3Bytes, sendJson, sendJsonBytes, type Gns3Routes } from "../rest/kit.js";
-import { availableFilters, createLink, deleteLink, getLink, listLinks, updateLink } from "./operations.js";
+import { availableFilters, createLink, deleteLink, getLink, listLinks, listNodeLinks, updateLink } from "./operations.js";
 import { linkEndFields, linkFields, type NewLink } from "./schema.js";
 import { linkToRest, linkToTopology } from "./serialize.js";
 
@@ -71,4 +71,8 @@ export function linkRoutes(routes: Gns3Routes, ctx: AppContext): void {
     res.status(204).end();
   });
   routes.add("GET", `${L}/available_filters`, async ({ res, params }) => sendJson(res, 200, await availableFilters(ctx, params.project_id, params.link_id)));
+  // The links of one node, under the node's path.
+  routes.add("GET", "/v2/projects/{project_id}/nodes/{node_id}/links", async ({ res, params }) => {
+    sendJson(res, 200, (await listNodeLinks(ctx, params.project_id, params.node_id)).map(linkToRest));
+  });
 }

@@ -2,8 +2,6 @@ import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { uuidSchema } from "../../platform/input.js";
-import { linkToRest } from "../links/serialize.js";
-import { listNodeLinks } from "../links/operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { gns3Bytes, readRawBody, sendJson, sendJsonBytes, type Gns3Routes } from "../rest/kit.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
@@ -119,9 +117,6 @@ export function nodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
   routes.add("POST", `${N}/console/reset`, async ({ res, params }) => {
     await resetNodeConsole(ctx, params.project_id, params.node_id);
     res.status(204).end();
-  });
-  routes.add("GET", `${N}/links`, async ({ res, params }) => {
-    sendJson(res, 200, (await listNodeLinks(ctx, params.project_id, params.node_id)).map(linkToRest));
   });
   routes.add("GET", `${N}/files/{path:.+}`, async ({ res, params, tail }) => {
     const stream = await openNodeFile(ctx, params.project_id, params.node_id, tail ?? "");
