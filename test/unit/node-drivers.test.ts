@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { NODE_TYPES } from "../../src/emulation/nodes/schema.js";
+import { NODE_TYPES } from "../../src/emulation/node-model/vocabularies.js";
 import { NOT_RUN_HERE } from "../../src/emulation/runtime/drivers/not-run.js";
 import { consoleRules, driverFor, isAlwaysOn, listedNodeTypes, runnableTypes, runnableTypesInWords } from "../../src/emulation/runtime/drivers/registry.js";
 
@@ -14,7 +14,7 @@ const DRIVERS_DIR = "emulation/runtime/drivers/";
  * left elsewhere is listed here with the reason; an entry nothing matches any more must go.
  */
 const ALLOWED: { file: string; line?: string; why: string }[] = [
-  { file: "emulation/nodes/schema.ts", why: "the GNS3 v2 vocabulary of node types (the wire enum)" },
+  { file: "emulation/node-model/vocabularies.ts", why: "the GNS3 v2 vocabulary of node types (the wire enum)" },
   { file: "emulation/node-model/ports.ts", why: "GNS3's port layout of every node type, whichever compute runs it" },
   { file: "emulation/node-model/adapters.ts", line: '=== "qemu"', why: "GNS3's port layout: a qemu node's base MAC, whichever compute runs it" },
   { file: "emulation/node-model/serialize.ts", line: "BUILTIN_TYPES", why: "GNS3's node model: types without node directory nor command line, on any compute" },

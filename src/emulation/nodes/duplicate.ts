@@ -6,7 +6,8 @@ import { projectDir } from "../projects/serialize.js";
 import { startupScriptOf } from "../runtime/drivers/registry.js";
 import { createNode, getNode } from "./operations.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "../node-model/serialize.js";
-import type { ConsoleType, NodeLabel, NodeType } from "./schema.js";
+import type { NodeLabel } from "./schema.js";
+import type { ConsoleType, NodeType } from "../node-model/vocabularies.js";
 
 /** Properties that identify one node and must not be copied (GNS3's list). */
 const UNIQUE_PROPERTIES = ["node_id", "name", "mac_addr", "mac_address", "compute_id", "application_id", "dynamips_id"];

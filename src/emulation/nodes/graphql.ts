@@ -7,7 +7,8 @@ import { createNode, deleteNode, getNode, updateNode } from "./operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { nodePorts, type NodePort } from "../node-model/ports.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "../node-model/serialize.js";
-import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES, nodeFields, type NodeChanges } from "./schema.js";
+import { nodeFields, type NodeChanges } from "./schema.js";
+import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES } from "../node-model/vocabularies.js";
 
 /** GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it. */
 export const enumValues = <T extends string>(values: readonly T[]) =>

@@ -14,9 +14,10 @@ import { consoleRules, startupScriptOf } from "../runtime/drivers/registry.js";
 import { allocateConsolePort, assertConsoleFree, heldConsole } from "../node-model/console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "../node-model/ports.js";
-import { checkQemuNodeOptions, prepareQemuProperties, qemuCustomAdaptersSchema } from "./qemu-properties.js";
+import { checkQemuNodeOptions, prepareQemuProperties, qemuCustomAdaptersSchema } from "../node-model/qemu-properties.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties, nodeToRest } from "../node-model/serialize.js";
-import { newNodeSchema, nodeChangesSchema, type ConsoleType, type NewNode, type NodeChanges, type NodeLabel, type NodeStatus } from "./schema.js";
+import { newNodeSchema, nodeChangesSchema, type NewNode, type NodeChanges, type NodeLabel } from "./schema.js";
+import type { ConsoleType, NodeStatus } from "../node-model/vocabularies.js";
 
 const DEFAULT_SYMBOL = ":/symbols/computer.svg";
 const SYMBOL_SIZE = { width: 65, height: 59 };

@@ -9,7 +9,8 @@ import { duplicateNode } from "./duplicate.js";
 import { openNodeFile, writeNodeFile } from "./files.js";
 import { createNode, deleteNode, getNode, listNodes, restNode, updateNode } from "./operations.js";
 import { nodeToRest, nodeToTopology } from "../node-model/serialize.js";
-import { labelFields, NODE_STATUSES, nodeFields, type NodeChanges } from "./schema.js";
+import { labelFields, nodeFields, type NodeChanges } from "./schema.js";
+import { NODE_STATUSES } from "../node-model/vocabularies.js";
 
 /** GNS3's label object on the wire: the text is required and nothing else is accepted. */
 export const wireLabelSchema = z.strictObject({ ...labelFields, text: z.string() });

@@ -1,5 +1,5 @@
 import { nodeAdapter, type CustomAdapter } from "../node-model/adapters.js";
-import type { QemuProperties } from "../nodes/qemu-properties.js";
+import type { QemuProperties } from "../node-model/qemu-properties.js";
 
 /**
  * The qemu command line of a node, in GNS3's order (compat-qemu §3): name, memory, CPUs, acceleration, boot

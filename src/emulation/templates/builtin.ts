@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { UUID_PATTERN } from "../../platform/input.js";
 import { defaultPortsMapping } from "../node-model/ports.js";
-import { qemuPropertyFields, qemuTemplateDefaults, qemuTemplateNodeFields } from "../nodes/qemu-properties.js";
-import { NODE_TYPES, type NodeType } from "../nodes/schema.js";
+import { qemuPropertyFields, qemuTemplateDefaults, qemuTemplateNodeFields } from "../node-model/qemu-properties.js";
+import { NODE_TYPES, type NodeType } from "../node-model/vocabularies.js";
 
 /**
  * GNS3 templates: the built-in ones (fixed ids, identical on every GNS3 2.2 server: uuid3(NAMESPACE_DNS, type)),
@@ -96,7 +96,7 @@ const RULES: Record<NodeType, TypeRules> = {
   vpcs: {
     fields: { base_script_file: z.string().optional(), console_type: z.enum(["telnet", "none"]).optional(), console_auto_start: z.boolean().optional() },
     defaults: () => ({ category: "guest", default_name_format: "PC{0}", symbol: ":/symbols/vpcs_guest.svg", base_script_file: "vpcs_base_config.txt", console_type: "telnet", console_auto_start: false }),
-    nodeProperties: ["base_script_file"], // the node's first startup.vpc (nodes/vpcs-startup.ts), not kept as a property
+    nodeProperties: ["base_script_file"], // the node's first startup.vpc (runtime/drivers/vpcs-startup.ts), not kept as a property
   },
   ethernet_switch: {
     fields: { ports_mapping: z.array(switchPort).optional(), console_type: z.enum(["telnet", "none"]).optional() },

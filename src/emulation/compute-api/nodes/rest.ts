@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AppContext } from "../../../platform/context.js";
 import { NotFoundError } from "../../../platform/core/errors.js";
 import { uuidSchema } from "../../../platform/input.js";
-import { qemuPropertiesSchema } from "../../nodes/qemu-properties.js";
+import { qemuPropertiesSchema } from "../../node-model/qemu-properties.js";
 import { sendJson, type Gns3Routes } from "../../rest/kit.js";
 import { NODE_ACTIONS } from "../../nodes/lifecycle.js";
 import { driverFor, runnableTypes, runsProcess, type RunnableType } from "../../runtime/drivers/registry.js";

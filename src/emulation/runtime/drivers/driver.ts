@@ -1,6 +1,6 @@
 import type { Node } from "../../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../../platform/context.js";
-import type { ConsoleType } from "../../nodes/schema.js";
+import type { ConsoleType } from "../../node-model/vocabularies.js";
 import type { EthernetDevice, Nio } from "../ethernet.js";
 
 /**

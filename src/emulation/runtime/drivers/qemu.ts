@@ -1,4 +1,4 @@
-import { qemuPropertiesSchema } from "../../nodes/qemu-properties.js";
+import { qemuPropertiesSchema } from "../../node-model/qemu-properties.js";
 import { nodeProperties } from "../../node-model/serialize.js";
 import { findOnPath } from "../executables.js";
 import { QemuProcess } from "../qemu.js";

@@ -1,7 +1,7 @@
 import type { Node } from "../../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../../platform/context.js";
 import { nodeProperties } from "../../node-model/serialize.js";
-import { renameInStartupScript, takeBaseScript, writeStartupScript } from "../../nodes/vpcs-startup.js";
+import { renameInStartupScript, takeBaseScript, writeStartupScript } from "./vpcs-startup.js";
 import { findVpcs, freeTcpPort, VPCS_STARTUP_SCRIPT, VPCS_UDP_OFFSETS, VpcsProcess } from "../vpcs.js";
 import type { ProcessDriver } from "./driver.js";
 

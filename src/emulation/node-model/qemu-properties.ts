@@ -4,7 +4,7 @@ import { parseInput } from "../../platform/input.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { imageNameSchema } from "../images/names.js";
 import { ImageMissingError, imageMd5, resolveImage } from "../images/store.js";
-import { MAC_PATTERN, qemuBaseMac } from "../node-model/adapters.js";
+import { MAC_PATTERN, qemuBaseMac } from "./adapters.js";
 import {
   ForbiddenQemuOption,
   parseQemuOptions,

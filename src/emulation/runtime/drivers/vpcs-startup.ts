@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
-import { resolveInside } from "../files/safe-path.js";
-import { VPCS_STARTUP_SCRIPT } from "../runtime/vpcs.js";
+import { resolveInside } from "../../files/safe-path.js";
+import { VPCS_STARTUP_SCRIPT } from "../vpcs.js";
 
 /**
  * A VPCS node's startup script, `startup.vpc` in its node directory: the runtime passes it to vpcs when present,
