@@ -53,7 +53,7 @@ export interface ExternalEnd {
   release(): Promise<void> | void;
 }
 
-/** Sets up the far side of a link end whose node runs on another compute (installed by computes/placement.ts). */
+/** Sets up the far side of a link end whose node runs on another compute (installed by remote-compute/placement.ts). */
 export type RemoteEndFactory = (projectId: string, node: Node, adapter: number, port: number) => Promise<ExternalEnd>;
 
 /** Wires of compute NIOs (compute-api/nodes/operations.ts) share the link table under this prefix; they are not DB links. */
@@ -78,7 +78,7 @@ export class LocalCompute {
   ready: Promise<void> = Promise.resolve();
   private subscriptions: AsyncIterableIterator<unknown>[] = [];
   private readonly exitHandler = () => killNowSync(this.owner);
-  /** Link ends on remote computes are reached through it (computes/placement.ts; set by the emulation feature). */
+  /** Link ends on remote computes are reached through it (remote-compute/placement.ts; set by the emulation feature). */
   remoteEnd?: RemoteEndFactory;
   /** Whether this instance runs the project (instances/runners.ts): only the runner wires its links. */
   owns: (projectId: string) => Promise<boolean> = async () => true;
