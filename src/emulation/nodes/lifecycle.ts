@@ -1,17 +1,16 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/core/errors.js";
 import { stopOrphanCaptures } from "../links/capture.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { isRemote } from "../computes/model.js";
-import { driverFor, isAlwaysOn, runsProcess, unavailableReason } from "../runtime/drivers/registry.js";
+import type { Compute, RunState } from "../runtime/compute.js";
 import { getNode, projectDirectory, setNodeRuntimeState } from "./operations.js";
 import { nodeDirectory } from "../node-model/serialize.js";
 
 /**
  * Node lifecycle (`POST …/nodes/{id}/start|stop|suspend|reload`, GraphQL startNode…): the domain decides and
- * records, the compute that runs the node obeys. Status changes are persisted and announced (node.updated)
- * through the nodes module.
+ * records, the compute that runs the node obeys (runtime/compute.ts: this host's runtime or a remote compute, the
+ * same commands) and answers the states to record; each is persisted and announced (node.updated) here.
  */
 export type NodeAction = "start" | "stop" | "suspend" | "reload";
 export const NODE_ACTIONS: readonly NodeAction[] = ["start", "stop", "suspend", "reload"];
@@ -22,19 +21,17 @@ async function workdir(ctx: AppContext, node: Node): Promise<string> {
   return nodeDirectory(projectDirectory(ctx, await getProject(ctx, node.projectId)), node);
 }
 
-async function startNow(ctx: AppContext, node: Node): Promise<Node> {
-  const compute = ctx.services.emulation.runtime;
-  const commandLine = await compute.startProcess(node, await workdir(ctx, node));
-  if (isAlwaysOn(node.nodeType)) return node;
-  return setNodeRuntimeState(ctx, node.id, { status: "started", commandLine });
-}
+/** Each action as a command to the compute; a process starts in the node directory. */
+const COMMANDS: Record<NodeAction, (compute: Compute, node: Node, workdir: () => Promise<string>) => Promise<RunState[]>> = {
+  start: async (compute, node, dir) => compute.startNode(node, await dir()),
+  stop: (compute, node) => compute.stopNode(node),
+  suspend: (compute, node) => compute.suspendNode(node),
+  reload: async (compute, node, dir) => compute.reloadNode(node, await dir()),
+};
 
-async function stopNow(ctx: AppContext, node: Node): Promise<Node> {
-  if (!runsProcess(node.nodeType)) return node; // nothing runs: nothing to stop
-  await ctx.services.emulation.runtime.stopProcess(node.id);
-  const after = await setNodeRuntimeState(ctx, node.id, { status: "stopped" });
-  await stopOrphanCaptures(ctx, node.id);
-  return after;
+/** The compute that runs the node: this host's runtime, or another compute through its API. */
+function computeOf(ctx: AppContext, node: Node): Compute {
+  return isRemote(node) ? ctx.services.emulation.placement : ctx.services.emulation.runtime;
 }
 
 export function startNode(ctx: AppContext, projectId: string, nodeId: string): Promise<Node> {
@@ -65,33 +62,16 @@ export async function nodeAction(ctx: AppContext, projectId: string, nodeId: str
 }
 
 async function nodeActionHere(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
-  const compute = ctx.services.emulation.runtime;
-  return compute.serial(`node:${nodeId}`, async () => {
+  return ctx.services.emulation.runtime.serial(`node:${nodeId}`, async () => {
     const node = await getNode(ctx, projectId, nodeId);
-    if (isRemote(node)) return ctx.services.emulation.placement.action(node, action); // it runs on another compute
-    switch (action) {
-      case "start":
-        return startNow(ctx, node);
-      case "stop":
-        return stopNow(ctx, node);
-      case "suspend": {
-        // What cannot pause accepts the request and nothing changes (VPCS, as in GNS3; hubs and switches).
-        if (driverFor(node.nodeType)?.suspends === false) return node;
-        const reason = unavailableReason(node);
-        if (reason) throw new ConflictError(reason);
-        if (!(await compute.suspendProcess(node.id))) return node; // a stopped VM stays stopped
-        return setNodeRuntimeState(ctx, node.id, { status: "suspended" });
-      }
-      case "reload": {
-        const reason = unavailableReason(node);
-        if (reason) throw new ConflictError(reason);
-        if (isAlwaysOn(node.nodeType)) return node;
-        // GNS3 resets the machine in place (system_reset); a suspended VM runs again.
-        if (await compute.reloadProcess(node.id)) return setNodeRuntimeState(ctx, node.id, { status: "started" });
-        await stopNow(ctx, node);
-        return startNow(ctx, await getNode(ctx, projectId, nodeId));
-      }
+    const states = await COMMANDS[action](computeOf(ctx, node), node, () => workdir(ctx, node));
+    let after = node;
+    for (const state of states) {
+      after = await setNodeRuntimeState(ctx, node.id, state);
+      // GNS3 stops a capture when the node it runs on stops; here: when no end of the link runs any more.
+      if (state.status === "stopped") await stopOrphanCaptures(ctx, node.id);
     }
+    return after;
   });
 }
 

@@ -6,6 +6,7 @@ import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import { driverFor, hasConsole, processTypes, runnableTypesInWords, runsProcess } from "../runtime/drivers/registry.js";
+import type { Compute, RunState } from "../runtime/compute.js";
 import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
 import type { NodeAction } from "../nodes/lifecycle.js";
 import { WebSocket } from "ws";
@@ -31,7 +32,7 @@ const portRoute = (node: Node, adapter: number, port: number) => `${nodeRoute(no
 /** An IPv4 peer seen through a dual-stack socket reads ::ffff:a.b.c.d; UDP sockets here are IPv4. */
 const plainAddress = (a: string) => a.replace(/^::ffff:/, "");
 
-export class Placement {
+export class Placement implements Compute {
   /** Per compute: the node ids known to exist there since it last (re)connected. */
   private present = new Map<string, Set<string>>();
   /** Per compute: the project ids created there, to close or delete them with the controller's project. */
@@ -119,12 +120,18 @@ export class Placement {
   }
 
   /** Reads the node's state on its compute back into the controller (node.updated when it changed). */
-  private async refresh(t: ComputeTarget, node: Node): Promise<Node> {
+  /** The node's state on its compute. */
+  private async runState(t: ComputeTarget, node: Node): Promise<RunState> {
     const answer = await computeJson(t, "GET", nodeRoute(node));
-    const state: Parameters<typeof setNodeRuntimeState>[2] = { status: answer.status };
+    const state: RunState = { status: answer.status };
     if (runsProcess(node.nodeType)) state.commandLine = answer.command_line ?? "";
     if (typeof answer.console === "number" && answer.console !== node.console) state.console = answer.console;
-    return setNodeRuntimeState(this.ctx, node.id, state);
+    return state;
+  }
+
+  /** Reads the node's state on its compute back into the controller (node.updated when it changed). */
+  private async refresh(t: ComputeTarget, node: Node): Promise<Node> {
+    return setNodeRuntimeState(this.ctx, node.id, await this.runState(t, node));
   }
 
   /**
@@ -146,12 +153,20 @@ export class Placement {
     }
   }
 
-  async action(node: Node, action: NodeAction): Promise<Node> {
+  // ------------------------------------------------------------------ the Compute interface (runtime/compute.ts)
+
+  startNode = (node: Node) => this.act(node, "start");
+  stopNode = (node: Node) => this.act(node, "stop");
+  suspendNode = (node: Node) => this.act(node, "suspend");
+  reloadNode = (node: Node) => this.act(node, "reload");
+
+  /** The compute carries the action out; its answer is what the controller records. */
+  private async act(node: Node, action: NodeAction): Promise<RunState[]> {
     const t = await computeTarget(this.ctx, node.computeId);
     if (!this.monitor.live(t.computeId).connected) throw new ConflictError(`Compute '${t.name}' is not connected`);
     const current = await this.ensureNode(t, node);
     await computeJson(t, "POST", `${nodeRoute(current)}/${action}`, {});
-    return this.refresh(t, current);
+    return [await this.runState(t, current)];
   }
 
   // ------------------------------------------------------------------ links

@@ -9,11 +9,12 @@ import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import type { EthernetDevice } from "./ethernet.js";
 import type { DeviceDriver, NodeProcess, ProcessDriver } from "./drivers/driver.js";
-import { driverFor, listedNodeTypes, udpOffsets, unavailableReason } from "./drivers/registry.js";
+import { driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "./drivers/registry.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
 import { removeStaleQmpSockets } from "./qemu.js";
 import { UdpPortPool } from "./udp-port-pool.js";
+import type { Compute, RunState } from "./compute.js";
 import { killNowSync, recoverLeftovers } from "./processes.js";
 
 /**
@@ -61,7 +62,7 @@ export const NIO_WIRE = "nio:";
 
 const portKey = (nodeId: string, adapter: number, port: number) => `${nodeId}/${adapter}/${port}`;
 
-export class LocalCompute {
+export class LocalCompute implements Compute {
   readonly pool: UdpPortPool;
   readonly owner: string;
   readonly runDir: string;
@@ -493,6 +494,36 @@ export class LocalCompute {
     this.processes.delete(nodeId);
     await p.proc.stop();
     for (const k of p.ports) this.detach(k, "node");
+  }
+
+  // ------------------------------------------------------------------ the Compute interface (compute.ts)
+
+  async startNode(node: Node, workdir: string): Promise<RunState[]> {
+    const commandLine = await this.startProcess(node, workdir);
+    return isAlwaysOn(node.nodeType) ? [] : [{ status: "started", commandLine }];
+  }
+
+  async stopNode(node: Node): Promise<RunState[]> {
+    if (!runsProcess(node.nodeType)) return []; // nothing runs: nothing to stop
+    await this.stopProcess(node.id);
+    return [{ status: "stopped" }];
+  }
+
+  async suspendNode(node: Node): Promise<RunState[]> {
+    // What cannot pause accepts the request and nothing changes (VPCS, as in GNS3; hubs and switches).
+    if (driverFor(node.nodeType)?.suspends === false) return [];
+    const reason = unavailableReason(node);
+    if (reason) throw new ConflictError(reason);
+    return (await this.suspendProcess(node.id)) ? [{ status: "suspended" }] : []; // a stopped VM stays stopped
+  }
+
+  async reloadNode(node: Node, workdir: string): Promise<RunState[]> {
+    const reason = unavailableReason(node);
+    if (reason) throw new ConflictError(reason);
+    if (isAlwaysOn(node.nodeType)) return [];
+    // GNS3 resets the machine in place (system_reset); a suspended VM runs again. Else: stop, then start.
+    if (await this.reloadProcess(node.id)) return [{ status: "started" }];
+    return [...(await this.stopNode(node)), ...(await this.startNode(node, workdir))];
   }
 
   /** Everything of one node: its process, its device, the links wired to it. */
