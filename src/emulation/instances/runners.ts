@@ -44,9 +44,9 @@ export class ProjectRunners {
    * Resolves with the projects to wire (the runtime does it in the background).
    */
   async recover(): Promise<string[]> {
-    const runners = await this.ctx.db.project.findMany({ where: { runnerId: { not: null } }, distinct: ["runnerId"], select: { runnerId: true } });
+    const runners = await this.recordedRunners();
     const gone: string[] = [];
-    for (const { runnerId } of runners) if (runnerId === this.me || !(await this.presence.alive(runnerId!))) gone.push(runnerId!);
+    for (const runnerId of runners) if (runnerId === this.me || !(await this.presence.alive(runnerId))) gone.push(runnerId);
     await this.recordNothingRuns({ OR: [{ runnerId: null }, { runnerId: { in: gone } }] });
     await this.ctx.db.project.updateMany({ where: { runnerId: { in: gone } }, data: { runnerId: null } });
     this.commands?.listen((c) => this.carryOut(c));
@@ -161,12 +161,18 @@ export class ProjectRunners {
     for (const l of captures) await setLinkCaptureState(this.ctx, l.id, { capturing: false, captureComputeId: null }).catch(() => {});
   }
 
+  /** Every instance some project names as its runner. */
+  private async recordedRunners(): Promise<string[]> {
+    const rows = await this.ctx.db.project.findMany({ where: { runnerId: { not: null } }, distinct: ["runnerId"], select: { runnerId: true } });
+    return rows.map((r) => r.runnerId!);
+  }
+
   private scheduleSweep(): void {
     this.timer = setTimeout(async () => {
       try {
-        const runners = await this.ctx.db.project.findMany({ where: { runnerId: { not: null } }, distinct: ["runnerId"], select: { runnerId: true } });
-        for (const { runnerId } of runners) {
-          if (!this.stopped && runnerId && !(await this.presence.alive(runnerId))) await this.takeOver(runnerId);
+        const runners = await this.recordedRunners();
+        for (const runnerId of runners) {
+          if (!this.stopped && !(await this.presence.alive(runnerId))) await this.takeOver(runnerId);
         }
       } catch (e) {
         this.ctx.log.error("instances: the sweep for dead runners failed", { error: String(e) });
