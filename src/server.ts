@@ -169,6 +169,10 @@ async function startLocked(config: Config, hooks: ServerHooks, tls: TlsMaterial 
   app.use(fallbackErrorHandler);
 
   const server = tls ? https.createServer(tls, app) : http.createServer(app);
+  // Idle keep-alive sockets are kept 75 s, as gns3-server (aiohttp) keeps them. With Node's 5 s a client that reuses
+  // a pooled socket just as the server gives it up gets ECONNRESET for a request the server never read; after an
+  // event-loop pause the expired timers even run before the waiting requests are read.
+  server.keepAliveTimeout = 75_000;
   const webSockets = computeModeWebSockets(config, [graphql.wsRoute, ...features.flatMap((f) => f.websockets?.(ctx) ?? [])]);
   // A WebSocket message is a JSON body: held to the same limit.
   const upgrades = createUpgradeHandler(webSockets, { originRefusal: origins.upgradeRefusal, isAuthorized }, log, parseBytes(config.bodyLimit));

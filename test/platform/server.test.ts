@@ -2,6 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import http from "node:http";
 import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -30,6 +31,24 @@ describe("platform: serving", () => {
   it("answers unknown routes with a 404", async () => {
     expect((await call(s.url, "GET", "/nope")).status).toBe(404);
   });
+
+  it("keeps an idle keep-alive socket past Node's 5 s default (75 s, as gns3-server), so a pooled socket is not reset", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; keepAlive: string | undefined; socket: unknown }>((resolve, reject) => {
+        http.get(`${s.url}/v2/version`, { agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode!, keepAlive: res.headers["keep-alive"], socket: res.socket }));
+        }).on("error", reject);
+      });
+    const first = await get();
+    expect(first.keepAlive).toBe("timeout=75");
+    await new Promise((r) => setTimeout(r, 6000));
+    const second = await get();
+    expect(second.status).toBe(200);
+    expect(second.socket).toBe(first.socket); // the same connection, still open after 6 s idle
+    agent.destroy();
+  }, 15_000);
 });
 
 describe("platform: HTTP Basic auth", () => {
