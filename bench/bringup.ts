@@ -51,38 +51,49 @@ async function floor(n: number, base: { console: number; udp: number }): Promise
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pb-bringup-"));
   const consoles = Array.from({ length: n }, (_, i) => base.console + i);
   const t0 = performance.now();
-  await Promise.all(
-    consoles.map(
-      (port, i) =>
-        new Promise<void>((resolve, reject) => {
-          const udp = base.udp + i * 10;
-          const args = ["-p", String(port), "-m", String(i % 256), "-i", "1", "-s", String(udp), "-c", String(udp + 1), "-t", "127.0.0.1"];
-          // vpcs daemonizes: the process spawned exits once the console listens.
-          const child = spawn(binary, args, { cwd: dir, env: { ...process.env, [OWNER_ENV]: owner }, stdio: "ignore" });
-          child.once("error", reject);
-          child.once("exit", () => resolve());
-        }),
-    ),
-  );
-  await allPrompts(consoles);
-  const elapsed = ms(t0);
-  await killAndWait(findOwnedPids(owner), owner);
-  fs.rmSync(dir, { recursive: true, force: true });
-  return elapsed;
+  try {
+    await Promise.all(
+      consoles.map(
+        (port, i) =>
+          new Promise<void>((resolve, reject) => {
+            const udp = base.udp + i * 10;
+            const args = ["-p", String(port), "-m", String(i % 256), "-i", "1", "-s", String(udp), "-c", String(udp + 1), "-t", "127.0.0.1"];
+            // vpcs daemonizes: the process spawned exits once the console listens.
+            const child = spawn(binary, args, { cwd: dir, env: { ...process.env, [OWNER_ENV]: owner }, stdio: "ignore" });
+            child.once("error", reject);
+            child.once("exit", () => resolve());
+          }),
+      ),
+    );
+    await allPrompts(consoles);
+    return ms(t0);
+  } finally {
+    await killAndWait(findOwnedPids(owner), owner);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-interface Timings { answer: number; ready: number; stop: number; close: number }
+interface Timings { answer: number; ready: number; cpu: number; stop: number; close: number }
 
-async function patchbayRun(agent: http.Agent, port: number, projectId: string): Promise<Timings> {
+/** CPU time (user + system, ms) a process has used: what a run costs the server whatever else the host does. */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+async function patchbayRun(agent: http.Agent, port: number, serverPid: number, projectId: string): Promise<Timings> {
   const nodes = () => requestJson(agent, port, "GET", `/v2/projects/${projectId}/nodes`) as Promise<any[]>;
   const action = async (what: "start" | "stop") => {
     const r = await request(agent, port, { method: "POST", path: `/v2/projects/${projectId}/nodes/${what}`, body: "{}" });
     check(r.status === 204, `${what} all answered ${r.status} ${r.body.slice(0, 300)}`);
   };
   const pcs = (await nodes()).filter((n) => n.node_type === "vpcs");
+  const cpu0 = cpuMs(serverPid);
   let t0 = performance.now();
   await action("start");
   const answer = ms(t0);
+  const cpu = cpuMs(serverPid) - cpu0;
   await allPrompts(pcs.map((n) => n.console));
   const ready = ms(t0);
   check((await nodes()).every((n) => n.status === "started"), "every node started");
@@ -98,7 +109,7 @@ async function patchbayRun(agent: http.Agent, port: number, projectId: string): 
   await requestJson(agent, port, "POST", `/v2/projects/${projectId}/close`, {});
   const close = ms(t0);
   await requestJson(agent, port, "POST", `/v2/projects/${projectId}/open`, {});
-  return { answer, ready, stop, close };
+  return { answer, ready, cpu, stop, close };
 }
 
 async function main() {
@@ -106,7 +117,7 @@ async function main() {
   console.log(`patchbay bring-up benchmark: ${db.kind}, sizes ${SIZES.join(", ")} vpcs nodes, ${RUNS} runs each (medians)`);
   console.log(machineLine());
   const children: ChildProcess[] = [];
-  const rows: string[][] = [["vpcs nodes", "floor: spawned at once → every prompt", "start all → answer", "→ every prompt", "vs floor", "stop all", "close (running)", "load1"]];
+  const rows: string[][] = [["vpcs nodes", "floor: spawned at once → every prompt", "start all → answer", "→ every prompt", "vs floor", "server CPU", "stop all", "close (running)", "load1"]];
   try {
     const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
     children.push(pb.child);
@@ -119,14 +130,14 @@ async function main() {
       for (let r = 0; r < RUNS; r++) {
         floors.push(await floor(size, { console: 30000, udp: 31000 }));
         await sleep(500);
-        runs.push(await patchbayRun(agent, port, id));
+        runs.push(await patchbayRun(agent, port, pb.child.pid!, id));
         await sleep(500);
         check(findOwnedPids(path.resolve(db.dataDir)).length === 0, "no node process left after close");
       }
       const f = median(floors);
       const m = (k: keyof Timings) => median(runs.map((x) => x[k]));
       rows.push([
-        String(size), `${f.toFixed(0)} ms`, `${m("answer").toFixed(0)} ms`, `${m("ready").toFixed(0)} ms`, `${(m("ready") / f).toFixed(2)}×`,
+        String(size), `${f.toFixed(0)} ms`, `${m("answer").toFixed(0)} ms`, `${m("ready").toFixed(0)} ms`, `${(m("ready") / f).toFixed(2)}×`, `${m("cpu").toFixed(0)} ms`,
         `${m("stop").toFixed(0)} ms`, `${m("close").toFixed(0)} ms`, os.loadavg()[0].toFixed(1),
       ]);
       console.log(`${size}: floor ${floors.map((x) => x.toFixed(0)).join("/")} ms; ready ${runs.map((x) => x.ready.toFixed(0)).join("/")} ms`);

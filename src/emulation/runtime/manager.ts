@@ -496,6 +496,13 @@ export class LocalCompute implements Compute {
     for (const k of p.ports) this.detach(k, "node");
   }
 
+  /** Stops them all at once (a stop is a signal and a wait for the process to go). */
+  private async stopProcesses(nodeIds: string[]): Promise<void> {
+    const results = await Promise.allSettled(nodeIds.map((id) => this.stopProcess(id)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+
   // ------------------------------------------------------------------ the Compute interface (compute.ts)
 
   async startNode(node: Node, workdir: string): Promise<RunState[]> {
@@ -544,7 +551,7 @@ export class LocalCompute implements Compute {
 
   private async releaseProjectNow(projectId: string): Promise<void> {
     for (const [id, w] of [...this.links]) if (w.projectId === projectId) await this.unwireLink(id);
-    for (const [id, p] of [...this.processes]) if (p.projectId === projectId) await this.stopProcess(id);
+    await this.stopProcesses([...this.processes].filter(([, p]) => p.projectId === projectId).map(([id]) => id));
     for (const [id, d] of [...this.devices]) {
       if (d.projectId !== projectId) continue;
       this.devices.delete(id);
@@ -589,7 +596,7 @@ export class LocalCompute implements Compute {
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
     for (const s of this.subscriptions) await s.return?.();
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
-    for (const id of [...this.processes.keys()]) await this.stopProcess(id);
+    await this.stopProcesses([...this.processes.keys()]);
     for (const d of this.devices.values()) await d.device.close();
     this.devices.clear();
     process.off("exit", this.exitHandler);
