@@ -12,6 +12,7 @@ import { startPresence } from "./instances/presence.js";
 import { ProjectRunners } from "./instances/runners.js";
 import { removeInterruptedUploads } from "./images/store.js";
 import { removeInterruptedStaging } from "./projects/staging.js";
+import { stopOrphanCaptures } from "./links/capture.js";
 
 /** What the emulation feature runs for one server, reached by operations as `ctx.services.emulation`. */
 export interface EmulationServices {
@@ -29,6 +30,11 @@ export interface EmulationServices {
   settingWrites: KeyedQueue;
   /** The project read views (nodes and links lists), dropped by every change. */
   reads: ReadViews;
+  /**
+   * What follows a node recorded stopped, beside its own row: the captures of its links end when no end of the
+   * link runs any more (links/capture.ts). Wired here so that nodes/ does not import links/, which builds on it.
+   */
+  nodeStopped(nodeId: string): Promise<void>;
 }
 
 declare module "../platform/context.js" {
@@ -69,7 +75,8 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   computes.start();
   const reads = projectReadViews(ctx);
   const listeners = new ProjectListeners(ctx, await createListenerTally(ctx));
-  return { runtime, runners, placement, computes, listeners, settingWrites: new KeyedQueue(), reads };
+  const nodeStopped = (nodeId: string) => stopOrphanCaptures(ctx, nodeId);
+  return { runtime, runners, placement, computes, listeners, settingWrites: new KeyedQueue(), reads, nodeStopped };
 }
 
 /**

@@ -1,7 +1,6 @@
 import os from "node:os";
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { stopOrphanCaptures } from "../links/capture.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { isRemote } from "../computes/model.js";
 import type { Compute, RunState } from "../runtime/compute.js";
@@ -74,7 +73,7 @@ async function nodeActionHere(ctx: AppContext, projectId: string, nodeId: string
     for (const state of states) {
       after = await setNodeRuntimeState(ctx, node.id, state);
       // GNS3 stops a capture when the node it runs on stops; here: when no end of the link runs any more.
-      if (state.status === "stopped") await stopOrphanCaptures(ctx, node.id);
+      if (state.status === "stopped") await ctx.services.emulation.nodeStopped(node.id);
     }
     return after;
   });

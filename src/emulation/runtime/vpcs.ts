@@ -4,7 +4,7 @@ import net from "node:net";
 import path from "node:path";
 import { ConflictError } from "../../platform/core/errors.js";
 import { confinedCommand, grantWrite } from "./confinement.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 import { listensOn } from "./listening.js";
 import { descendants, findOwnedPids, isAlive, killAndWait, killRecorded, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./processes.js";
 
