@@ -13,6 +13,7 @@ import { ProjectRunners } from "./instances/runners.js";
 import { removeInterruptedUploads } from "./images/store.js";
 import { removeInterruptedStaging } from "./projects/staging.js";
 import { stopOrphanCaptures } from "./links/capture.js";
+import { setNodeRuntimeState } from "./nodes/operations.js";
 
 /** What the emulation feature runs for one server, reached by operations as `ctx.services.emulation`. */
 export interface EmulationServices {
@@ -55,6 +56,7 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   const computes = new ComputeMonitor(ctx);
   const placement = new Placement(ctx, runtime, computes);
   runtime.remoteEnd = (projectId, node, adapter, port) => placement.remoteEnd(projectId, node, adapter, port);
+  placement.record = (nodeId, state) => setNodeRuntimeState(ctx, nodeId, state);
   placement.start();
   let runners: ProjectRunners | undefined;
   try {

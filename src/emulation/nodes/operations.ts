@@ -147,12 +147,27 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
       });
     }),
   );
-  const placed = input.computeId === "local" ? node : await ctx.services.emulation.placement.place(node);
+  const placed = input.computeId === "local" ? node : await placeRemote(ctx, node);
   const dir = projectDir(ctx, project);
   if (!builtin) await fs.mkdir(nodeDirectory(dir, placed), { recursive: true });
   if (script !== undefined) await startup?.write(nodeDirectory(dir, placed), placed.name, script);
   await publishTopologyEvent(ctx, projectId, { type: "node.created", node: placed, projectDir: dir });
   return placed;
+}
+
+/**
+ * A node for another compute is created there before it is announced, and what the compute answered is recorded
+ * (its console port may differ); when the compute refuses, the row goes again.
+ */
+async function placeRemote(ctx: AppContext, node: Node): Promise<Node> {
+  try {
+    const state = await ctx.services.emulation.placement.place(node);
+    return await ctx.db.node.update({ where: { id: node.id }, data: { ...state, ...(state.console !== undefined && heldConsole(state.console)) } });
+  } catch (e) {
+    await ctx.db.node.deleteMany({ where: { id: node.id } });
+    ctx.services.emulation.reads.invalidate(node.projectId); // never announced: a read may have seen the row
+    throw e;
+  }
 }
 
 /** A node of an opened project (GET N, PUT N, DELETE N, node files and links). */
