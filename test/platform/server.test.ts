@@ -38,7 +38,7 @@ describe("platform: serving", () => {
       new Promise<{ status: number; keepAlive: string | undefined; socket: unknown }>((resolve, reject) => {
         http.get(`${s.url}/v2/version`, { agent }, (res) => {
           res.resume();
-          res.on("end", () => resolve({ status: res.statusCode!, keepAlive: res.headers["keep-alive"], socket: res.socket }));
+          res.on("end", () => resolve({ status: res.statusCode!, keepAlive: res.headers["keep-alive"] as string | undefined, socket: res.socket }));
         }).on("error", reject);
       });
     const first = await get();
