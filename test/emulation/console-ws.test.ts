@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
+import { createClient, type Client } from "graphql-ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
@@ -67,6 +68,48 @@ function upgrade(url: string, headers: Record<string, string> = CREDENTIALS): Pr
 }
 
 const wsUrl = (s: { url: string }, path: string) => s.url.replace(/^http/, "ws") + path;
+
+const CONSOLE = `subscription ($p: ID!, $n: ID!) { nodeConsole(projectId: $p, nodeId: $n) {
+  __typename ... on SubscriptionNodeConsoleSuccess { data { session data text } } ... on Error { message } } }`;
+const INPUT = `mutation ($session: ID!, $text: String, $data: String) { sendNodeConsoleInput(session: $session, text: $text, data: $data) {
+  __typename ... on MutationSendNodeConsoleInputSuccess { data } ... on Error { message } } }`;
+
+/** A graphql-ws client of `s` that sends `headers` (credentials) with its upgrade. */
+function wsClient(s: { url: string }, headers: Record<string, string> = {}): Client {
+  class WithHeaders extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols, { headers });
+    }
+  }
+  return createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WithHeaders, lazy: true, retryAttempts: 0 });
+}
+
+/** A nodeConsole subscription: its items (the field's result), the text so far, and whether it completed. */
+function graphqlConsole(client: Client, projectId: string, nodeId: string) {
+  const items: any[] = [];
+  let completed = false;
+  const close = client.subscribe(
+    { query: CONSOLE, variables: { p: projectId, n: nodeId } },
+    { next: (v) => items.push(v.errors ?? (v.data as any).nodeConsole), error: (e) => items.push({ error: e }), complete: () => (completed = true) },
+  );
+  const text = () => items.map((i) => i.data?.text ?? "").join("");
+  return {
+    items,
+    text,
+    completed: () => completed,
+    session: async () => (await waitFor(() => items[0], 10_000, "the first nodeConsole item")).data.session as string,
+    waitFor: (re: RegExp, from = 0) => waitFor(() => re.test(text().slice(from)), 10_000, `nodeConsole text matching ${re}`),
+    close,
+  };
+}
+
+async function sendInput(client: Client, variables: Record<string, unknown>): Promise<any> {
+  const result = await new Promise<any>((resolve, reject) => {
+    let value: any;
+    client.subscribe({ query: INPUT, variables }, { next: (v) => (value = v), error: reject, complete: () => resolve(value) });
+  });
+  return result.errors ?? result.data.sendNodeConsoleInput;
+}
 
 /** The request-log lines the server writes (pino → process.stdout), parsed. */
 function captureLog() {
@@ -203,6 +246,65 @@ describe("console WebSocket, against a console the test plays (no emulator neede
     expect(c.closed()).toEqual({ code: 1009 });
   });
 
+  it("GraphQL: nodeConsole streams a console connection of its own (first item empty), sendNodeConsoleInput writes to it", async () => {
+    const client = wsClient(s, CREDENTIALS);
+    try {
+      const projectId = P.split("/").pop()!;
+      const sub = graphqlConsole(client, projectId, switchId);
+      const session = await sub.session();
+      expect(sub.items[0]).toEqual({ __typename: "SubscriptionNodeConsoleSuccess", data: { session, data: "", text: "" } });
+      await waitFor(() => accepted.length === 1, 5000, "the console connection");
+      const fromClient = received(accepted[0]);
+
+      // Raw bytes in `data`; `text` without the telnet negotiation, a UTF-8 character split between writes given whole.
+      accepted[0].write(Buffer.from([0xff, 0xfd, 0x01, 0x68, 0xc3]));
+      await waitFor(() => sub.items.length >= 2, 5000);
+      accepted[0].write(Buffer.from([0xa9, 0x6c, 0x6c, 0x6f]));
+      await sub.waitFor(/^héllo$/);
+      const raw = Buffer.concat(sub.items.slice(1).map((i) => Buffer.from(i.data.data, "base64")));
+      expect(raw).toEqual(Buffer.from([0xff, 0xfd, 0x01, 0x68, 0xc3, 0xa9, 0x6c, 0x6c, 0x6f]));
+
+      expect(await sendInput(client, { session, text: "show ip\n" })).toEqual({ __typename: "MutationSendNodeConsoleInputSuccess", data: 8 });
+      expect(await sendInput(client, { session, data: Buffer.from([0xff, 0xf4]).toString("base64") })).toMatchObject({ data: 2 });
+      await waitFor(() => fromClient().length === 10, 5000, "the input on the console");
+      expect(fromClient()).toEqual(Buffer.concat([Buffer.from("show ip\n"), Buffer.from([0xff, 0xf4])]));
+
+      expect(await sendInput(client, { session, text: "a", data: "YQ==" })).toEqual({ __typename: "InvalidInputError", message: "Give exactly one of text and data" });
+      expect(await sendInput(client, { session, text: "x".repeat(64 * 1024 + 1) })).toMatchObject({ __typename: "InvalidInputError" });
+      expect(await sendInput(client, { session: randomUUID(), text: "a" })).toMatchObject({ __typename: "NotFoundError" });
+
+      // The console closes: the subscription completes and its session takes no more input.
+      accepted[0].end();
+      await waitFor(() => sub.completed(), 5000, "the subscription to complete");
+      expect(await sendInput(client, { session, text: "a" })).toMatchObject({ __typename: "NotFoundError", message: `Console session ${session} is not open on this server` });
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("GraphQL: refusals are typed errors; a client leaving closes its console connection", async () => {
+    const client = wsClient(s, CREDENTIALS);
+    try {
+      const projectId = P.split("/").pop()!;
+      const hub = await call(s.url, "POST", `${P}/nodes`, { name: "HUB2", node_type: "ethernet_hub", compute_id: "local" }, CREDENTIALS);
+      const refused = graphqlConsole(client, projectId, hub.body.node_id);
+      await waitFor(() => refused.completed(), 5000);
+      expect(refused.items).toEqual([{ __typename: "ConflictError", message: "Node HUB2 console type is not telnet" }]);
+      const unknown = graphqlConsole(client, projectId, randomUUID());
+      await waitFor(() => unknown.completed(), 5000);
+      expect(unknown.items[0].__typename).toBe("NotFoundError");
+
+      const sub = graphqlConsole(client, projectId, switchId);
+      await sub.session();
+      await waitFor(() => accepted.length === 1, 5000);
+      const closed = new Promise((r) => accepted[0].once("close", r));
+      sub.close();
+      await closed;
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it("logs every upgrade with its outcome in the request log, and the close of an opened socket", async () => {
     const id = `console-${randomUUID()}`;
     const c = await openConsole(consoleUrl(), { ...CREDENTIALS, "x-request-id": id });
@@ -264,6 +366,23 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("console WebSocket 
     await waitFor(() => c.closed(), 10_000, "the console socket to close");
     expect(c.closed()).toEqual({ code: 1000 });
     expect(await upgrade(wsUrl(ctl, `${P}/nodes/${ids.PC1}/console/ws`), {})).toEqual({ status: 409, body: { status: 409, message: "Node PC1 is not started" } });
+  });
+
+  it("PC1 over GraphQL: the prompt in nodeConsole, `show ip` through sendNodeConsoleInput", async () => {
+    await start("PC1");
+    const client = wsClient(ctl);
+    try {
+      const sub = graphqlConsole(client, projectId, ids.PC1);
+      const session = await sub.session();
+      await sub.waitFor(/VPCS> $/);
+      const from = sub.text().length;
+      expect(await sendInput(client, { session, text: "show ip\n" })).toMatchObject({ data: 8 });
+      await sub.waitFor(/IP\/MASK\s+: 0\.0\.0\.0\/0[\s\S]*VPCS> $/, from);
+      expect((await call(ctl.url, "POST", `${P}/nodes/${ids.PC1}/stop`)).status).toBe(200);
+      await waitFor(() => sub.completed(), 10_000, "the subscription to end with the node");
+    } finally {
+      await client.dispose();
+    }
   });
 
   it("PC1: two clients, two connections — VPCS serves one console client at a time, the second once the first leaves", async () => {

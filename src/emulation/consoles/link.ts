@@ -24,6 +24,8 @@ export interface ConsoleLink {
   /** Client input: a text frame's UTF-8 bytes (`binary` false) or a binary frame. False: wait for `onDrain`. */
   send(data: Buffer, binary: boolean): boolean;
   onDrain(listener: () => void): void;
+  /** Input bytes given to `send` that the console has not taken yet. */
+  pendingInput(): number;
   pause(): void;
   resume(): void;
   close(): void;
@@ -89,6 +91,7 @@ function tcpLink(socket: net.Socket): ConsoleLink {
     onEnd: endOf(socket),
     send: (data) => (socket.destroyed ? true : socket.write(data)),
     onDrain: (listener) => void socket.on("drain", listener),
+    pendingInput: () => socket.writableLength,
     pause: () => void socket.pause(),
     resume: () => void socket.resume(),
     close: () => void socket.destroy(),
@@ -155,6 +158,7 @@ function relayLink(ws: WebSocket): ConsoleLink {
       return ws.bufferedAmount <= RELAY_HIGH_WATER;
     },
     onDrain: (listener) => void drains.push(listener),
+    pendingInput: () => ws.bufferedAmount,
     pause: () => ws.pause(),
     resume: () => ws.resume(),
     close: () => (ws.readyState === WebSocket.CONNECTING ? ws.terminate() : ws.close(1000)),
