@@ -400,15 +400,29 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("console WebSocket 
     expect((await call(ctl.url, "POST", `${P}/nodes/${ids.PC1}/stop`)).status).toBe(200);
   });
 
-  it("PC2 (remote compute): the controller relays the compute's console socket both ways; the compute's refusal is passed on", async () => {
+  it("PC2 (remote compute): the controller relays the compute's console socket both ways (GraphQL too); the compute's refusal is passed on", async () => {
     const url = wsUrl(ctl, `${P}/nodes/${ids.PC2}/console/ws`);
     expect(await upgrade(url, {})).toEqual({ status: 409, body: { status: 409, message: "Node PC2 is not started" } });
     await start("PC2");
     const node = (await call(ctl.url, "GET", `${P}/nodes/${ids.PC2}`)).body;
     expect(node).toMatchObject({ compute_id: "hostb", console_host: COMPUTE_HOST, status: "started" });
 
+    // GraphQL on the controller: the same relay.
+    const client = wsClient(ctl);
+    try {
+      const sub = graphqlConsole(client, projectId, ids.PC2);
+      const session = await sub.session();
+      await sub.waitFor(/VPCS> $/);
+      const at = sub.text().length;
+      expect(await sendInput(client, { session, text: "show ip\n" })).toMatchObject({ data: 8 });
+      await sub.waitFor(/IP\/MASK\s+: 0\.0\.0\.0\/0[\s\S]*VPCS> $/, at);
+    } finally {
+      await client.dispose(); // leaves the console to the next client
+    }
+
+    // VPCS greets a later client with its telnet negotiation alone: the prompt comes with the first command.
     const c = await openConsole(url, {});
-    await c.waitFor(/Welcome to Virtual PC Simulator[\s\S]*VPCS> $/);
+    await waitFor(() => c.bytes().length >= 3, 10_000, "the console's negotiation");
     expect(c.bytes().subarray(0, 3)).toEqual(IAC_DO_ECHO);
     const from = c.bytes().length;
     c.ws.send(Buffer.from("show ip\n"), { binary: true });

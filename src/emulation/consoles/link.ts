@@ -161,7 +161,11 @@ function relayLink(ws: WebSocket): ConsoleLink {
     pendingInput: () => ws.bufferedAmount,
     pause: () => ws.pause(),
     resume: () => ws.resume(),
-    close: () => (ws.readyState === WebSocket.CONNECTING ? ws.terminate() : ws.close(1000)),
+    close() {
+      if (ws.readyState === WebSocket.CONNECTING) return ws.terminate();
+      ws.resume(); // a paused socket would never read the compute's answer to the close
+      ws.close(1000);
+    },
   };
 }
 

@@ -78,6 +78,11 @@ function consoleRoute(ctx: AppContext, pattern: RegExp, open: (params: Record<st
         const p = decoded(params);
         if (!p) throw new NotFoundError("404: Not Found");
         const link = await open(p);
+        // The client may have left while the console was being reached: its close event is already gone.
+        if (req.socket.destroyed) {
+          link.close();
+          return { status: 499, body: { message: "The client closed the connection", status: 499 } };
+        }
         pending.set(req, link);
         // A client gone before its upgrade completes (or a handshake ws refuses) leaves no console connection behind.
         req.socket.once("close", () => {
