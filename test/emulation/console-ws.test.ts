@@ -214,6 +214,23 @@ describe("console WebSocket, against a console the test plays (no emulator neede
     await ended; // the server let go of its connection to the console
   });
 
+  it("stops reading the console while a client does not read (nothing piles up in the server), and loses nothing", async () => {
+    const c = await openConsole(consoleUrl());
+    await waitFor(() => accepted.length === 1, 5000);
+    (c.ws as unknown as { _socket: net.Socket })._socket.pause(); // the client stops reading its socket
+    const output = Buffer.alloc(32 * 1024 * 1024);
+    for (let i = 0; i < output.length; i += 4) output.writeUInt32BE(i, i);
+    accepted[0].write(output);
+    await pause(1500);
+    // Kernel buffers on loopback hold a few MB; the rest stays with the console, unread, instead of in the server.
+    expect(accepted[0].writableLength).toBeGreaterThan(16 * 1024 * 1024);
+    (c.ws as unknown as { _socket: net.Socket })._socket.resume();
+    await waitFor(() => c.bytes().length === output.length, 30_000, "all the output");
+    expect(c.bytes().equals(output)).toBe(true);
+    expect(c.frames.every((f) => f.binary && f.data.length <= 1024)).toBe(true);
+    c.close();
+  });
+
   it("refuses before the upgrade: unknown project or node 404, a console that is not telnet or a node not started 409, nothing listening 409", async () => {
     expect(await upgrade(wsUrl(s, `/v2/projects/${randomUUID()}/nodes/${switchId}/console/ws`))).toMatchObject({ status: 404, body: { status: 404, message: expect.stringMatching(/^Project ID .* doesn't exist$/) } });
     const unknown = randomUUID();
