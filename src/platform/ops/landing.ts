@@ -2,9 +2,10 @@ import type { RequestHandler } from "express";
 import type { Config } from "../config.js";
 
 /**
- * GET /: what this server is, its version and where to go — plain HTML, no script, no external asset.
- * (gns3-server also answers / with an HTML page; GNS3 clients never read it.) A compute serves only the compute
- * API, so its page links only what it serves.
+ * GET / and GET /start: what this server is, its version and where to go — plain HTML, no script, no external
+ * asset. (gns3-server also answers / with an HTML page; GNS3 clients never read it.) A compute serves only the
+ * compute API, so its page links only what it serves. With a Web UI (`webUi`: its entry page), / redirects there
+ * (server.ts) and this page, at /start, links to it.
  */
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
