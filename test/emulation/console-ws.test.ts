@@ -299,6 +299,38 @@ describe("console WebSocket, against a console the test plays (no emulator neede
     }
   });
 
+  it("GraphQL: a subscriber that does not read makes the server stop reading the console, and loses nothing", async () => {
+    // graphql-transport-ws by hand, so that the test can stop reading the socket.
+    const ws = new WebSocket(wsUrl(s, "/graphql"), "graphql-transport-ws", { headers: CREDENTIALS });
+    const received: Buffer[] = [];
+    let receivedBytes = 0;
+    let acknowledged = false;
+    ws.on("message", (data) => {
+      const m = JSON.parse(String(data));
+      if (m.type === "connection_ack") acknowledged = true;
+      if (m.type !== "next") return;
+      const chunk = Buffer.from(m.payload.data.nodeConsole.data.data, "base64");
+      received.push(chunk);
+      receivedBytes += chunk.length;
+    });
+    await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+    ws.send(JSON.stringify({ type: "connection_init" }));
+    await waitFor(() => acknowledged, 5000, "connection_ack");
+    ws.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: CONSOLE, variables: { p: P.split("/").pop(), n: switchId } } }));
+    await waitFor(() => accepted.length === 1, 5000, "the console connection");
+    const socket = (ws as unknown as { _socket: net.Socket })._socket;
+    socket.pause();
+    const output = Buffer.alloc(32 * 1024 * 1024);
+    for (let i = 0; i < output.length; i += 4) output.writeUInt32BE(i, i);
+    accepted[0].write(output);
+    await pause(1500);
+    expect(accepted[0].writableLength).toBeGreaterThan(12 * 1024 * 1024); // base64 in JSON: a third more on the wire
+    socket.resume();
+    await waitFor(() => receivedBytes === output.length, 60_000, "all the output");
+    expect(Buffer.concat(received).equals(output)).toBe(true);
+    ws.close();
+  });
+
   it("GraphQL: refusals are typed errors; a client leaving closes its console connection", async () => {
     const client = wsClient(s, CREDENTIALS);
     try {
