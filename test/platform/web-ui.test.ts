@@ -143,6 +143,12 @@ describe("Web UI served from PATCHBAY_WEB_UI_DIR", () => {
 });
 
 describe("Web UI setting off or unusable", () => {
+  it("is read from PATCHBAY_WEB_UI_DIR or --web-ui-dir (the flag wins), as an absolute path", () => {
+    expect(loadConfig([], {}).webUiDir).toBeUndefined();
+    expect(loadConfig([], { PATCHBAY_WEB_UI_DIR: "ui" }).webUiDir).toBe(path.resolve("ui"));
+    expect(loadConfig(["--web-ui-dir", "/srv/web-ui"], { PATCHBAY_WEB_UI_DIR: "ui" }).webUiDir).toBe("/srv/web-ui");
+  });
+
   it("without PATCHBAY_WEB_UI_DIR: /static/web-ui/… answers 404 and / is the start page without a UI link", async () => {
     const s = await startTestServer();
     try {
