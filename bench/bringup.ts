@@ -29,11 +29,23 @@ const PROMPT = /> $/;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (t0: number) => performance.now() - t0;
 
+/** A console connection, tried again while nothing listens yet (a vpcs launcher may exit before its daemon listens). */
+async function connect(port: number, deadline = performance.now() + 15_000): Promise<TelnetClient> {
+  for (;;) {
+    try {
+      return await TelnetClient.connect(port, "127.0.0.1", 10_000);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ECONNREFUSED" || performance.now() > deadline) throw e;
+      await sleep(10);
+    }
+  }
+}
+
 /** Connects to every console and waits for its prompt; resolves when the last one showed it. */
 async function allPrompts(ports: number[]): Promise<void> {
   await Promise.all(
     ports.map(async (port) => {
-      const c = await TelnetClient.connect(port, "127.0.0.1", 10_000);
+      const c = await connect(port);
       try {
         await c.waitFor(PROMPT, 15_000);
       } finally {
