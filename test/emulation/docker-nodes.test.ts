@@ -8,8 +8,8 @@ import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { consoleAnswers, icmpEchoes } from "../support/lab.js";
-import { call, startTestServer, type TestServer } from "../support/server.js";
-import { toolAvailable } from "../support/tools.js";
+import { call, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
+import { dockerdAnswers, toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
 
 /**
@@ -17,11 +17,7 @@ import { waitFor } from "../support/wait.js";
  * on the image scripts/build-test-docker-image.sh makes from Debian's busybox-static (no registry).
  */
 const docker = new Docker({ socketPath: "/var/run/docker.sock" });
-const dockerd = await docker.ping().then(
-  () => true,
-  () => false,
-);
-const ready = toolAvailable("dockerd (scripts/start-dockerd.sh)", dockerd) && toolAvailable("vpcs", findVpcs() !== null);
+const ready = toolAvailable("dockerd (scripts/start-dockerd.sh)", dockerdAnswers) && toolAvailable("vpcs", findVpcs() !== null);
 const IMAGE = ready
   ? execFileSync(path.resolve(import.meta.dirname, "../../scripts/build-test-docker-image.sh"), { encoding: "utf8" }).trim()
   : "patchbay-busybox:latest";
@@ -131,6 +127,26 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     expect(files.text).toContain("#iface eth1 inet static");
   });
 
+  it("the GUI's Docker template wizard: the template it posts, and a node from it", async () => {
+    const noImage = await call(s.url, "POST", "/v2/templates", { name: "noimage", template_type: "docker", compute_id: "local" });
+    expect(noImage.status).toBe(400);
+    const t = await call(s.url, "POST", "/v2/templates", {
+      default_name_format: "{name}-{0}", usage: "", symbol: ":/symbols/docker_guest.svg", category: 2, start_command: "", name: "patchbay-busybox",
+      image: IMAGE, adapters: 1, mac_address: "", custom_adapters: [], environment: "", console_type: "telnet", console_auto_start: false,
+      console_resolution: "1024x768", console_http_port: 80, console_http_path: "/", extra_hosts: "", extra_volumes: [], template_type: "docker",
+      template_id: "6a2d7c5e-5c8e-4a8c-9d52-0f3c1e0b7a11", compute_id: "local",
+    });
+    expect(t.status).toBe(201);
+    expect(t.body).toMatchObject({ builtin: false, category: "guest", image: IMAGE, template_type: "docker" });
+    const n = await call(s.url, "POST", `${P}/templates/${t.body.template_id}`, { x: 10, y: 20, compute_id: "local" });
+    expect(n.status).toBe(201);
+    expect(n.body).toMatchObject({ name: "patchbay-busybox-1", node_type: "docker", console_type: "telnet", symbol: ":/symbols/docker_guest.svg" });
+    expect(n.body.properties).toMatchObject({ image: IMAGE, adapters: 1, environment: null, start_command: null, extra_hosts: null });
+    expect((await docker.getContainer(n.body.properties.container_id).inspect()).Name).toBe(`/GNS3.patchbay-busybox-1.${projectId}`);
+    expect((await call(s.url, "DELETE", `${P}/nodes/${n.body.node_id}`)).status).toBe(204);
+    expect((await call(s.url, "DELETE", `/v2/templates/${t.body.template_id}`)).status).toBe(204);
+  });
+
   it("a container and a VPCS on a switch ping each other, and the capture holds the ICMP", async () => {
     const pc = (await call(s.url, "POST", `${P}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).body;
     const sw = (await call(s.url, "POST", `${P}/nodes`, { name: "SW1", node_type: "ethernet_switch", compute_id: "local" })).body;
@@ -222,4 +238,46 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     expect(started.body.status).toBe("started");
     expect(started.body.properties.container_id).not.toBe(d2.body.properties.container_id);
   }, 30_000);
+});
+
+describe.skipIf(!ready)("docker nodes: nothing left when the server ends (requires dockerd)", () => {
+  it("SIGTERM removes the containers; after a kill -9 the restarted server removes what was left", async () => {
+    const first = await spawnCliServer();
+    let second: Awaited<ReturnType<typeof spawnCliServer>> | undefined;
+    const owner = path.resolve(first.dataDir);
+    try {
+      const startOne = async (url: string) => {
+        const p = await call(url, "POST", "/v2/projects", { name: `end-${Math.random()}` });
+        const n = await call(url, "POST", `/v2/projects/${p.body.project_id}/nodes`, {
+          name: "DK", node_type: "docker", compute_id: "local", console_type: "telnet", properties: { image: IMAGE },
+        });
+        expect(n.status).toBe(201);
+        expect((await call(url, "POST", `/v2/projects/${p.body.project_id}/nodes/${n.body.node_id}/start`)).body.status).toBe("started");
+        return { projectId: p.body.project_id as string, nodeId: n.body.node_id as string };
+      };
+      await startOne(first.url);
+      expect((await containersOf(first.dataDir)).map((c) => c.State)).toEqual(["running"]);
+      expect(findOwnedPids(owner)).toHaveLength(1); // the adapter's helper
+
+      first.child.kill("SIGKILL");
+      await new Promise((r) => first.child.once("exit", r));
+      // The helper dies with the server (parent-death signal); the container outlives it until the restart.
+      await waitFor(() => findOwnedPids(owner).length === 0, 5000, "the helper to die with the server");
+      expect(await containersOf(first.dataDir)).toHaveLength(1);
+      second = await spawnCliServer({}, { databaseUrl: first.databaseUrl, dataDir: first.dataDir });
+      expect(await containersOf(first.dataDir)).toEqual([]);
+
+      const again = await startOne(second.url);
+      expect(await containersOf(first.dataDir, again.projectId)).toHaveLength(1);
+      second.child.kill("SIGTERM");
+      await new Promise((r) => second!.child.once("exit", r));
+      expect(second.child.exitCode).toBe(0);
+      expect(await containersOf(first.dataDir)).toEqual([]);
+      expect(findOwnedPids(owner)).toEqual([]);
+    } finally {
+      await second?.drop();
+      await first.drop();
+      for (const c of await containersOf(first.dataDir)) await docker.getContainer(c.Id).remove({ force: true });
+    }
+  }, 90_000);
 });
