@@ -8,7 +8,7 @@ import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { consoleAnswers, icmpEchoes } from "../support/lab.js";
-import { call, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
 import { dockerdAnswers, toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
 
@@ -125,6 +125,19 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     expect(info.Config.Env!.some((e) => e.startsWith("GNS3_X"))).toBe(false);
     const files = await call(s.url, "GET", `${P}/nodes/${D1}/files/etc/network/interfaces`);
     expect(files.text).toContain("#iface eth1 inet static");
+    // GraphQL: the same settings, typed.
+    const q = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { name nodeType docker { image adapters macAddress environment extraHosts containerId consoleResolution } } } }`, { p: projectId });
+    expect(q.errors).toBeUndefined();
+    expect(q.data.project.nodes).toEqual([
+      {
+        name: "D1",
+        nodeType: "DOCKER",
+        docker: {
+          image: IMAGE, adapters: 2, macAddress: `${base}:00`, environment: "FOO=bar baz\nGNS3_X=dropped\nNAME=%vm-name%", extraHosts: "myhost:10.9.8.7",
+          containerId: r.body.properties.container_id, consoleResolution: "1024x768",
+        },
+      },
+    ]);
   });
 
   it("the GUI's Docker template wizard: the template it posts, and a node from it", async () => {
