@@ -253,6 +253,28 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
   }, 30_000);
 });
 
+describe.skipIf(!ready)("docker nodes: dockerd unreachable", () => {
+  it("answers 409 with a clear message, does not offer docker, and keeps serving", async () => {
+    const s = await spawnCliServer({ DOCKER_HOST: "unix:///nonexistent/patchbay-docker.sock" });
+    try {
+      expect((await call(s.url, "GET", "/v2/compute/capabilities")).body.node_types).not.toContain("docker");
+      const images = await call(s.url, "GET", "/v2/computes/local/docker/images");
+      expect(images.status).toBe(409);
+      expect(images.body.message).toMatch(/^Can't connect to Docker daemon \(unix:\/\/\/nonexistent\/patchbay-docker\.sock: No such file or directory\)/);
+      const p = await call(s.url, "POST", "/v2/projects", { name: "no-dockerd" });
+      const n = await call(s.url, "POST", `/v2/projects/${p.body.project_id}/nodes`, { name: "D", node_type: "docker", compute_id: "local", properties: { image: IMAGE } });
+      expect(n.status).toBe(409);
+      expect(n.body.message).toMatch(/Docker/);
+      expect((await call(s.url, "GET", `/v2/projects/${p.body.project_id}/nodes`)).body).toEqual([]);
+      expect((await call(s.url, "GET", "/v2/version")).status).toBe(200);
+      const pc = await call(s.url, "POST", `/v2/projects/${p.body.project_id}/nodes`, { name: "PC", node_type: "vpcs", compute_id: "local" });
+      expect(pc.status).toBe(201);
+    } finally {
+      await s.drop();
+    }
+  }, 60_000);
+});
+
 describe.skipIf(!ready)("docker nodes: nothing left when the server ends (requires dockerd)", () => {
   it("SIGTERM removes the containers; after a kill -9 the restarted server removes what was left", async () => {
     const first = await spawnCliServer();
