@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findOwnedPids } from "../../src/emulation/runtime/processes.js";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
-import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
+import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
 import { consoleAnswers, icmpEchoes } from "../support/lab.js";
 import { call, gql, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
 import { dockerdAnswers, toolAvailable } from "../support/tools.js";
@@ -233,6 +233,40 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     expect(info.Config.Env).toContain("FOO=changed");
     await expect(docker.getContainer(before).inspect()).rejects.toMatchObject({ statusCode: 404 });
     expect(await containersOf(s.dataDir, projectId)).toHaveLength(1);
+  }, 30_000);
+
+  it("http console, aux console, and /etc/network/interfaces from the files API applied at boot", async () => {
+    const aux = await freeTcpPort();
+    const r = await call(s.url, "POST", `${P}/nodes`, {
+      name: "WEB", node_type: "docker", compute_id: "local", console_type: "http",
+      properties: {
+        image: IMAGE, console_http_port: 8080, aux,
+        start_command: `sh -c "mkdir -p /www && echo hello-from-WEB > /www/index.html && exec httpd -f -p 8080 -h /www"`,
+      },
+    });
+    expect(r.status).toBe(201);
+    const N = `${P}/nodes/${r.body.node_id}`;
+    const config = "auto eth0\niface eth0 inet static\n\taddress 10.8.0.5\n\tnetmask 255.255.255.0\n";
+    expect((await call(s.url, "POST", `${N}/files/etc/network/interfaces`, config)).status).toBe(201);
+    expect((await call(s.url, "POST", `${N}/start`)).body.status).toBe("started");
+    try {
+      const page = await waitFor(async () => {
+        const res = await fetch(`http://127.0.0.1:${r.body.console}/`).catch(() => undefined);
+        return res?.status === 200 ? res.text() : undefined;
+      }, 10_000, "the web server behind the http console");
+      expect(page).toContain("hello-from-WEB");
+      const a = await shell(aux);
+      try {
+        expect(await run(a, "hostname")).toContain("WEB");
+        expect(await run(a, "ip addr show eth0")).toContain("inet 10.8.0.5/24");
+      } finally {
+        a.close();
+      }
+    } finally {
+      expect((await call(s.url, "DELETE", N)).status).toBe(204);
+    }
+    // The runtime follows the node's deletion (node.deleted): its consoles close a moment after the 204.
+    await waitFor(async () => !(await consoleAnswers(aux)) && !(await consoleAnswers(r.body.console)), 10_000, "the consoles to close");
   }, 30_000);
 
   it("delete and project close remove the containers", async () => {

@@ -1,5 +1,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
+import { PassThrough } from "node:stream";
 import path from "node:path";
 import { promisify } from "node:util";
 import { ConflictError } from "../../platform/core/errors.js";
@@ -42,6 +44,9 @@ export class DockerNodeProcess {
   running = false;
   private helpers: ChildProcess[] = [];
   private console?: DockerTelnetConsole;
+  private aux?: DockerTelnetConsole;
+  private http?: net.Server;
+  private httpSockets = new Set<net.Socket>();
   private stopping = false;
 
   constructor(private readonly o: DockerNodeOptions) {}
@@ -77,6 +82,8 @@ export class DockerNodeProcess {
           throw new ConflictError(`Console port ${this.o.console} is already used by another program on this host (${e.message})`);
         });
       } else stream.destroy?.();
+      if ((this.o.consoleType === "http" || this.o.consoleType === "https") && this.o.console) await this.startHttpConsole(this.o.console);
+      if (this.o.props.aux) await this.startAux(this.o.props.aux);
     } catch (e) {
       stream.destroy?.();
       await this.stop().catch(() => {});
@@ -86,6 +93,75 @@ export class DockerNodeProcess {
       () => this.ended(),
       () => this.ended(),
     );
+  }
+
+  /** A server on a console port, or a 409 naming the port when something else holds it. */
+  private async listen(server: net.Server, port: number): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", (e: Error) => reject(new ConflictError(`Console port ${port} is already used by another program on this host (${e.message})`)));
+      server.listen({ host: this.o.consoleHost, port, exclusive: true }, () => resolve());
+    });
+    server.on("error", () => {});
+  }
+
+  /**
+   * The http/https console (compat-docker §2.6): each connection to the console port runs `busybox nc 127.0.0.1
+   * <console_http_port>` in the container and joins the two, so the web server inside answers (https: the
+   * container's own TLS passes through untouched). GNS3 also rewrites `://127.0.0.1` and the inner port in the
+   * answers; this forwarder passes the bytes as they are.
+   */
+  private async startHttpConsole(port: number): Promise<void> {
+    const { engine } = this.o;
+    const c = engine.container(this.o.containerId);
+    const server = net.createServer((socket) => {
+      this.httpSockets.add(socket);
+      socket.on("close", () => this.httpSockets.delete(socket));
+      socket.on("error", () => {});
+      void (async () => {
+        try {
+          const exec = await engine.call(() =>
+            c.exec({ Cmd: ["/gns3/bin/busybox", "nc", "127.0.0.1", String(this.o.props.console_http_port)], AttachStdin: true, AttachStdout: true, AttachStderr: false, Tty: false }),
+          );
+          const stream = await engine.call(() => exec.start({ hijack: true, stdin: true }));
+          const out = new PassThrough();
+          c.modem.demuxStream(stream, out, new PassThrough());
+          out.pipe(socket);
+          socket.pipe(stream);
+          stream.on("end", () => socket.end());
+          stream.on("error", () => socket.destroy());
+          socket.on("close", () => stream.destroy());
+        } catch {
+          socket.destroy();
+        }
+      })();
+    });
+    await this.listen(server, port);
+    this.http = server;
+  }
+
+  /**
+   * The aux console (compat-docker §2.6): a telnet server on the `aux` port joined to one persistent shell run in
+   * the container with `exec` (a TTY; the shell is started again when it exits), like gns3-server's
+   * `docker exec -it … sh -c 'while true; do TERM=vt100 /gns3/bin/busybox sh; done'`.
+   */
+  private async startAux(port: number): Promise<void> {
+    const { engine } = this.o;
+    const c = engine.container(this.o.containerId);
+    const exec = await engine.call(() =>
+      c.exec({
+        Cmd: ["/gns3/bin/busybox", "sh", "-c", "while true; do TERM=vt100 /gns3/bin/busybox sh; done"],
+        AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: true,
+      }),
+    );
+    const stream = (await engine.call(() => exec.start({ hijack: true, stdin: true, Tty: true }))) as unknown as ConsoleStream;
+    this.aux = new DockerTelnetConsole(this.o.node.name, stream, (w, h) => void exec.resize({ w, h }).catch(() => {}));
+    try {
+      await this.aux.listen(this.o.consoleHost, port);
+    } catch (e) {
+      await this.aux.close();
+      this.aux = undefined;
+      throw new ConflictError(`Aux console port ${port} is already used by another program on this host (${(e as Error).message})`);
+    }
   }
 
   /** Adapter n: a TAP owned by the helper's user, the helper attached to it, then moved into the container as eth<n>. */
@@ -185,6 +261,12 @@ export class DockerNodeProcess {
     this.running = false;
     await this.console?.close();
     this.console = undefined;
+    await this.aux?.close();
+    this.aux = undefined;
+    for (const socket of this.httpSockets) socket.destroy();
+    const http = this.http;
+    this.http = undefined;
+    if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
     // The TAPs went with the container's namespace, so the helpers end by themselves; make sure of it.
     await killAndWait(this.pids, this.o.owner, 1000);
     this.helpers = [];

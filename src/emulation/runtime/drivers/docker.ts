@@ -84,9 +84,11 @@ export const dockerDriver = {
 
   async start(node, launch) {
     const props = dockerProps(node);
-    if (node.consoleType === "vnc" && !findOnPath("Xtigervnc") && !findOnPath("Xvnc")) throw new ConflictError("Please install TigerVNC server before using VNC support");
-    if (node.consoleType === "vnc" || node.consoleType === "http" || node.consoleType === "https") {
-      throw new ConflictError(`Node ${node.name}: the ${node.consoleType} console of docker nodes is not served by this compute yet (use telnet or none)`);
+    if (node.consoleType === "vnc") {
+      // GNS3 runs an X VNC server on the host for the container's display: not done here (no X server is given to
+      // containers); GNS3's message when it lacks TigerVNC, and this compute's otherwise.
+      if (!findOnPath("Xtigervnc") && !findOnPath("Xvnc")) throw new ConflictError("Please install TigerVNC server before using VNC support");
+      throw new ConflictError(`Node ${node.name}: the vnc console of docker nodes is not served by this compute (use telnet, http, https or none)`);
     }
     // The container: the recorded one when it is still there and ours, else made again (a crash, a project reopened).
     let containerId = props.container_id;
