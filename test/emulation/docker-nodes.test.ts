@@ -242,12 +242,14 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     const r = await call(s.url, "POST", `${P}/nodes`, {
       name: "WEB", node_type: "docker", compute_id: "local", console_type: "http",
       properties: {
-        image: IMAGE, console_http_port: 8080, aux,
+        image: IMAGE, console_http_port: 8080, aux, extra_volumes: ["/etc/udhcpc"],
         start_command: `sh -c "mkdir -p /www && echo hello-from-WEB > /www/index.html && exec httpd -f -p 8080 -h /www"`,
       },
     });
     expect(r.status).toBe(201);
     const N = `${P}/nodes/${r.body.node_id}`;
+    // An extra volume starts with the image's files, kept in the node directory.
+    expect(fs.readFileSync(path.join(r.body.node_directory, "etc", "udhcpc", "default.script"), "utf8")).toContain("deconfig)");
     const config = "auto eth0\niface eth0 inet static\n\taddress 10.8.0.5\n\tnetmask 255.255.255.0\n";
     expect((await call(s.url, "POST", `${N}/files/etc/network/interfaces`, config)).status).toBe(201);
     expect((await call(s.url, "POST", `${N}/start`)).body.status).toBe("started");
@@ -261,9 +263,11 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
       try {
         expect(await run(a, "hostname")).toContain("WEB");
         expect(await run(a, "ip addr show eth0")).toContain("inet 10.8.0.5/24");
+        await run(a, "echo kept > /etc/udhcpc/mine");
       } finally {
         a.close();
       }
+      expect(fs.readFileSync(path.join(r.body.node_directory, "etc", "udhcpc", "mine"), "utf8")).toBe("kept\n");
     } finally {
       expect((await call(s.url, "DELETE", N)).status).toBe(204);
     }

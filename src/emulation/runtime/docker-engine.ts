@@ -139,6 +139,47 @@ export class DockerEngine {
   }
 
   /**
+   * An extra volume starts with the image's files, as GNS3's init copies them at the first start. An unprivileged
+   * container cannot bind-mount, so the copy is made once, by a short-lived container of the same image: the image's
+   * `<path>` copied (`cp -a`) into the node directory's, bound at `/gns3volumes<path>` — inside a container, so
+   * whatever the image holds (links, odd owners) lands only in that bind. Then the directory is marked seeded.
+   */
+  private async seedVolumes(spec: ContainerSpec, volumes: string[]): Promise<void> {
+    const todo = volumes.filter((v) => !fs.existsSync(path.join(spec.workdir, v, SEEDED)));
+    if (!todo.length) return;
+    const script = 'for v in "$@"; do if [ -d "$v" ]; then /gns3/bin/busybox cp -a "$v/." "/gns3volumes$v/" || exit 1; fi; done';
+    const seed = await this.call((d) =>
+      d.createContainer({
+        Image: spec.props.image,
+        User: "root",
+        Entrypoint: ["/gns3/bin/busybox", "sh", "-c", script, "seed"],
+        Cmd: todo,
+        NetworkDisabled: true,
+        Labels: { [LABEL_OWNER]: spec.owner, [LABEL_PROJECT]: spec.node.projectId, [LABEL_NODE]: spec.node.id },
+        HostConfig: {
+          Privileged: false,
+          CapDrop: ["ALL"],
+          CapAdd: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID"], // cp -a keeps owners and modes
+          SecurityOpt: ["no-new-privileges"],
+          NetworkMode: "none",
+          Binds: [`${spec.resources}:/gns3:ro`, ...todo.map((v) => `${path.join(spec.workdir, v)}:/gns3volumes${v}`)],
+        },
+      }),
+    );
+    try {
+      await this.call(() => seed.start());
+      const result = (await this.call(() => seed.wait({ abortSignal: AbortSignal.timeout(SEED_TIMEOUT_MS) }) as Promise<{ StatusCode?: number }>)) ?? {};
+      if (result.StatusCode !== 0) {
+        const log = (await this.call(() => seed.logs({ stdout: true, stderr: true, tail: 5 })).catch(() => Buffer.alloc(0))) as unknown as Buffer;
+        throw new ConflictError(`The image's files of ${todo.join(", ")} could not be copied into the node directory: ${log.toString("utf8").trim()}`);
+      }
+    } finally {
+      await this.call(() => seed.remove({ force: true, v: true })).catch(() => {});
+    }
+    for (const v of todo) fs.writeFileSync(path.join(spec.workdir, v, SEEDED), "");
+  }
+
+  /**
    * Creates the node's container (compat-docker §2.2), replacing any container this data directory has for the
    * node: `GNS3.<name>.<project>`, hostname the node name, TTY and open stdin, no Docker network (the compute gives
    * it eth0..N at start), `/gns3/init.sh` in front of the command. Not privileged: every capability dropped but
@@ -163,6 +204,7 @@ export class DockerEngine {
     writeNetworkSample(spec.workdir, node.name, props.adapters);
 
     await this.remove(spec.owner, { nodeId: node.id });
+    await this.seedVolumes(spec, volumes.filter((v) => v !== "/etc/network"));
     // A container of that name left by something else (another server, a crash before labels existed) is not ours.
     const clash = await this.call((d) => d.listContainers({ all: true, filters: { name: [`^/${name.replaceAll(".", "\\.")}$`] } }));
     if (clash.length) throw new ConflictError(`Docker has returned an error: 409 Conflict. The container name "/${name}" is already in use by container "${clash[0].Id}"`);
@@ -210,6 +252,10 @@ export class DockerEngine {
     return created.id;
   }
 }
+
+/** Marks a volume directory of the node directory as holding the image's files already (GNS3's file name). */
+const SEEDED = ".gns3_perms";
+const SEED_TIMEOUT_MS = 60_000;
 
 export interface ContainerSpec {
   owner: string;
