@@ -7,6 +7,7 @@ import { findOwnedPids } from "../../src/emulation/runtime/processes.js";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
+import { COMPUTE_HOST, computeInstance, registerCompute } from "../support/computes.js";
 import { consoleAnswers, icmpEchoes } from "../support/lab.js";
 import { call, gql, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
 import { dockerdAnswers, toolAvailable } from "../support/tools.js";
@@ -291,6 +292,39 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     expect(started.body.status).toBe("started");
     expect(started.body.properties.container_id).not.toBe(d2.body.properties.container_id);
   }, 30_000);
+});
+
+describe.skipIf(!ready)("docker nodes on a remote compute (controller → compute API)", () => {
+  it("the controller lists the compute's images, and creates, starts and deletes a container there", async () => {
+    const ctl = await startTestServer();
+    const compute = await computeInstance();
+    const cmp = await compute.start();
+    try {
+      await registerCompute(ctl, "hostb", cmp.port);
+      expect((await call(ctl.url, "GET", "/v2/computes/hostb/docker/images")).body).toContainEqual({ image: IMAGE });
+      const p = await call(ctl.url, "POST", "/v2/projects", { name: "remote-docker" });
+      const P = `/v2/projects/${p.body.project_id}`;
+      const n = await call(ctl.url, "POST", `${P}/nodes`, { name: "RD", node_type: "docker", compute_id: "hostb", console_type: "telnet", properties: { image: IMAGE, adapters: 1 } });
+      expect(n.status).toBe(201);
+      expect(n.body).toMatchObject({ compute_id: "hostb", console_host: COMPUTE_HOST });
+      const there = await containersOf(cmp.dataDir, p.body.project_id);
+      expect(there.map((c) => c.Names[0])).toEqual([`/GNS3.RD.${p.body.project_id}`]);
+      expect(await containersOf(ctl.dataDir)).toEqual([]);
+      expect((await call(ctl.url, "POST", `${P}/nodes/${n.body.node_id}/start`)).body.status).toBe("started");
+      const c = await TelnetClient.connect(n.body.console, COMPUTE_HOST);
+      try {
+        await c.waitFor(/RD console is now available/);
+      } finally {
+        c.close();
+      }
+      expect((await call(ctl.url, "DELETE", `${P}/nodes/${n.body.node_id}`)).status).toBe(204);
+      await waitFor(async () => (await containersOf(cmp.dataDir)).length === 0, 10_000, "the compute's container to go");
+    } finally {
+      await ctl.close();
+      await cmp.close();
+      await compute.drop();
+    }
+  }, 60_000);
 });
 
 describe.skipIf(!ready)("docker nodes: dockerd unreachable", () => {
