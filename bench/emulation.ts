@@ -17,7 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   ask, BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, PATCHBAY_ROLE, printTable, request, serveBare,
-  requestJson, servePatchbay, startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
+  buildProject, servePatchbay, startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
 } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -26,30 +26,6 @@ const SIZES = [50, 1000];
 const PROJECT_QUERY = `query($id: ID!) { project(id: $id) { id name status
   nodes { id name nodeType status console consoleHost x y z ports { name shortName adapterNumber portNumber linkType } }
   links { id linkType capturing suspend endpoints { adapterNumber portNumber node { id name } } } } }`;
-
-/** A project of `n` nodes: switches of 8 ports, each with 7 PCs and an uplink to the previous switch. */
-async function buildProject(agent: http.Agent, port: number, name: string, n: number): Promise<string> {
-  const { project_id: id } = await requestJson(agent, port, "POST", "/v2/projects", { name });
-  const node = (body: object) => requestJson(agent, port, "POST", `/v2/projects/${id}/nodes`, { compute_id: "local", ...body });
-  const link = (a: string, ap: number, b: string, bp: number) =>
-    requestJson(agent, port, "POST", `/v2/projects/${id}/links`, {
-      nodes: [{ node_id: a, adapter_number: 0, port_number: ap }, { node_id: b, adapter_number: 0, port_number: bp }],
-    });
-  let made = 0;
-  let previous: string | undefined;
-  for (let s = 0; made < n; s++) {
-    const sw = (await node({ name: `SW${s + 1}`, node_type: "ethernet_switch" })).node_id as string;
-    made++;
-    if (previous) await link(previous, 7, sw, 0);
-    const pcs = Array.from({ length: Math.min(7 - (previous ? 1 : 0), n - made) }, (_, i) => i);
-    made += pcs.length;
-    // Parallel within a switch: the naming and console-port rules must hold under concurrent creates.
-    const ids = await Promise.all(pcs.map((i) => node({ name: `PC${s * 7 + i + 1}`, node_type: "vpcs" }).then((r) => r.node_id as string)));
-    await Promise.all(ids.map((pc, i) => link(pc, 0, sw, i + (previous ? 1 : 0))));
-    previous = sw;
-  }
-  return id;
-}
 
 async function statementsPerRequest(child: ChildProcess, agent: http.Agent, port: number, r: Req, times = 5): Promise<number> {
   const count = async () => (await ask(child, "statements", "statements")).statements as number;

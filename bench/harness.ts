@@ -193,6 +193,33 @@ export async function freshDatabase(): Promise<{ url: string; dataDir: string; d
 }
 
 
+/**
+ * A project of `n` nodes: switches of 8 ports, each with 7 vpcs nodes and an uplink to the previous switch. With
+ * `count: "pcs"`, `n` counts the vpcs nodes only (the switches come on top).
+ */
+export async function buildProject(agent: http.Agent, port: number, name: string, n: number, count: "nodes" | "pcs" = "nodes"): Promise<string> {
+  const { project_id: id } = await requestJson(agent, port, "POST", "/v2/projects", { name });
+  const node = (body: object) => requestJson(agent, port, "POST", `/v2/projects/${id}/nodes`, { compute_id: "local", ...body });
+  const link = (a: string, ap: number, b: string, bp: number) =>
+    requestJson(agent, port, "POST", `/v2/projects/${id}/links`, {
+      nodes: [{ node_id: a, adapter_number: 0, port_number: ap }, { node_id: b, adapter_number: 0, port_number: bp }],
+    });
+  let made = 0;
+  let previous: string | undefined;
+  for (let s = 0; made < n; s++) {
+    const sw = (await node({ name: `SW${s + 1}`, node_type: "ethernet_switch" })).node_id as string;
+    if (count === "nodes") made++;
+    if (previous) await link(previous, 7, sw, 0);
+    const pcs = Array.from({ length: Math.min(7 - (previous ? 1 : 0), n - made) }, (_, i) => i);
+    made += pcs.length;
+    // Parallel within a switch: the naming and console-port rules must hold under concurrent creates.
+    const ids = await Promise.all(pcs.map((i) => node({ name: `PC${s * 7 + i + 1}`, node_type: "vpcs" }).then((r) => r.node_id as string)));
+    await Promise.all(ids.map((pc, i) => link(pc, 0, sw, i + (previous ? 1 : 0))));
+    previous = sw;
+  }
+  return id;
+}
+
 export function check(ok: boolean, what: string) {
   if (!ok) throw new Error(`sanity check failed: ${what}`);
 }

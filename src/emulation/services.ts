@@ -12,6 +12,8 @@ import { startPresence } from "./instances/presence.js";
 import { ProjectRunners } from "./instances/runners.js";
 import { removeInterruptedUploads } from "./images/store.js";
 import { removeInterruptedStaging } from "./projects/staging.js";
+import { stopOrphanCaptures } from "./links/capture.js";
+import { setNodeRuntimeState } from "./nodes/operations.js";
 
 /** What the emulation feature runs for one server, reached by operations as `ctx.services.emulation`. */
 export interface EmulationServices {
@@ -29,6 +31,11 @@ export interface EmulationServices {
   settingWrites: KeyedQueue;
   /** The project read views (nodes and links lists), dropped by every change. */
   reads: ReadViews;
+  /**
+   * What follows a node recorded stopped, beside its own row: the captures of its links end when no end of the
+   * link runs any more (links/capture.ts). Wired here so that nodes/ does not import links/, which builds on it.
+   */
+  nodeStopped(nodeId: string): Promise<void>;
 }
 
 declare module "../platform/context.js" {
@@ -49,6 +56,7 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   const computes = new ComputeMonitor(ctx);
   const placement = new Placement(ctx, runtime, computes);
   runtime.remoteEnd = (projectId, node, adapter, port) => placement.remoteEnd(projectId, node, adapter, port);
+  placement.record = (nodeId, state) => setNodeRuntimeState(ctx, nodeId, state);
   placement.start();
   let runners: ProjectRunners | undefined;
   try {
@@ -69,7 +77,8 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   computes.start();
   const reads = projectReadViews(ctx);
   const listeners = new ProjectListeners(ctx, await createListenerTally(ctx));
-  return { runtime, runners, placement, computes, listeners, settingWrites: new KeyedQueue(), reads };
+  const nodeStopped = (nodeId: string) => stopOrphanCaptures(ctx, nodeId);
+  return { runtime, runners, placement, computes, listeners, settingWrites: new KeyedQueue(), reads, nodeStopped };
 }
 
 /**

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findOnPath } from "../../src/emulation/runtime/executables.js";
+import { findOnPath } from "../../src/platform/core/executables.js";
 import { findOwnedPids } from "../../src/emulation/runtime/processes.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { guestProperties, processesMentioning, qemuInstalled, testGuest } from "../support/qemu-guest.js";

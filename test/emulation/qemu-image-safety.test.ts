@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findOnPath } from "../../src/emulation/runtime/executables.js";
+import { findOnPath } from "../../src/platform/core/executables.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 
 /**

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { findOnPath } from "../../src/emulation/runtime/executables.js";
+import { findOnPath } from "../../src/platform/core/executables.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
 /**

@@ -35,10 +35,10 @@ describe("platform: serving", () => {
   it("keeps an idle keep-alive socket past Node's 5 s default (75 s, as gns3-server), so a pooled socket is not reset", async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const get = () =>
-      new Promise<{ status: number; keepAlive: string | undefined; socket: unknown }>((resolve, reject) => {
+      new Promise<{ status: number; keepAlive: string; socket: unknown }>((resolve, reject) => {
         http.get(`${s.url}/v2/version`, { agent }, (res) => {
           res.resume();
-          res.on("end", () => resolve({ status: res.statusCode!, keepAlive: res.headers["keep-alive"], socket: res.socket }));
+          res.on("end", () => resolve({ status: res.statusCode!, keepAlive: String(res.headers["keep-alive"]), socket: res.socket }));
         }).on("error", reject);
       });
     const first = await get();

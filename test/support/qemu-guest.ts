@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
-import { findOnPath } from "../../src/emulation/runtime/executables.js";
+import { findOnPath } from "../../src/platform/core/executables.js";
 
 /**
  * The QEMU lab's tiny guest (scripts/build-test-guest.sh: Debian cloud kernel + busybox initramfs, cached) and

@@ -1,5 +1,5 @@
 import Docker from "dockerode";
-import { findOnPath } from "../../src/emulation/runtime/executables.js";
+import { findOnPath } from "../../src/platform/core/executables.js";
 
 /**
  * Tests that need a system tool (vpcs, ansible-playbook) skip where it is missing — except in CI, where

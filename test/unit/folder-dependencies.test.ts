@@ -12,20 +12,8 @@ const ROOT = path.dirname(SRC);
  */
 const KNOWN_PAIRS = new Map<string, string>([
   [
-    // Links build on nodes (getNode, the node schema and GraphQL types); the one import the other way is the node
-    // lifecycle stopping a stopped node's captures. Goes with the lifecycle work in nodes/lifecycle*.ts, links/capture*.ts.
-    "src/emulation/links ↔ src/emulation/nodes",
-    "nodes/lifecycle.ts → links/capture.ts (stopOrphanCaptures)",
-  ],
-  [
-    // The runtime's qemu-launch.ts reads the image store; images/references.ts finds qemu-img with the runtime's
-    // findOnPath. runtime/executables.ts is a host utility that belongs below both: it moves with the runtime's refactor.
-    "src/emulation/images ↔ src/emulation/runtime",
-    "images/references.ts → runtime/executables.ts (findOnPath)",
-  ],
-  [
     // The runtime's own layering: manager.ts asks the driver registry, and the drivers are built on the runtime's
-    // process and device modules (vpcs.ts, qemu.ts, qemu-launch.ts, ethernet.ts, executables.ts) beside it. One of
+    // process and device modules (vpcs.ts, qemu.ts, qemu-launch.ts, ethernet.ts) beside it. One of
     // the two sides moves into a folder of its own with the runtime's refactor.
     "src/emulation/runtime ↔ src/emulation/runtime/drivers",
     "runtime/manager.ts → drivers/registry.ts, drivers/driver.ts",

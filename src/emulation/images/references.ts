@@ -4,7 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { ConflictError } from "../../platform/core/errors.js";
 import { resolveInside } from "../files/safe-path.js";
-import { findOnPath } from "../runtime/executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 
 /**
  * What QEMU opens besides an image file itself: its backing file, a qcow2 external data file, a vmdk's extents.

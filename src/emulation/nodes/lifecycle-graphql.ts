@@ -51,7 +51,7 @@ builder.mutationFields((t) => ({
 builder.mutationField("projectNodesAction", (t) =>
   t.field({
     type: "Boolean",
-    description: "Runs the action on every node of the project, three at a time (reload = stop all, then start all)",
+    description: "Runs the action on every node of the project, many at once (reload = stop all, then start all); a node that fails does not stop the others, and the first failure is the error",
     errors: { types: DOMAIN_ERRORS },
     args: { projectId: t.arg.id({ required: true }), action: t.arg({ type: NodeLifecycleAction, required: true }) },
     resolve: async (_r, a, ctx) => {

@@ -1,6 +1,6 @@
+import os from "node:os";
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { stopOrphanCaptures } from "../links/capture.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { isRemote } from "../computes/model.js";
 import type { Compute, RunState } from "../runtime/compute.js";
@@ -15,7 +15,11 @@ import { nodeDirectory } from "../node-model/serialize.js";
 export type NodeAction = "start" | "stop" | "suspend" | "reload";
 export const NODE_ACTIONS: readonly NodeAction[] = ["start", "stop", "suspend", "reload"];
 
-const BULK_PARALLELISM = 3;
+/**
+ * Nodes a bulk action runs at once. A node start mostly waits (a process to exec, its console to listen), so the
+ * bound is the host's, not GNS3's 3: the CPUs for the execs. A VM's RAM is capped by the compute whatever runs.
+ */
+const BULK_PARALLELISM = 8 * os.availableParallelism();
 
 async function workdir(ctx: AppContext, node: Node): Promise<string> {
   return nodeDirectory(projectDirectory(ctx, await getProject(ctx, node.projectId)), node);
@@ -69,13 +73,17 @@ async function nodeActionHere(ctx: AppContext, projectId: string, nodeId: string
     for (const state of states) {
       after = await setNodeRuntimeState(ctx, node.id, state);
       // GNS3 stops a capture when the node it runs on stops; here: when no end of the link runs any more.
-      if (state.status === "stopped") await stopOrphanCaptures(ctx, node.id);
+      if (state.status === "stopped") await ctx.services.emulation.nodeStopped(node.id);
     }
     return after;
   });
 }
 
-/** POST P/nodes/{action}: every node, three at a time; reload = stop all, then start all. First error wins. */
+/**
+ * POST P/nodes/{action}: every node, BULK_PARALLELISM at a time; reload = stop all, then start all. A node that
+ * fails does not stop the others; once all have run, the first failure is the answer (gns3-server's Pool: every
+ * task runs, then one error is raised, e.g. 409).
+ */
 export async function projectNodesAction(ctx: AppContext, projectId: string, action: NodeAction): Promise<void> {
   await getOpenedProject(ctx, projectId);
   const nodes = await ctx.db.node.findMany({ where: { projectId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });

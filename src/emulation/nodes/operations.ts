@@ -148,7 +148,7 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
       });
     }),
   );
-  let placed = input.computeId === "local" ? node : await ctx.services.emulation.placement.place(node);
+  let placed = input.computeId === "local" ? node : await placeRemote(ctx, node);
   const dir = projectDir(ctx, project);
   if (!builtin) await fs.mkdir(nodeDirectory(dir, placed), { recursive: true });
   if (placed.computeId === "local") placed = await provisionNew(ctx, placed, nodeDirectory(dir, placed));
@@ -167,7 +167,8 @@ async function provisionNew(ctx: AppContext, node: Node, workdir: string): Promi
     if (!recorded) return node;
     return await ctx.db.node.update({ where: { id: node.id }, data: { propertiesJson: JSON.stringify({ ...nodeProperties(node), ...recorded }) } });
   } catch (e) {
-    await ctx.db.node.delete({ where: { id: node.id } }).catch(() => {});
+    await ctx.db.node.deleteMany({ where: { id: node.id } });
+    ctx.services.emulation.reads.invalidate(node.projectId); // never announced: a read may have seen the row
     await fs.rm(workdir, { recursive: true, force: true });
     throw e;
   }
@@ -186,6 +187,21 @@ async function reprovision(ctx: AppContext, before: Node, after: Node, changedKe
     return await ctx.db.node.update({ where: { id: after.id }, data: { propertiesJson: JSON.stringify({ ...nodeProperties(after), ...recorded }) } });
   } catch (e) {
     await ctx.db.node.update({ where: { id: after.id }, data: { name: before.name, propertiesJson: before.propertiesJson } }).catch(() => {});
+    throw e;
+  }
+}
+
+/**
+ * A node for another compute is created there before it is announced, and what the compute answered is recorded
+ * (its console port may differ); when the compute refuses, the row goes again.
+ */
+async function placeRemote(ctx: AppContext, node: Node): Promise<Node> {
+  try {
+    const state = await ctx.services.emulation.placement.place(node);
+    return await ctx.db.node.update({ where: { id: node.id }, data: { ...state, ...(state.console !== undefined && heldConsole(state.console)) } });
+  } catch (e) {
+    await ctx.db.node.deleteMany({ where: { id: node.id } });
+    ctx.services.emulation.reads.invalidate(node.projectId); // never announced: a read may have seen the row
     throw e;
   }
 }

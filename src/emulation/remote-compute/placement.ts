@@ -3,12 +3,10 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../core/events.js";
-import { setNodeRuntimeState } from "../nodes/operations.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import { driverFor, hasConsole, processTypes, runnableTypesInWords, runsProcess } from "../runtime/drivers/registry.js";
 import type { Compute, RunState } from "../runtime/compute.js";
 import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
-import type { NodeAction } from "../nodes/lifecycle.js";
 import { WebSocket } from "ws";
 import { computeJson, computeTarget, computeUrl, type ComputeTarget } from "../computes/client.js";
 import { LOCAL_ID } from "../computes/model.js";
@@ -45,6 +43,13 @@ export class Placement implements Compute {
   private sockets = new Map<string, WebSocket>();
   /** Per remote node: the settings (name, emulator properties) last sent to its compute, so a change is passed on once. */
   private sent = new Map<string, string>();
+  /**
+   * Records a state a compute reported for one of its nodes (the domain's setNodeRuntimeState, wired by
+   * services.ts): the placement talks to computes and writes no row itself.
+   */
+  record: (nodeId: string, state: PlacedState) => Promise<Node> = async () => {
+    throw new Error("placement: record is not wired");
+  };
 
   constructor(
     private readonly ctx: AppContext,
@@ -81,7 +86,7 @@ export class Placement implements Compute {
    * Creates the node on its compute. The controller's console port is only a wish: the compute keeps it when it
    * is free and in its range, else picks another (as GNS3's port manager does); the controller records the answer.
    */
-  private async createOnCompute(t: ComputeTarget, node: Node): Promise<Node> {
+  private async createOnCompute(t: ComputeTarget, node: Node): Promise<PlacedState> {
     // The node types a compute API drives are those of our drivers (a remote Patchbay, or gns3-server's).
     const driver = driverFor(node.nodeType);
     if (!driver) throw new ConflictError(`Compute '${t.name}' cannot run ${node.nodeType} nodes (it runs ${runnableTypesInWords()})`);
@@ -92,11 +97,7 @@ export class Placement implements Compute {
     if (node.console != null) body.console = node.console;
     const answer = await computeJson(t, "POST", `/v2/compute/projects/${node.projectId}/${node.nodeType}/nodes`, body);
     this.markPresent(t.computeId, node.id);
-    return setNodeRuntimeState(this.ctx, node.id, {
-      status: answer.status ?? node.status,
-      console: typeof answer.console === "number" ? answer.console : null,
-      consoleHost: t.host,
-    });
+    return { status: answer.status ?? node.status, console: typeof answer.console === "number" ? answer.console : null, consoleHost: t.host };
   }
 
   private markPresent(computeId: string, nodeId: string): void {
@@ -115,11 +116,10 @@ export class Placement implements Compute {
       return node;
     } catch (e) {
       if (!(e instanceof NotFoundError)) throw e;
-      return this.createOnCompute(t, node);
+      return this.record(node.id, await this.createOnCompute(t, node));
     }
   }
 
-  /** Reads the node's state on its compute back into the controller (node.updated when it changed). */
   /** The node's state on its compute. */
   private async runState(t: ComputeTarget, node: Node): Promise<RunState> {
     const answer = await computeJson(t, "GET", nodeRoute(node));
@@ -131,26 +131,19 @@ export class Placement implements Compute {
 
   /** Reads the node's state on its compute back into the controller (node.updated when it changed). */
   private async refresh(t: ComputeTarget, node: Node): Promise<Node> {
-    return setNodeRuntimeState(this.ctx, node.id, await this.runState(t, node));
+    return this.record(node.id, await this.runState(t, node));
   }
 
   /**
-   * Called by createNode for a node whose compute_id is remote. On a connected compute the node is created
-   * there at once (the row goes again if the compute refuses); on a disconnected one it waits in the database
-   * and is created when the compute connects, as the controller's database is the source of truth.
+   * Called by createNode for a node whose compute_id is remote; answers what to record of it. On a connected
+   * compute the node is created there at once (a refusal throws, and createNode drops the row); on a disconnected
+   * one it waits in the database and is created when the compute connects, as the controller's database is the
+   * source of truth.
    */
-  async place(node: Node): Promise<Node> {
+  async place(node: Node): Promise<PlacedState> {
     const t = await computeTarget(this.ctx, node.computeId);
-    if (!this.monitor.live(t.computeId).connected) {
-      return this.ctx.db.node.update({ where: { id: node.id }, data: { consoleHost: t.host } });
-    }
-    try {
-      return await this.createOnCompute(t, node);
-    } catch (e) {
-      await this.ctx.db.node.deleteMany({ where: { id: node.id } });
-      this.ctx.services.emulation.reads.invalidate(node.projectId); // never announced: a read may have seen the row
-      throw e;
-    }
+    if (!this.monitor.live(t.computeId).connected) return { consoleHost: t.host };
+    return this.createOnCompute(t, node);
   }
 
   // ------------------------------------------------------------------ the Compute interface (runtime/compute.ts)
@@ -161,7 +154,7 @@ export class Placement implements Compute {
   reloadNode = (node: Node) => this.act(node, "reload");
 
   /** The compute carries the action out; its answer is what the controller records. */
-  private async act(node: Node, action: NodeAction): Promise<RunState[]> {
+  private async act(node: Node, action: "start" | "stop" | "suspend" | "reload"): Promise<RunState[]> {
     const t = await computeTarget(this.ctx, node.computeId);
     if (!this.monitor.live(t.computeId).connected) throw new ConflictError(`Compute '${t.name}' is not connected`);
     const current = await this.ensureNode(t, node);
@@ -212,7 +205,7 @@ export class Placement implements Compute {
     this.closeSocket(computeId);
     this.present.delete(computeId);
     const nodes = await this.ctx.db.node.findMany({ where: { computeId, status: { not: "stopped" } } });
-    for (const n of nodes) await setNodeRuntimeState(this.ctx, n.id, { status: "stopped" });
+    for (const n of nodes) await this.record(n.id, { status: "stopped" });
   }
 
   private async reconnected(computeId: string): Promise<void> {
@@ -261,9 +254,9 @@ export class Placement implements Compute {
     if (action !== "node.updated" || typeof event?.node_id !== "string") return;
     const node = await this.ctx.db.node.findFirst({ where: { id: event.node_id, computeId } });
     if (!node || !["stopped", "started", "suspended"].includes(event.status)) return;
-    const state: Parameters<typeof setNodeRuntimeState>[2] = { status: event.status };
+    const state: PlacedState = { status: event.status };
     if (runsProcess(node.nodeType) && "command_line" in event) state.commandLine = event.command_line ?? "";
-    await setNodeRuntimeState(this.ctx, node.id, state);
+    await this.record(node.id, state);
   }
 
   /**
@@ -355,13 +348,16 @@ export class Placement implements Compute {
       try {
         await this.refresh(await computeTarget(this.ctx, n.computeId), n);
       } catch (e) {
-        if (e instanceof NotFoundError) await setNodeRuntimeState(this.ctx, n.id, { status: "stopped" });
+        if (e instanceof NotFoundError) await this.record(n.id, { status: "stopped" });
       }
     }
   }
 }
 
 type NodeData = Omit<Node, "createdAt">;
+
+/** What a remote compute reports of a node, to record: its run state and where its console is. */
+export type PlacedState = Partial<RunState> & { consoleHost?: string };
 
 const isRemote = (node: NodeData) => node.computeId !== LOCAL_ID;
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ConflictError } from "../../platform/core/errors.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 
 /**
  * Every emulator process (vpcs, QEMU) runs confined, so what a client's node can reach is decided by where it runs,

@@ -10,7 +10,7 @@ import { DockerTelnetConsole, type ConsoleStream } from "./docker-console.js";
 import type { DockerEngine } from "./docker-engine.js";
 import { findPython, TAP_BRIDGE_PY } from "./docker-resources.js";
 import type { Nio } from "./ethernet.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 import { CONFINED_UID } from "./confinement.js";
 import { isAlive, killAndWait, NODE_ENV, OWNER_ENV, writePidFile } from "./processes.js";
 

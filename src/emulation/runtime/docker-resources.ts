@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ConflictError } from "../../platform/core/errors.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 
 /**
  * What a docker node needs besides its image, written by the compute to `<dataDir>/resources/docker/` at each start

@@ -1,4 +1,5 @@
 import fsp from "node:fs/promises";
+import { freshRead } from "../../platform/fresh-read.js";
 
 /**
  * Whether one of `pids` (or of those the function finds) listens on TCP `port`, read from /proc: the inodes of the
@@ -8,8 +9,8 @@ import fsp from "node:fs/promises";
  * session then waits for a prompt that never comes (a loaded host makes the probe slow enough to hit that).
  */
 export async function listensOn(pids: number[] | (() => Promise<number[]>), port: number): Promise<boolean> {
-  const inodes = await listeningInodes(port);
-  if (inodes.size === 0) return false;
+  const inodes = (await listeningSockets()).get(port);
+  if (!inodes) return false;
   // Asked for only once something listens: finding a node's pids reads /proc.
   for (const pid of typeof pids === "function" ? await pids() : pids) {
     if ((await socketInodes(pid)).some((inode) => inodes.has(inode))) return true;
@@ -17,19 +18,26 @@ export async function listensOn(pids: number[] | (() => Promise<number[]>), port
   return false;
 }
 
-/** Read asynchronously: the kernel prints every socket of the host into these tables, slow with many connections. */
-async function listeningInodes(port: number): Promise<Set<string>> {
-  const out = new Set<string>();
+/**
+ * Listening TCP port → socket inodes. Read asynchronously: the kernel prints every socket of the host into these
+ * tables, slow with many connections; consoles waited for together share one read.
+ */
+const listeningSockets = freshRead(async () => {
+  const out = new Map<number, Set<string>>();
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     const text = await fsp.readFile(table, "latin1").catch(() => "");
     // Columns: sl local_address rem_address st ... inode (10th); addresses are HEXIP:HEXPORT, LISTEN is 0A.
     for (const line of text.split("\n").slice(1)) {
       const f = line.trim().split(/\s+/);
-      if (f.length > 9 && f[3] === "0A" && parseInt(f[1].split(":")[1], 16) === port) out.add(f[9]);
+      if (f.length <= 9 || f[3] !== "0A") continue;
+      const port = parseInt(f[1].split(":")[1], 16);
+      let inodes = out.get(port);
+      if (!inodes) out.set(port, (inodes = new Set()));
+      inodes.add(f[9]);
     }
   }
   return out;
-}
+});
 
 async function socketInodes(pid: number): Promise<string[]> {
   const fds = await fsp.readdir(`/proc/${pid}/fd`).catch(() => []);

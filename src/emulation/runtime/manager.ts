@@ -503,11 +503,19 @@ export class LocalCompute implements Compute {
     return taken.map(([, p]) => p);
   }
 
+  /** Stops them all at once (a stop is a signal and a wait for the process to go); their ports go back. */
   private async finish(taken: { proc: NodeProcess; ports: string[] }[]): Promise<void> {
-    for (const p of taken) {
-      await p.proc.stop();
-      for (const k of p.ports) this.detach(k, "node");
-    }
+    const results = await Promise.allSettled(
+      taken.map(async (p) => {
+        try {
+          await p.proc.stop();
+        } finally {
+          for (const k of p.ports) this.detach(k, "node");
+        }
+      }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   // ------------------------------------------------------------------ the Compute interface (compute.ts)

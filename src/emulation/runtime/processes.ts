@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
+import { freshRead } from "../../platform/fresh-read.js";
 
 /**
  * The processes the runtime starts, and how it finds them again. Every process carries PATCHBAY_RUNTIME_OWNER
@@ -141,11 +142,8 @@ export function readTail(file: string): string {
   }
 }
 
-/**
- * `root` and every live process below it, from the parent pid of each process (/proc/<pid>/stat), read
- * asynchronously. A sandbox's daemons are re-parented to the sandbox's init, which stays below the spawned root.
- */
-export async function descendants(root: number): Promise<number[]> {
+/** pid → parent pid of every live process, from /proc/<pid>/stat, read asynchronously. */
+async function readParents(): Promise<Map<number, number>> {
   const entries = (await fsp.readdir("/proc")).filter((e) => /^\d+$/.test(e));
   const parentOf = new Map<number, number>();
   await Promise.all(
@@ -155,6 +153,18 @@ export async function descendants(root: number): Promise<number[]> {
       if (rest.length > 1 && rest[0] !== "Z" && rest[0] !== "X") parentOf.set(Number(e), Number(rest[1]));
     }),
   );
+  return parentOf;
+}
+
+/** Nodes starting and stopping together share one read of the process table (a read is one file per process). */
+const processParents = freshRead(readParents);
+
+/**
+ * `root` and every live process below it, from the parent pid of each process. A sandbox's daemons are re-parented
+ * to the sandbox's init, which stays below the spawned root.
+ */
+export async function descendants(root: number): Promise<number[]> {
+  const parentOf = await processParents();
   const out = parentOf.has(root) ? [root] : [];
   for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parentOf) if (ppid === out[i]) out.push(pid);
   return out.sort((a, b) => a - b);

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { ConflictError } from "../../platform/core/errors.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 
 /**
  * What the host gives QEMU nodes besides the emulator: whether hardware acceleration really works, and

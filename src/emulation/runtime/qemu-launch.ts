@@ -8,7 +8,7 @@ import { qemuBinaryName, readQemuProperties, type QemuProperties } from "../node
 import { parseQemuOptions, qemuOptionsArgv, qemuOptionsMemoryMb, splitQemuOptions } from "../node-model/qemu-options.js";
 import { optionChecksOffForTests } from "./confinement.js";
 import { nodeProperties } from "../node-model/serialize.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 import { qemuArgs, type QemuLaunch, type QemuNic } from "./qemu-command.js";
 import { kvmUsable, linkedClone } from "./qemu-host.js";
 import { DEFAULT_NICE, qemuAddressSpace, qmpSocketPath, type QemuProcessOptions } from "./qemu.js";

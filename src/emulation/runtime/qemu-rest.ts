@@ -1,6 +1,6 @@
 import type { Gns3Routes } from "../rest/kit.js";
 import { sendJson } from "../rest/kit.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 import { kvmUsable, qemuBinaries } from "./qemu-host.js";
 
 /**

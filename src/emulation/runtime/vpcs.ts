@@ -4,7 +4,7 @@ import net from "node:net";
 import path from "node:path";
 import { ConflictError } from "../../platform/core/errors.js";
 import { confinedCommand, grantWrite } from "./confinement.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 import { listensOn } from "./listening.js";
 import { descendants, findOwnedPids, isAlive, killAndWait, killRecorded, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./processes.js";
 
@@ -135,28 +135,34 @@ export class VpcsProcess {
     child.once("exit", (c) => (code = c));
 
     this.root = child.pid;
-    this.pids = child.pid ? await descendants(child.pid) : [];
+    this.pids = child.pid ? [child.pid] : [];
     this.writePidFile();
-    const listening = this.pids.length > 0 && (await this.consoleListening(5000));
-    if (!listening) {
+    const running = this.pids.length > 0 ? await this.consoleListening(5000) : undefined;
+    if (!running) {
       await this.stop(true);
       const tail = readTail(path.join(o.workdir, "vpcs.log"));
       throw new ConflictError(`VPCS could not start (exit code ${code}, console port ${o.consolePort} not answering)${tail ? `: ${tail}` : ""}`);
     }
-    // The pty child appears right after the console opens; record it too.
-    this.pids = [...new Set([...this.pids, ...(await descendants(this.root!))])];
+    // The processes seen when the console listened: the daemon, and the PC on its pty when it came that fast. Stop
+    // reads the tree below the root again, so one that came later is not missed.
+    this.pids = running;
     this.writePidFile();
   }
 
-  /** Waits until the console server listens, without connecting to it (see listensOn). */
-  private async consoleListening(timeoutMs: number): Promise<boolean> {
+  /**
+   * Waits until the console server listens, without connecting to it (see listensOn); answers the node's processes
+   * then, or undefined on time-out.
+   */
+  private async consoleListening(timeoutMs: number): Promise<number[] | undefined> {
     const deadline = Date.now() + timeoutMs;
+    let pids: number[] = [];
+    const below = async () => (pids = await descendants(this.root!));
     // The sandbox's processes come first; the daemon that listens appears among them a moment later.
-    while (!(await listensOn(() => descendants(this.root!), this.opts.consolePort))) {
-      if (Date.now() > deadline) return false;
+    while (!(await listensOn(below, this.opts.consolePort))) {
+      if (Date.now() > deadline) return undefined;
       await sleep(25);
     }
-    return true;
+    return pids;
   }
 
   /** `thorough` (a failed start): also every process that carries this node's marker, wherever it ended up. */

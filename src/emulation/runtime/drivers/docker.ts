@@ -7,7 +7,7 @@ import { nodeProperties } from "../../node-model/serialize.js";
 import { DockerEngine, LABEL_NODE, LABEL_OWNER } from "../docker-engine.js";
 import { DockerNodeProcess } from "../docker-node.js";
 import { findPython, findStaticBusybox, writeDockerResources } from "../docker-resources.js";
-import { findOnPath } from "../executables.js";
+import { findOnPath } from "../../../platform/core/executables.js";
 import type { NodeArtifacts, ProcessDriver } from "./driver.js";
 
 /**

@@ -1,6 +1,6 @@
 import { qemuPropertiesSchema } from "../../node-model/qemu-properties.js";
 import { nodeProperties } from "../../node-model/serialize.js";
-import { findOnPath } from "../executables.js";
+import { findOnPath } from "../../../platform/core/executables.js";
 import { QemuProcess } from "../qemu.js";
 import { prepareQemu, qemuBinary, qemuNodeOptions, qemuProperties } from "../qemu-launch.js";
 import type { ProcessDriver } from "./driver.js";
