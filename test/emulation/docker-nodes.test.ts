@@ -228,6 +228,10 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     expect(findOwnedPids(path.resolve(s.dataDir), D1)).toEqual([]);
     expect(await consoleAnswers(D1Console)).toBe(false);
 
+    // The GUI sends every property back when its dialog is confirmed: nothing changed, the container stays.
+    const all = (await call(s.url, "GET", `${P}/nodes/${D1}`)).body.properties;
+    const same = await call(s.url, "PUT", `${P}/nodes/${D1}`, { properties: all });
+    expect(same.body.properties.container_id).toBe(before);
     const r = await call(s.url, "PUT", `${P}/nodes/${D1}`, { properties: { environment: "FOO=changed" } });
     expect(r.status).toBe(200);
     expect(r.body.properties.container_id).not.toBe(before);

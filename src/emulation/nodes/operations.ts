@@ -178,7 +178,10 @@ async function provisionNew(ctx: AppContext, node: Node, workdir: string): Promi
  * A changed node whose host state depends on the change (a docker node's settings or name) has it made again; when
  * that fails the node keeps its former name and properties.
  */
-async function reprovision(ctx: AppContext, before: Node, after: Node, changedKeys: readonly string[]): Promise<Node> {
+async function reprovision(ctx: AppContext, before: Node, after: Node, sentKeys: readonly string[]): Promise<Node> {
+  // Only what really changed counts: the GUI sends every property back when its dialog is confirmed.
+  const [was, now] = [nodeProperties(before), nodeProperties(after)];
+  const changedKeys = sentKeys.filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k]));
   if (after.computeId !== "local" || (!changedKeys.length && after.name === before.name)) return after;
   const workdir = nodeDirectory(projectDir(ctx, await getProject(ctx, after.projectId)), after);
   try {

@@ -86,7 +86,10 @@ export class DockerNodeProcess {
       if (this.o.props.aux) await this.startAux(this.o.props.aux);
     } catch (e) {
       stream.destroy?.();
-      await this.stop().catch(() => {});
+      // A failed start: the container is killed at once (a stop would wait 5 s for a shell that ignores SIGTERM).
+      this.stopping = true;
+      await engine.call(() => c.kill()).catch(() => {});
+      await this.teardown();
       throw e;
     }
     void c.wait().then(
