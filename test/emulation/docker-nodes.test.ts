@@ -186,6 +186,8 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
       expect(links).toContain("eth1");
       expect(links).not.toMatch(/\beth2\b/);
       expect(await run(d, "hostname")).toContain("D1");
+      // Only NET_ADMIN (bit 12) and NET_RAW (bit 13), whatever root inside believes.
+      expect(await run(d, "grep CapEff /proc/self/status")).toMatch(/CapEff:\s+0000000000003000/);
       expect(await run(d, "grep myhost /etc/hosts")).toContain("10.9.8.7");
       expect(await run(d, "echo $FOO")).toContain("bar baz");
       await run(d, "ip addr add 10.7.0.2/24 dev eth0");
@@ -280,7 +282,14 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     await waitFor(async () => !(await consoleAnswers(aux)) && !(await consoleAnswers(r.body.console)), 10_000, "the consoles to close");
   }, 30_000);
 
-  it("delete and project close remove the containers", async () => {
+  it("duplicate makes its own container; delete and project close remove the containers", async () => {
+    const dup = await call(s.url, "POST", `${P}/nodes/${D1}/duplicate`, { x: 50, y: 50 });
+    expect(dup.status).toBe(201);
+    const original = (await call(s.url, "GET", `${P}/nodes/${D1}`)).body;
+    expect(dup.body.properties.container_id).not.toBe(original.properties.container_id);
+    expect(dup.body.properties.mac_address).not.toBe(original.properties.mac_address);
+    expect((await docker.getContainer(dup.body.properties.container_id).inspect()).Name).toBe(`/GNS3.${dup.body.name}.${projectId}`);
+    expect((await call(s.url, "DELETE", `${P}/nodes/${dup.body.node_id}`)).status).toBe(204);
     expect((await call(s.url, "DELETE", `${P}/nodes/${D1}`)).status).toBe(204);
     await waitFor(async () => (await containersOf(s.dataDir, projectId)).length === 0, 10_000, "D1's container to go");
     const d2 = await call(s.url, "POST", `${P}/nodes`, { name: "D2", node_type: "docker", compute_id: "local", console_type: "telnet", properties: { image: IMAGE } });
