@@ -282,6 +282,20 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     await waitFor(async () => !(await consoleAnswers(aux)) && !(await consoleAnswers(r.body.console)), 10_000, "the consoles to close");
   }, 30_000);
 
+  it("a container whose command ends is reported stopped, and starts again", async () => {
+    const r = await call(s.url, "POST", `${P}/nodes`, {
+      name: "SHORT", node_type: "docker", compute_id: "local", console_type: "none", properties: { image: IMAGE, start_command: "sh -c 'sleep 1; exit 3'" },
+    });
+    expect(r.status).toBe(201);
+    const N = `${P}/nodes/${r.body.node_id}`;
+    expect((await call(s.url, "POST", `${N}/start`)).body.status).toBe("started");
+    await waitFor(async () => (await call(s.url, "GET", N)).body.status === "stopped", 15_000, "the node to be reported stopped");
+    expect(findOwnedPids(path.resolve(s.dataDir), r.body.node_id)).toEqual([]);
+    expect((await docker.getContainer(r.body.properties.container_id).inspect()).State.ExitCode).toBe(3);
+    expect((await call(s.url, "POST", `${N}/start`)).body.status).toBe("started");
+    expect((await call(s.url, "DELETE", N)).status).toBe(204);
+  }, 30_000);
+
   it("duplicate makes its own container; delete and project close remove the containers", async () => {
     const dup = await call(s.url, "POST", `${P}/nodes/${D1}/duplicate`, { x: 50, y: 50 });
     expect(dup.status).toBe(201);

@@ -86,8 +86,15 @@ export class DockerNodeProcess {
       if (this.o.props.aux) await this.startAux(this.o.props.aux);
     } catch (e) {
       stream.destroy?.();
-      // A failed start: the container is killed at once (a stop would wait 5 s for a shell that ignores SIGTERM).
       this.stopping = true;
+      // A container that ended during the start: its log says why (GNS3 answers with it too).
+      const state = await engine.call(() => c.inspect()).then((i) => i.State, () => undefined);
+      if (state && !state.Running) {
+        const log = await this.logTail();
+        await this.teardown();
+        throw new ConflictError(`Docker container '${node.name}' ended during its start (exit code ${state.ExitCode}): ${log || "no output"}`);
+      }
+      // Else it is killed at once (a stop would wait 5 s for a shell that ignores SIGTERM).
       await engine.call(() => c.kill()).catch(() => {});
       await this.teardown();
       throw e;
@@ -217,14 +224,20 @@ export class DockerNodeProcess {
     });
   }
 
-  /** The container ended by itself (its command exited): the node is stopped. */
-  private async ended(): Promise<void> {
-    if (!this.running || this.stopping) return;
-    let log = "";
+  /** The last lines the container printed (its TTY), or "". */
+  private async logTail(): Promise<string> {
     try {
       const buf = (await this.o.engine.call(() => this.o.engine.container(this.o.containerId).logs({ stdout: true, stderr: true, tail: 20 }))) as unknown as Buffer;
-      log = buf.toString("utf8");
-    } catch {}
+      return buf.toString("utf8").trim();
+    } catch {
+      return "";
+    }
+  }
+
+  /** The container ended by itself (its command exited): the node is stopped, and its log says why. */
+  private async ended(): Promise<void> {
+    if (!this.running || this.stopping) return;
+    const log = await this.logTail();
     await this.teardown();
     this.o.onExit(log);
   }
