@@ -234,6 +234,11 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     const all = (await call(s.url, "GET", `${P}/nodes/${D1}`)).body.properties;
     const same = await call(s.url, "PUT", `${P}/nodes/${D1}`, { properties: all });
     expect(same.body.properties.container_id).toBe(before);
+    // A change the compute cannot make (an image it cannot have) is refused and changes nothing.
+    const refused = await call(s.url, "PUT", `${P}/nodes/${D1}`, { properties: { image: "127.0.0.1:9/patchbay-nosuch:2" } });
+    expect(refused.status).toBe(409);
+    expect((await call(s.url, "GET", `${P}/nodes/${D1}`)).body.properties).toMatchObject({ image: IMAGE, container_id: before });
+    expect((await docker.getContainer(before).inspect()).Id).toBe(before);
     const r = await call(s.url, "PUT", `${P}/nodes/${D1}`, { properties: { environment: "FOO=changed" } });
     expect(r.status).toBe(200);
     expect(r.body.properties.container_id).not.toBe(before);

@@ -190,6 +190,8 @@ async function reprovision(ctx: AppContext, before: Node, after: Node, sentKeys:
     return await ctx.db.node.update({ where: { id: after.id }, data: { propertiesJson: JSON.stringify({ ...nodeProperties(after), ...recorded }) } });
   } catch (e) {
     await ctx.db.node.update({ where: { id: after.id }, data: { name: before.name, propertiesJson: before.propertiesJson } }).catch(() => {});
+    // A running node was stopped to be made again: it stays stopped, and says so.
+    if (after.status !== "stopped" && !ctx.services.emulation.runtime.isRunning(after.id)) await setNodeRuntimeState(ctx, after.id, { status: "stopped" }).catch(() => {});
     throw e;
   }
 }

@@ -52,6 +52,11 @@ export class DockerEngine {
     this.where = host ?? `unix socket ${SOCKET}`;
   }
 
+  /** Whether a dockerd may be there at all: `DOCKER_HOST` set, or the default socket exists. */
+  present(): boolean {
+    return Boolean(process.env.DOCKER_HOST) || fs.existsSync(SOCKET);
+  }
+
   /** Runs one Engine API call; connection failures and API errors become GNS3's 409s. */
   async call<T>(fn: (d: Docker) => Promise<T>): Promise<T> {
     try {

@@ -596,7 +596,7 @@ export class LocalCompute implements Compute {
   private async removeArtifacts(scope: { projectId?: string }, done: string): Promise<void> {
     for (const a of allArtifacts()) {
       await a.remove(this.owner, scope).then(
-        () => this.ctx.log.info(`runtime: ${done}`, scope),
+        (removed) => removed && this.ctx.log.info(`runtime: ${done}`, { ...scope, removed }),
         (e) => this.ctx.log.info("runtime: host state not removed", { ...scope, error: String(e) }),
       );
     }

@@ -46,9 +46,8 @@ const artifacts: NodeArtifacts = {
   },
   // Every docker property reaches the container's configuration, and its name carries the node's.
   needsNew: (keys, renamed) => renamed || keys.some((k) => DOCKER_KEYS.includes(k) && k !== "container_id" && k !== "usage"),
-  async remove(owner, scope) {
-    await dockerEngine.remove(owner, scope);
-  },
+  // Nothing to remove where no dockerd was ever set up (no socket): hosts without docker log nothing at each close.
+  remove: async (owner, scope) => (dockerEngine.present() ? dockerEngine.remove(owner, scope) : 0),
 };
 
 export const dockerDriver = {

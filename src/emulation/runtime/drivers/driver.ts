@@ -75,8 +75,8 @@ export interface NodeArtifacts {
   provision(node: Node, env: { ctx: AppContext; owner: string; workdir: string }): Promise<Record<string, unknown>>;
   /** Whether a change (property keys changed, node renamed) needs the host state made again. */
   needsNew(changedKeys: readonly string[], renamed: boolean): boolean;
-  /** Removes the host state of one node, of one project, or (no scope) all of this data directory's. */
-  remove(owner: string, scope: { nodeId?: string; projectId?: string }): Promise<void>;
+  /** Removes the host state of one node, of one project, or (no scope) all of this data directory's; answers how many. */
+  remove(owner: string, scope: { nodeId?: string; projectId?: string }): Promise<number>;
 }
 
 /** A node that forwards inside this server (hub, switch): always on, created with its first link end. */
