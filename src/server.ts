@@ -20,6 +20,7 @@ import { requestIds } from "./platform/http/request-id.js";
 import { requestLog } from "./platform/http/request-log.js";
 import { routeTable, type RouteEntry } from "./platform/http/route-table.js";
 import { signedUrlGate } from "./platform/http/signed-url.js";
+import { checkWebUiDir, WEB_UI_ENTRY, webUi } from "./platform/http/web-ui.js";
 import { createUpgradeHandler } from "./platform/http/websockets.js";
 import type { Feature } from "./platform/feature.js";
 import { createLogger } from "./platform/core/log.js";
@@ -68,17 +69,25 @@ export interface ServerHooks {
 
 export async function startServer(config: Config, hooks: ServerHooks = {}): Promise<RunningServer> {
   const tls = config.tls && loadTlsFiles(config.tls); // first: a bad pair must not cost a migration
+  // A compute serves no pages of its own: the setting is a controller's.
+  const webUiRoot = config.webUiDir && config.mode === "controller" ? checkWebUiDir(config.webUiDir) : undefined;
   prepareDataDir(config.dataDir);
   // Before the migration and the features' crash recovery: a second instance on this directory must touch nothing.
   const lock = lockDataDir(config.dataDir);
-  return startLocked(config, hooks, tls, lock.release).catch((e) => {
+  return startLocked(config, hooks, tls, webUiRoot, lock.release).catch((e) => {
     lock.release();
     throw e;
   });
 }
 
 /** The rest of the start-up, the data directory locked; `unlock` is called last when the server closes. */
-async function startLocked(config: Config, hooks: ServerHooks, tls: TlsMaterial | undefined, unlock: () => void): Promise<RunningServer> {
+async function startLocked(
+  config: Config,
+  hooks: ServerHooks,
+  tls: TlsMaterial | undefined,
+  webUiRoot: string | undefined,
+  unlock: () => void,
+): Promise<RunningServer> {
   await assertPortFree(config.host, config.port);
   const log = createLogger(config.logRequests, config.logFormat);
   const applied = await migrate(config.databaseUrl);
@@ -151,7 +160,11 @@ async function startLocked(config: Config, hooks: ServerHooks, tls: TlsMaterial 
     } else res.end();
   });
 
-  app.get("/", landingPage(config, VERSION));
+  // With a Web UI, `/` is the UI (as gns3-server answers it) and the start page moves to /start; /start always works.
+  const startPage = landingPage(config, VERSION, webUiRoot ? WEB_UI_ENTRY : undefined);
+  app.get("/", webUiRoot ? (_req, res) => res.redirect(302, WEB_UI_ENTRY) : startPage);
+  app.get("/start", startPage);
+  if (webUiRoot) app.use("/static/web-ui", webUi(webUiRoot));
   app.get("/metrics", async (_req, res) => void res.type(METRICS_CONTENT_TYPE).send(await renderMetrics(metrics)));
   app.use(computeModeGuard(config)); // a compute serves only the compute API (and the operator's pages above)
   mountApiDocs(app, features.flatMap((f) => f.api?.(ctx) ?? []), () => routeTable(app), VERSION);

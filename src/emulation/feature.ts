@@ -1,6 +1,7 @@
 import express from "express";
 import type { Feature } from "../platform/feature.js";
 import { computeNotificationWebSockets } from "./compute-api/notifications.js";
+import { consoleWebSockets } from "./consoles/websockets.js";
 import { notificationWebSockets } from "./notifications/websockets.js";
 import { Gns3Routes } from "./rest/kit.js";
 import { gns3Face } from "./openapi.js";
@@ -22,7 +23,7 @@ export const emulationFeature: Feature = {
     routes.install(router);
     app.use(router);
   },
-  websockets: (ctx) => [...notificationWebSockets(ctx), ...computeNotificationWebSockets(ctx)],
+  websockets: (ctx) => [...notificationWebSockets(ctx), ...computeNotificationWebSockets(ctx), ...consoleWebSockets(ctx)],
   graphqlPlugins: async (ctx) => {
     const [{ useTopologyReadCache }, { useSharedSubscriptions }] = await Promise.all([
       import("./read-model/graphql.js"),

@@ -3,6 +3,7 @@ import { builder } from "../platform/graphql/builder.js";
 import { GNS3_VERSION } from "./core/version.js";
 import "./nodes/lifecycle-graphql.js";
 import "./links/capture-graphql.js";
+import "./consoles/graphql.js";
 import "./server/graphql.js";
 import "./computes/graphql.js";
 import "./symbols/graphql.js";

@@ -86,6 +86,11 @@ const OPTIONS = {
     default: "",
     help: "comma-separated origins (scheme://host[:port]) whose web pages may use this server, e.g. a GNS3 Web UI served elsewhere (unset = same origin only)",
   },
+  "web-ui-dir": {
+    env: "PATCHBAY_WEB_UI_DIR",
+    default: "",
+    help: "a GNS3 Web UI build (the directory with its index.html) to serve at /static/web-ui/ (GET / then redirects to it; controller mode only)",
+  },
 } as const;
 
 type Key = keyof typeof OPTIONS;
@@ -131,6 +136,8 @@ export interface Config {
   urlSecret: string;
   /** Origins (as browsers send them) whose pages may call this server cross-origin (src/platform/http/origin-policy.ts). */
   corsOrigins: string[];
+  /** A GNS3 Web UI build served at /static/web-ui/ (src/platform/http/web-ui.ts); absolute. */
+  webUiDir: string | undefined;
   /** Load the storage demo fixture at start-up (idempotent). */
   demo: boolean;
 }
@@ -285,5 +292,6 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
     wsSubscriptionLimit: count("PATCHBAY_WS_SUBSCRIPTION_LIMIT", get("ws-subscription-limit")),
     urlSecret: get("url-secret") || randomBytes(32).toString("hex"),
     corsOrigins: origins("PATCHBAY_CORS_ORIGINS", get("cors-origins")),
+    webUiDir: get("web-ui-dir") ? path.resolve(get("web-ui-dir")) : undefined,
   };
 }

@@ -6,6 +6,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
@@ -97,6 +98,39 @@ async function labStory(lab: Lab): Promise<void> {
     expect(received(await vm1.run("ping -c 2 -W 2 10.0.0.2"))).toBeGreaterThan(0);
     expect(received(await vm2.run("ping -c 2 -W 2 10.0.0.3"))).toBeGreaterThan(0);
     expect(await lab.pc!.run("ping 10.0.0.1 -c 2", 20_000)).toMatch(/10\.0\.0\.1 icmp_seq=\d+ ttl=64/);
+  });
+
+  await step("VM2's web console (…/console/ws; relayed from its compute when it runs there): the guest's shell, raw bytes both ways", async () => {
+    vm2.close(); // QEMU serves one console client at a time
+    const ws = new WebSocket(`${server.url.replace(/^http/, "ws")}${P}/nodes/${ids.VM2}/console/ws`);
+    let output = Buffer.alloc(0);
+    let frames = 0;
+    let oversized = 0;
+    ws.on("message", (data: Buffer, binary) => {
+      frames++;
+      if (!binary || data.length > 1024) oversized++;
+      output = Buffer.concat([output, data]);
+    });
+    await once(ws, "open");
+    // QEMU replays nothing from before the connection: ask for a prompt now and then until the shell answers.
+    const text = () => output.toString("latin1");
+    let asked = 0;
+    const promptOrAsk = () => {
+      if (/vm2# (\x1b\[6n)?$/.test(text())) return true;
+      if (Date.now() - asked > 1000) {
+        asked = Date.now();
+        ws.send("\r");
+      }
+      return false;
+    };
+    await waitFor(promptOrAsk, 60_000, "the shell on the web console");
+    const from = output.length;
+    ws.send("echo web-console-$((6*7))\r");
+    await waitFor(() => /web-console-42/.test(output.subarray(from).toString("latin1")), 20_000, "the command's answer");
+    expect(frames).toBeGreaterThan(0);
+    expect(oversized).toBe(0);
+    ws.close();
+    await once(ws, "close");
   });
 
   await step("a capture on VM2's link holds VM1's echo requests to VM2 and VM2's replies", async () => {

@@ -118,6 +118,8 @@ function rawUpgrade(path: string, protocol: string | undefined, frame?: Buffer, 
 
 let s: TestServer;
 const ids: Record<string, string> = {};
+/** The telnet console of a switch, played here (it echoes), so that console sockets open and get the frames. */
+let fakeConsole: net.Server | undefined;
 
 beforeAll(async () => {
   s = await startTestServer({ local: false }); // /v2/shutdown answers 403 instead of stopping the server under test
@@ -134,6 +136,9 @@ beforeAll(async () => {
       { node_id: sw.node_id, adapter_number: 0, port_number: 0 },
     ],
   });
+  const withConsole = (await call(s.url, "POST", `${P}/nodes`, { name: "Switch2", node_type: "ethernet_switch", compute_id: "local", console_type: "telnet" })).body;
+  fakeConsole = net.createServer((socket) => socket.on("error", () => {}).pipe(socket));
+  await new Promise<void>((resolve) => fakeConsole!.listen(withConsole.console, "127.0.0.1", resolve));
   const snapshot = await call(s.url, "POST", `${P}/snapshots`, { name: "snap" });
   const drawing = await call(s.url, "POST", `${P}/drawings`, { svg: "<svg></svg>", x: 1, y: 2 });
   await call(s.url, "POST", `${P}/files/README.txt`, "read me");
@@ -146,6 +151,7 @@ beforeAll(async () => {
     qtreeId: String(qtree.body.records?.[0]?.id ?? 1),
     project_id: p.project_id,
     node_id: hub.node_id,
+    console_node_id: withConsole.node_id,
     link_id: link.body.link_id ?? randomUUID(),
     snapshot_id: snapshot.body.snapshot_id ?? randomUUID(),
     drawing_id: drawing.body.drawing_id ?? randomUUID(),
@@ -155,6 +161,7 @@ beforeAll(async () => {
 afterAll(async () => {
   agent.destroy();
   await s.close();
+  await new Promise((r) => (fakeConsole ? fakeConsole.close(r) : r(undefined)));
 });
 
 /** A plausible value for each path parameter, so handlers get past their lookups. */
@@ -331,6 +338,8 @@ describe("fuzz: every route, malformed input, never a 5xx", () => {
       ["/v2/notifications/ws", undefined],
       [`/v2/projects/${ids.project_id}/notifications/ws`, undefined],
       ["/v2/compute/notifications/ws", undefined],
+      [`/v2/projects/${ids.project_id}/nodes/${ids.console_node_id}/console/ws`, undefined],
+      [`/v2/compute/projects/${ids.project_id}/ethernet_switch/nodes/${ids.console_node_id}/console/ws`, undefined],
     ];
     const messages: (string | Buffer)[] = [
       "{bad json",

@@ -209,6 +209,36 @@ describe("origin policy: a listed origin (the GNS3 Web UI served elsewhere), wit
     expect(corsHeaders(res.headers)).toEqual({});
   });
 
+  it("gives its streams and its errors the same headers: the notification stream, a GraphQL SSE subscription, a 404", async () => {
+    const stream = await fetch(`${s.url}/v2/notifications`, { headers: { origin: LISTED, ...credentials } });
+    expect(stream.status).toBe(200);
+    expect(corsHeaders(stream.headers)).toEqual(GNS3_CORS);
+    await stream.body?.cancel();
+    const query = encodeURIComponent("subscription { controllerEvents { __typename } }");
+    const sse = await fetch(`${s.url}/graphql?query=${query}`, { headers: { origin: LISTED, accept: "text/event-stream", ...credentials } });
+    expect(sse.status).toBe(200);
+    expect(corsHeaders(sse.headers)).toEqual(GNS3_CORS);
+    await sse.body?.cancel();
+    const missing = await call(s.url, "GET", "/v2/projects/00000000-0000-4000-8000-000000000000", undefined, { origin: LISTED, ...credentials });
+    expect(missing.status).toBe(404);
+    expect(corsHeaders(missing.headers)).toEqual(GNS3_CORS);
+  });
+
+  it("answers the preflight of every method the Web UI sends, and refuses the same preflights from an unlisted origin", async () => {
+    const project = "/v2/projects/00000000-0000-4000-8000-000000000000";
+    for (const [method, path] of [["GET", "/v2/version"], ["POST", "/v2/projects"], ["PUT", `${project}/nodes/00000000-0000-4000-8000-000000000001`], ["DELETE", project], ["POST", `${project}/nodes/start`]]) {
+      const preflight = (origin: string) =>
+        fetch(s.url + path, { method: "OPTIONS", headers: { origin, "access-control-request-method": method, "access-control-request-headers": "authorization,content-type" } });
+      const listed = await preflight(LISTED);
+      expect(listed.status, `${method} ${path}`).toBe(200);
+      expect(corsHeaders(listed.headers), `${method} ${path}`).toMatchObject({ "access-control-allow-origin": LISTED, "access-control-allow-methods": method, "access-control-allow-headers": "AUTHORIZATION,CONTENT-TYPE" });
+      const foreign = await preflight(FOREIGN);
+      expect(foreign.status, `${method} ${path}`).toBe(403);
+      expect(await foreign.text()).toBe("CORS preflight request failed");
+      expect(corsHeaders(foreign.headers)).toEqual({});
+    }
+  });
+
   it("still opens a signed download URL without credentials, from the listed origin and as a link followed", async () => {
     const r = await gql(s.url, `{ symbols { id rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }`, undefined, credentials);
     const url = r.data.symbols[0].rawUrl.data.url;
@@ -216,6 +246,32 @@ describe("origin policy: a listed origin (the GNS3 Web UI served elsewhere), wit
     expect(fromUi.status).toBe(200);
     expect(corsHeaders(fromUi.headers)).toEqual(GNS3_CORS);
     expect(await rawGet(s.url + url, NAVIGATION)).toBe(200);
+  });
+});
+
+describe("origin policy: the origins a user lists for the Web UI (its development server and the hosted copy)", () => {
+  let s: TestServer;
+  const UI_ORIGINS = ["http://127.0.0.1:4200", "http://localhost:4200", "https://gns3.github.io"];
+  beforeAll(async () => void (s = await startTestServer({ corsOrigins: UI_ORIGINS })));
+  afterAll(() => s.close());
+
+  it("echoes each listed origin exactly (never *), with Vary: Origin", async () => {
+    for (const origin of UI_ORIGINS) {
+      const r = await call(s.url, "GET", "/v2/version", undefined, { origin });
+      expect(r.status, origin).toBe(200);
+      expect(corsHeaders(r.headers), origin).toEqual({ ...GNS3_CORS, "access-control-allow-origin": origin });
+      expect(r.headers.get("vary"), origin).toMatch(/\bOrigin\b/);
+    }
+  });
+
+  it("treats another scheme, port or host of a listed origin as foreign: no header, refused", async () => {
+    for (const origin of ["http://gns3.github.io", "http://localhost:4201", "https://127.0.0.1:4200", "https://evil.gns3.github.io", "https://gns3.github.io.evil.example"]) {
+      const r = await call(s.url, "GET", "/v2/version", undefined, { origin });
+      expect(r.status, origin).toBe(403);
+      expect(corsHeaders(r.headers), origin).toEqual({});
+      expect(await upgradeStatus(s, "/v2/notifications/ws", { origin }), origin).toBe(403);
+    }
+    expect(await upgradeStatus(s, "/v2/notifications/ws", { origin: "https://gns3.github.io" })).toBe(101);
   });
 });
 

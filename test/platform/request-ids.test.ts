@@ -123,16 +123,23 @@ describe("platform: request ids in headers and log lines", () => {
       expect(line.level).toBe("error");
       expect(line.error.stack, id).toMatch(/Gone|does not exist|no such table/i);
     }
-    // A WebSocket upgrade has no request id: its failure is logged with the path it was for.
+    // A WebSocket upgrade has its id too: its failure is logged with it and the path it was for, and its outcome is
+    // a request line (issue 23), refused or accepted, with a second line when an opened socket closes.
     const wsPath = "/v2/projects/00000000-0000-4000-8000-000000000000/notifications/ws";
     const upgrade = await new Promise<number>((resolve, reject) => {
-      const ws = new WebSocket(url.replace(/^http/, "ws") + wsPath);
+      const ws = new WebSocket(url.replace(/^http/, "ws") + wsPath, { headers: { "X-Request-Id": "broken-ws" } });
       ws.once("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
       ws.once("open", () => reject(new Error("upgraded although the project table is gone")));
       ws.once("error", reject);
     });
     expect(upgrade).toBe(500);
-    await vi.waitFor(() => expect(jsonLines(stderr)).toContainEqual(expect.objectContaining({ level: "error", msg: "websocket upgrade failed", path: wsPath })));
+    expect(await lineOf(stderr, "broken-ws", { msg: "websocket upgrade failed" })).toMatchObject({ level: "error", path: wsPath });
+    expect(await lineOf(stdout, "broken-ws", { msg: "request" })).toMatchObject({ method: "GET", path: wsPath, status: 500, websocket: true });
+    const opened = new WebSocket(url.replace(/^http/, "ws") + "/v2/notifications/ws", { headers: { "X-Request-Id": "ws-accepted" } });
+    await new Promise((resolve, reject) => opened.once("open", resolve).once("error", reject));
+    opened.close();
+    expect(await lineOf(stdout, "ws-accepted", { msg: "request" })).toMatchObject({ path: "/v2/notifications/ws", status: 101, websocket: true });
+    expect(await lineOf(stdout, "ws-accepted", { msg: "websocket closed" })).toMatchObject({ path: "/v2/notifications/ws", code: 1005 });
 
     expect(await lineOf(stdout, "broken-gns3", { msg: "request" })).toMatchObject({ status: 500, path: "/v2/projects" });
     // Everything the server wrote to stderr but its start-up banner is a JSON log line (no console.error dumps).

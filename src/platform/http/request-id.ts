@@ -5,7 +5,7 @@ import { withRequestId, type Logger } from "../core/log.js";
 export const REQUEST_ID_HEADER = "X-Request-Id";
 
 /** A caller's id is kept when it is short and plain (UUIDs, ULIDs, trace ids); anything else is replaced. */
-const WELL_FORMED = /^[\w.:=+/-]{1,64}$/;
+export const WELL_FORMED_REQUEST_ID = /^[\w.:=+/-]{1,64}$/;
 
 declare global {
   namespace Express {
@@ -24,7 +24,7 @@ declare global {
 export function requestIds(log: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.get(REQUEST_ID_HEADER);
-    const id = incoming && WELL_FORMED.test(incoming) ? incoming : randomUUID();
+    const id = incoming && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.locals.log = log;
     res.setHeader(REQUEST_ID_HEADER, id);

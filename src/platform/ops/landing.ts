@@ -2,19 +2,21 @@ import type { RequestHandler } from "express";
 import type { Config } from "../config.js";
 
 /**
- * GET /: what this server is, its version and where to go — plain HTML, no script, no external asset.
- * (gns3-server also answers / with an HTML page; GNS3 clients never read it.) A compute serves only the compute
- * API, so its page links only what it serves.
+ * GET / and GET /start: what this server is, its version and where to go — plain HTML, no script, no external
+ * asset. (gns3-server also answers / with an HTML page; GNS3 clients never read it.) A compute serves only the
+ * compute API, so its page links only what it serves. With a Web UI (`webUi`: its entry page), / redirects there
+ * (server.ts) and this page, at /start, links to it.
  */
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
-export function landingPage(config: Pick<Config, "mode">, version: string): RequestHandler {
+export function landingPage(config: Pick<Config, "mode">, version: string, webUi?: string): RequestHandler {
   const compute = config.mode === "compute";
   const link = (href: string, text: string, what: string) => `<li><a href="${href}">${escape(text)}</a> — ${escape(what)}</li>`;
   const links = [
     ...(compute
       ? [link("/v2/compute/capabilities", "/v2/compute", "the compute API its controller drives (everything else answers 403 here)")]
       : [
+          ...(webUi ? [link(webUi, "GNS3 Web UI", "the GNS3 Web UI build this server serves (PATCHBAY_WEB_UI_DIR); / opens it too")] : []),
           link("/graphql", "GraphiQL", "the GraphQL API: queries, mutations, subscriptions (graphql-ws and SSE) at /graphql"),
           link("/docs/api", "API reference", "the REST faces, browsable"),
           link("/openapi/gns3.json", "/openapi/gns3.json", "OpenAPI document of the GNS3 v2 face (/v2)"),
