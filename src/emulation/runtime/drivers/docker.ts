@@ -63,7 +63,7 @@ export const dockerDriver = {
       return `Node ${node.name} cannot start: docker nodes need the server to run as root (it gives each container its interfaces as TAPs moved into the container's namespace)`;
     }
     for (const [tool, pkg] of TOOLS) if (!findOnPath(tool)) return `Node ${node.name} cannot start: ${tool} is not installed on this host (Debian package ${pkg})`;
-    if (!findPython()) return `Node ${node.name} cannot start: python3 is not installed on this host (Debian package python3-minimal), the tap helper needs it`;
+    if (!findPython()) return `Node ${node.name} cannot start: python3 is not installed on this host (Debian package python3), the tap helper needs it`;
     if (!findStaticBusybox()) {
       return "No busybox executable could be found, please install busybox (apt install busybox-static on Debian/Ubuntu) and make sure it is in your PATH";
     }
