@@ -12,6 +12,8 @@ import "./projects/graphql.js";
 import "./snapshots/graphql.js";
 import "./nodes/graphql.js";
 import "./nodes/qemu-graphql.js";
+import "./nodes/docker-graphql.js";
+import "./compute-api/docker-graphql.js";
 import "./links/graphql.js";
 import "./templates/graphql.js";
 import "./drawings/graphql.js";

@@ -106,7 +106,11 @@ describe("emulation: templates (REST)", () => {
 
   it("keeps user templates of every node type", async () => {
     for (const type of ALL_TYPES) {
-      const r = await call(s.url, "POST", "/v2/templates", { name: `t-${type}`, template_type: type, compute_id: "local", ...(type === "qemu" && { ram: 512, hda_disk_image: "linux.qcow2" }) });
+      const r = await call(s.url, "POST", "/v2/templates", {
+        name: `t-${type}`, template_type: type, compute_id: "local",
+        ...(type === "qemu" && { ram: 512, hda_disk_image: "linux.qcow2" }),
+        ...(type === "docker" && { image: "busybox:latest" }),
+      });
       expect(r.status, `${type}: ${r.text}`).toBe(201);
       expect(r.body).toMatchObject({ template_type: type, builtin: false, category: expect.any(String), default_name_format: expect.any(String), symbol: expect.any(String) });
     }

@@ -1,3 +1,4 @@
+import Docker from "dockerode";
 import { findOnPath } from "../../src/platform/core/executables.js";
 
 /**
@@ -9,5 +10,20 @@ export function toolAvailable(name: string, present: boolean): boolean {
   return present;
 }
 
-/** The node types a local compute lists in its capabilities on this host: qemu only where QEMU is installed. */
-export const localNodeTypes = () => ["vpcs", "ethernet_hub", "ethernet_switch", ...(findOnPath("qemu-system-x86_64") ? ["qemu"] : [])];
+/** Whether the host's dockerd answers (scripts/start-dockerd.sh starts it in CI). */
+export const dockerdAnswers = await new Docker({ socketPath: "/var/run/docker.sock" }).ping().then(
+  () => true,
+  () => false,
+);
+
+/**
+ * The node types a local compute lists in its capabilities on this host: qemu only where QEMU is installed, docker
+ * only where dockerd answers.
+ */
+export const localNodeTypes = () => [
+  "vpcs",
+  "ethernet_hub",
+  "ethernet_switch",
+  ...(findOnPath("qemu-system-x86_64") ? ["qemu"] : []),
+  ...(dockerdAnswers ? ["docker"] : []),
+];

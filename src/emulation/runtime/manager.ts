@@ -9,7 +9,7 @@ import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import type { EthernetDevice } from "./ethernet.js";
 import type { DeviceDriver, NodeProcess, ProcessDriver } from "./drivers/driver.js";
-import { driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "./drivers/registry.js";
+import { allArtifacts, artifactsOf, driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "./drivers/registry.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
 import { removeStaleQmpSockets } from "./qemu.js";
@@ -103,6 +103,7 @@ export class LocalCompute implements Compute {
       : [];
     const killed = await recoverLeftovers(this.runDir, this.owner);
     if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
+    await this.removeArtifacts({}, "leftovers of a previous run removed");
     removeStaleQmpSockets(this.runDir, recorded); // no VM of this data directory runs any more
   }
 
@@ -151,7 +152,7 @@ export class LocalCompute implements Compute {
               await this.unwireLink(e.link.id);
               break;
             case "node.deleted":
-              await this.releaseNode(e.node.id);
+              await this.releaseNode(e.node.id, e.node.nodeType);
               break;
             case "node.updated":
               this.refreshDevice(e.node.id, nodeProperties(e.node));
@@ -489,16 +490,30 @@ export class LocalCompute implements Compute {
   }
 
   async stopProcess(nodeId: string): Promise<void> {
-    const p = this.processes.get(nodeId);
-    if (!p) return;
-    this.processes.delete(nodeId);
-    await p.proc.stop();
-    for (const k of p.ports) this.detach(k, "node");
+    await this.finish(this.takeProcesses((id) => id === nodeId));
   }
 
-  /** Stops them all at once (a stop is a signal and a wait for the process to go). */
-  private async stopProcesses(nodeIds: string[]): Promise<void> {
-    const results = await Promise.allSettled(nodeIds.map((id) => this.stopProcess(id)));
+  /**
+   * Processes taken out of the running set (so their end is not reported as a crash), before what they run in is
+   * removed under them (a project's containers); `finish` then stops them and gives their ports back.
+   */
+  private takeProcesses(which: (nodeId: string, projectId: string) => boolean) {
+    const taken = [...this.processes].filter(([id, p]) => which(id, p.projectId));
+    for (const [id] of taken) this.processes.delete(id);
+    return taken.map(([, p]) => p);
+  }
+
+  /** Stops them all at once (a stop is a signal and a wait for the process to go); their ports go back. */
+  private async finish(taken: { proc: NodeProcess; ports: string[] }[]): Promise<void> {
+    const results = await Promise.allSettled(
+      taken.map(async (p) => {
+        try {
+          await p.proc.stop();
+        } finally {
+          for (const k of p.ports) this.detach(k, "node");
+        }
+      }),
+    );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
   }
@@ -507,7 +522,8 @@ export class LocalCompute implements Compute {
 
   async startNode(node: Node, workdir: string): Promise<RunState[]> {
     const commandLine = await this.startProcess(node, workdir);
-    return isAlwaysOn(node.nodeType) ? [] : [{ status: "started", commandLine }];
+    const properties = this.processes.get(node.id)?.proc.recorded;
+    return isAlwaysOn(node.nodeType) ? [] : [{ status: "started", commandLine, ...(properties && { properties }) }];
   }
 
   async stopNode(node: Node): Promise<RunState[]> {
@@ -533,14 +549,56 @@ export class LocalCompute implements Compute {
     return [...(await this.stopNode(node)), ...(await this.startNode(node, workdir))];
   }
 
-  /** Everything of one node: its process, its device, the links wired to it. */
-  async releaseNode(nodeId: string): Promise<void> {
+  /** Everything of one node: its process, its device, the links wired to it, what it kept on the host (a container). */
+  async releaseNode(nodeId: string, nodeType?: string): Promise<void> {
     for (const [id, w] of [...this.links]) if (w.ends.some((e) => e.nodeId === nodeId)) await this.unwireLink(id);
-    await this.stopProcess(nodeId);
+    // Its container first (removed at once, where a stop waits for the command to end), then what ran around it.
+    const taken = this.takeProcesses((id) => id === nodeId);
+    const kept = nodeType === undefined ? allArtifacts() : [artifactsOf(nodeType)].filter((a) => a !== undefined);
+    for (const a of kept) await a.remove(this.owner, { nodeId }).catch((e) => this.ctx.log.error("runtime: a node's host state was not removed", { node: nodeId, error: String(e) }));
+    await this.finish(taken);
     const d = this.devices.get(nodeId);
     if (d) {
       this.devices.delete(nodeId);
       await d.device.close();
+    }
+  }
+
+  /**
+   * A new node of a type that keeps host state (a docker node's container): made now, as GNS3 makes it with the
+   * node. Answers the properties to record (container_id); throws (409) when it cannot be made (a missing image).
+   */
+  async provisionNode(node: Node, workdir: string): Promise<Record<string, unknown> | undefined> {
+    const artifacts = artifactsOf(node.nodeType);
+    if (!artifacts) return undefined;
+    return this.serial(`node:${node.id}`, () => artifacts.provision(node, { ctx: this.ctx, owner: this.owner, workdir }));
+  }
+
+  /**
+   * The node changed (`changedKeys` of its properties, `renamed`): when its host state depends on that, it is made
+   * again, and a running node is stopped before and started after (GNS3 recreates a container so).
+   */
+  async reprovisionNode(node: Node, workdir: string, changedKeys: readonly string[], renamed: boolean): Promise<Record<string, unknown> | undefined> {
+    const artifacts = artifactsOf(node.nodeType);
+    if (!artifacts?.needsNew(changedKeys, renamed)) return undefined;
+    return this.serial(`node:${node.id}`, async () => {
+      const wasRunning = this.isRunning(node.id);
+      if (wasRunning) await this.stopProcess(node.id);
+      const recorded = await artifacts.provision(node, { ctx: this.ctx, owner: this.owner, workdir });
+      if (wasRunning) {
+        const updated = { ...node, propertiesJson: JSON.stringify({ ...nodeProperties(node), ...recorded }) };
+        await this.launch(driverFor(node.nodeType) as ProcessDriver, updated, workdir);
+      }
+      return recorded;
+    });
+  }
+
+  private async removeArtifacts(scope: { projectId?: string }, done: string): Promise<void> {
+    for (const a of allArtifacts()) {
+      await a.remove(this.owner, scope).then(
+        (removed) => removed && this.ctx.log.info(`runtime: ${done}`, { ...scope, removed }),
+        (e) => this.ctx.log.info("runtime: host state not removed", { ...scope, error: String(e) }),
+      );
     }
   }
 
@@ -551,7 +609,9 @@ export class LocalCompute implements Compute {
 
   private async releaseProjectNow(projectId: string): Promise<void> {
     for (const [id, w] of [...this.links]) if (w.projectId === projectId) await this.unwireLink(id);
-    await this.stopProcesses([...this.processes].filter(([, p]) => p.projectId === projectId).map(([id]) => id));
+    const taken = this.takeProcesses((_id, project) => project === projectId);
+    await this.removeArtifacts({ projectId }, "project's containers removed");
+    await this.finish(taken);
     for (const [id, d] of [...this.devices]) {
       if (d.projectId !== projectId) continue;
       this.devices.delete(id);
@@ -596,7 +656,10 @@ export class LocalCompute implements Compute {
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
     for (const s of this.subscriptions) await s.return?.();
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
-    await this.stopProcesses([...this.processes.keys()]);
+    // As GNS3 closes its projects on shutdown: the containers go (a start makes them again), then the processes.
+    const taken = this.takeProcesses(() => true);
+    await this.removeArtifacts({}, "containers removed at shutdown");
+    await this.finish(taken);
     for (const d of this.devices.values()) await d.device.close();
     this.devices.clear();
     process.off("exit", this.exitHandler);

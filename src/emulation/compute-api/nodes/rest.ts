@@ -3,6 +3,7 @@ import type { AppContext } from "../../../platform/context.js";
 import { NotFoundError } from "../../../platform/core/errors.js";
 import { uuidSchema } from "../../../platform/input.js";
 import { qemuPropertiesSchema } from "../../node-model/qemu-properties.js";
+import { DOCKER_CONSOLE_TYPES, dockerPropertiesSchema } from "../../node-model/docker-properties.js";
 import { sendJson, type Gns3Routes } from "../../rest/kit.js";
 import { NODE_ACTIONS } from "../../nodes/lifecycle.js";
 import { driverFor, runnableTypes, runsProcess, type RunnableType } from "../../runtime/drivers/registry.js";
@@ -47,6 +48,14 @@ const createSchemas: Record<RunnableType, z.ZodObject> = {
     mac_offset: z.int().min(0).max(255).optional(),
   }),
   qemu: z.strictObject({ ...common, ...consoleFields, ...qemuPropertiesSchema.shape }),
+  // GNS3's docker schema: image required, its console types.
+  docker: z.strictObject({
+    ...common,
+    ...dockerPropertiesSchema.shape,
+    image: z.string().min(1),
+    console: consoleFields.console,
+    console_type: z.enum(DOCKER_CONSOLE_TYPES).optional(),
+  }),
   ethernet_switch: z.strictObject({ ...common, ...consoleFields, ports_mapping: portsMapping.optional() }),
   ethernet_hub: z.strictObject({ ...common, ports_mapping: portsMapping.optional() }),
 };

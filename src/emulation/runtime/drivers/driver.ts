@@ -35,6 +35,11 @@ interface DriverBase {
    * list, so a host that cannot run the type is not offered); absent: always listed.
    */
   listedWhen?(): boolean;
+  /**
+   * The node's properties with the type's defaults, checked (400/409) when they are set — on whichever compute the
+   * node runs; absent: kept as given.
+   */
+  prepareProperties?(nodeId: string, merged: Record<string, unknown>): Record<string, unknown>;
   /** The node's settings in its compute object (GNS3's per-emulator `__json__`), beside name, ids and status. */
   computeView(properties: Record<string, unknown>): Record<string, unknown>;
   /** What a controller sends another compute to create the node there, beside its id, name and console. */
@@ -56,6 +61,22 @@ export interface ProcessDriver extends DriverBase {
   carrierFollowsLinks?(node: Node): boolean;
   /** Spawns the process on the attachments the compute took; throws (409) when it cannot start. */
   start(node: Node, launch: ProcessLaunch): Promise<NodeProcess>;
+  /** Host state the node keeps while it exists, not only while it runs (docker: its container); absent: none. */
+  readonly artifacts?: NodeArtifacts;
+}
+
+/**
+ * What a node keeps on the host from its creation to its deletion (a docker node's container, created with the node
+ * as GNS3 does, kept across stop, removed with the node and when its project closes). Found again by this data
+ * directory's marks (container labels), so a restarted server removes what a crash left.
+ */
+export interface NodeArtifacts {
+  /** The node was created, or changed as `needsNew` says: (re)makes its host state; answers properties to record. */
+  provision(node: Node, env: { ctx: AppContext; owner: string; workdir: string }): Promise<Record<string, unknown>>;
+  /** Whether a change (property keys changed, node renamed) needs the host state made again. */
+  needsNew(changedKeys: readonly string[], renamed: boolean): boolean;
+  /** Removes the host state of one node, of one project, or (no scope) all of this data directory's; answers how many. */
+  remove(owner: string, scope: { nodeId?: string; projectId?: string }): Promise<number>;
 }
 
 /** A node that forwards inside this server (hub, switch): always on, created with its first link end. */
@@ -104,4 +125,6 @@ export interface NodeProcess {
   reset?(): Promise<void>;
   /** Carrier of adapter n's NIC. */
   setLink?(adapter: number, up: boolean): Promise<void>;
+  /** Properties the start changed, for the domain to record (a docker node's container made again: container_id). */
+  readonly recorded?: Record<string, unknown>;
 }

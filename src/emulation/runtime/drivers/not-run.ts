@@ -17,7 +17,6 @@ const telnetByDefault: ConsoleRules = { default: "telnet" };
 const noConsoleByDefault: ConsoleRules = { default: null };
 
 export const NOT_RUN_HERE: Readonly<Record<string, NotRunHere>> = {
-  docker: { needs: "a Docker daemon and the container image", consoles: telnetByDefault },
   dynamips: { needs: "the Dynamips emulator and a Cisco IOS image", consoles: telnetByDefault, idlePc: true },
   iou: { needs: "the IOU binary and an IOU licence", consoles: telnetByDefault },
   virtualbox: { needs: "VirtualBox (VBoxManage) and a virtual machine", consoles: telnetByDefault },

@@ -1,5 +1,6 @@
 import type { Node } from "../../../generated/prisma-sqlite/client.js";
-import type { ConsoleRules, NodeDriver, StartupScript } from "./driver.js";
+import type { ConsoleRules, NodeArtifacts, NodeDriver, StartupScript } from "./driver.js";
+import { dockerDriver } from "./docker.js";
 import { ethernetHubDriver } from "./ethernet-hub.js";
 import { ethernetSwitchDriver } from "./ethernet-switch.js";
 import { NOT_RUN_HERE } from "./not-run.js";
@@ -11,7 +12,7 @@ import { vpcsDriver } from "./vpcs.js";
  * type is adding a driver module to this list (and taking the type out of not-run.ts). The order is the one
  * messages name them in and the compute API's routes are made in.
  */
-const DRIVERS = [vpcsDriver, qemuDriver, ethernetHubDriver, ethernetSwitchDriver] as const;
+const DRIVERS = [vpcsDriver, qemuDriver, dockerDriver, ethernetHubDriver, ethernetSwitchDriver] as const;
 const ALL: readonly NodeDriver[] = DRIVERS;
 const BY_TYPE = new Map(ALL.map((d) => [d.nodeType, d]));
 
@@ -28,7 +29,7 @@ export const alwaysOnTypes = (): string[] => ALL.filter((d) => d.runs === "devic
 export const runsProcess = (nodeType: string): boolean => driverFor(nodeType)?.runs === "process";
 export const processTypes = (): string[] => ALL.filter((d) => d.runs === "process").map((d) => d.nodeType);
 
-/** "vpcs, qemu, ethernet_hub and ethernet_switch", as messages name what this compute runs. */
+/** "vpcs, qemu, docker, ethernet_hub and ethernet_switch", as messages name what this compute runs. */
 export function runnableTypesInWords(): string {
   const types = runnableTypes();
   return `${types.slice(0, -1).join(", ")} and ${types.at(-1)}`;
@@ -69,3 +70,18 @@ export const udpOffsets = (nodeType: string): readonly number[] => driverFor(nod
 
 /** Whether the type has idle-PC values (Dynamips routers). */
 export const hasIdlePc = (nodeType: string): boolean => NOT_RUN_HERE[nodeType]?.idlePc === true;
+
+/** The host state a node of this type keeps while it exists (docker: its container), when it has one. */
+export function artifactsOf(nodeType: string): NodeArtifacts | undefined {
+  const driver = driverFor(nodeType);
+  return driver?.runs === "process" ? driver.artifacts : undefined;
+}
+
+/** Every node type's host state keeper (crash recovery, project close and shutdown remove what they kept). */
+export const allArtifacts = (): NodeArtifacts[] => ALL.flatMap((d) => (d.runs === "process" && d.artifacts ? [d.artifacts] : []));
+
+/** The type's own property rules (defaults and checks), when its driver has them. */
+export function preparePropertiesOf(nodeType: string): ((nodeId: string, merged: Record<string, unknown>) => Record<string, unknown>) | undefined {
+  const driver = driverFor(nodeType);
+  return driver?.prepareProperties?.bind(driver);
+}
