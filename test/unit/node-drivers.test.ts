@@ -79,10 +79,13 @@ describe("unit: node drivers", () => {
   });
 
   it("keeps GNS3's orders and words: messages, capabilities, always-on devices, console defaults", () => {
-    expect(runnableTypes()).toEqual(["vpcs", "qemu", "ethernet_hub", "ethernet_switch"]);
-    expect(runnableTypesInWords()).toBe("vpcs, qemu, ethernet_hub and ethernet_switch");
-    expect(listedNodeTypes().slice(0, 3)).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
-    expect(NODE_TYPES.filter(isAlwaysOn)).toEqual(["ethernet_hub", "ethernet_switch"]);
+    expect(runnableTypes()).toEqual(["vpcs", "qemu", "ethernet_hub", "ethernet_switch", "cloud", "nat"]);
+    expect(runnableTypesInWords()).toBe("vpcs, qemu, ethernet_hub, ethernet_switch, cloud and nat");
+    const host = { local: true, nat: { natInterface: "virbr0", bridge: "pbnat0", subnet: "192.168.122.0/24" } };
+    expect(listedNodeTypes(host).slice(0, 3)).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
+    // cloud and nat come after qemu, when the host has what they need (socat, root; nat: a bridge or the tools to make one).
+    expect(listedNodeTypes(host).slice(3).every((t) => ["qemu", "cloud", "nat"].includes(t))).toBe(true);
+    expect(NODE_TYPES.filter(isAlwaysOn)).toEqual(["cloud", "nat", "ethernet_hub", "ethernet_switch"]);
     expect(Object.fromEntries(NODE_TYPES.map((t) => [t, consoleRules(t).default]))).toEqual({
       cloud: null,
       nat: null,

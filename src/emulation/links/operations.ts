@@ -8,6 +8,7 @@ import { nodePorts } from "../node-model/ports.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import { getNode } from "../nodes/operations.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
+import { checkLinkEnd } from "../runtime/drivers/registry.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES, normalizeFilters } from "./filters.js";
 import { linkChangesSchema, newLinkSchema, type LinkChanges, type LinkEndpointInput, type NewLink } from "./schema.js";
 import { linkToRest, type LinkWithEndpoints } from "./serialize.js";
@@ -18,7 +19,13 @@ const withEndpoints = { endpoints: { orderBy: { position: "asc" } } } as const;
 const byCreation = [{ createdAt: "asc" }, { id: "asc" }] as const;
 
 /** Checks one end against the ends already attached, in GNS3's order; returns the port's link type. */
-async function checkEndpoint(tx: Tx, projectId: string, end: LinkEndpointInput, attached: { nodeId: string; nodeType: string; linkType: string }[]) {
+async function checkEndpoint(
+  ctx: AppContext,
+  tx: Tx,
+  projectId: string,
+  end: LinkEndpointInput,
+  attached: { nodeId: string; nodeType: string; linkType: string }[],
+) {
   const node = await tx.node.findFirst({ where: { id: end.nodeId, projectId } });
   if (!node) throw new NotFoundError(`Node ID ${end.nodeId} doesn't exist`);
   const port = nodePorts({ ...node, properties: nodeProperties(node) }).find(
@@ -38,6 +45,8 @@ async function checkEndpoint(tx: Tx, projectId: string, end: LinkEndpointInput, 
       throw new ConflictError(`Connecting a ${other.linkType} interface to a ${port.link_type} interface is not allowed`);
     }
   }
+  // The compute that runs the node may refuse to carry it (a cloud binding a host interface outside local mode).
+  if (node.computeId === "local") checkLinkEnd(node, end.adapterNumber, end.portNumber, { local: ctx.config.local, nat: ctx.config.nat });
   return { nodeId: node.id, nodeType: node.nodeType, linkType: port.link_type };
 }
 
@@ -54,7 +63,7 @@ export async function createLink(ctx: AppContext, projectId: string, raw: NewLin
     const link = await ctx.db.$transaction(async (tx) => {
       if (await tx.link.findUnique({ where: { id } })) throw new ConflictError(`Link ID ${id} already exists`);
       const attached: Awaited<ReturnType<typeof checkEndpoint>>[] = [];
-      for (const end of input.nodes ?? []) attached.push(await checkEndpoint(tx, projectId, end, attached));
+      for (const end of input.nodes ?? []) attached.push(await checkEndpoint(ctx, tx, projectId, end, attached));
       return tx.link.create({
         data: {
           id,

@@ -7,8 +7,8 @@ import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { nodeProperties } from "../node-model/serialize.js";
-import type { EthernetDevice } from "./ethernet.js";
-import type { DeviceDriver, NodeProcess, ProcessDriver } from "./drivers/driver.js";
+import type { PortDevice } from "./ethernet.js";
+import type { DeviceDriver, HostPolicy, NodeProcess, ProcessDriver } from "./drivers/driver.js";
 import { driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "./drivers/registry.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
@@ -16,6 +16,7 @@ import { removeStaleQmpSockets } from "./qemu.js";
 import { UdpPortPool } from "./udp-port-pool.js";
 import type { Compute, RunState } from "./compute.js";
 import { killNowSync, recoverLeftovers } from "./processes.js";
+import { NatNetwork } from "./nat-network.js";
 
 /**
  * The local compute's live state: node processes (vpcs, QEMU), in-process hubs/switches, link relays and captures,
@@ -69,7 +70,9 @@ export class LocalCompute implements Compute {
   private attachments = new Map<string, Attachment>();
   /** Running node processes; `ports` are the attachment keys the process holds ("node" holder). */
   private processes = new Map<string, { projectId: string; nodeType: string; proc: NodeProcess; ports: string[] }>();
-  private devices = new Map<string, { projectId: string; driver: DeviceDriver; device: EthernetDevice }>();
+  private devices = new Map<string, { projectId: string; driver: DeviceDriver; device: PortDevice }>();
+  /** The network NAT nodes' ports lead into (libvirt's virbr0, or Patchbay's own bridge made on demand). */
+  readonly nat: NatNetwork;
   private links = new Map<string, WiredLink>();
   /** Guest RAM of VMs being launched (not yet in `processes`), counted by the memory cap. */
   private startingRam = 0;
@@ -90,6 +93,12 @@ export class LocalCompute implements Compute {
     this.pool = new UdpPortPool(ctx.config.udpPorts[0], ctx.config.udpPorts[1]);
     this.owner = path.resolve(ctx.config.dataDir);
     this.runDir = path.join(this.owner, "run");
+    this.nat = new NatNetwork(ctx.config.nat, this.owner, this.runDir, ctx.log);
+  }
+
+  /** What the operator allows and set up (local mode, NAT), as the drivers ask it. */
+  get host(): HostPolicy {
+    return { local: this.ctx.config.local, nat: this.ctx.config.nat };
   }
 
   /**
@@ -104,6 +113,7 @@ export class LocalCompute implements Compute {
     const killed = await recoverLeftovers(this.runDir, this.owner);
     if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
     removeStaleQmpSockets(this.runDir, recorded); // no VM of this data directory runs any more
+    await this.nat.recover(); // its dnsmasq went with the leftovers; its bridge and rules go now
   }
 
   /**
@@ -125,7 +135,7 @@ export class LocalCompute implements Compute {
 
   /** The node types this compute offers (its capabilities), from its drivers. */
   nodeTypes(): string[] {
-    return listedNodeTypes();
+    return listedNodeTypes(this.host);
   }
 
   /** Serialises runtime work per key (node or link), like GNS3's per-node lock. */
@@ -209,9 +219,20 @@ export class LocalCompute implements Compute {
     const driver = driverFor(node.nodeType);
     if (driver?.runs !== "device") return;
     let d = this.devices.get(node.id);
-    if (!d) this.devices.set(node.id, (d = { projectId: node.projectId, driver, device: driver.create(node) }));
+    if (!d) {
+      const env = { ctx: this.ctx, owner: this.owner, runDir: this.runDir, host: this.host, nat: this.nat };
+      this.devices.set(node.id, (d = { projectId: node.projectId, driver, device: driver.create(node, env) }));
+    }
     const a = this.attachments.get(portKey(node.id, adapter, port))!;
-    await d.device.addNio(port, { local: a.nodeLocal, remote: a.peer });
+    try {
+      await d.device.addNio(port, { local: a.nodeLocal, remote: a.peer });
+    } catch (e) {
+      if (!d.device.connectedPorts.length) {
+        this.devices.delete(node.id);
+        await d.device.close();
+      }
+      throw e;
+    }
   }
 
   private refreshDevice(nodeId: string, properties: Record<string, unknown>): void {
@@ -395,7 +416,7 @@ export class LocalCompute implements Compute {
    */
   async startProcess(node: Node, workdir: string): Promise<string> {
     await this.ready.catch(() => {});
-    const reason = unavailableReason(node);
+    const reason = unavailableReason(node, this.host);
     if (reason) throw new ConflictError(reason);
     const driver = driverFor(node.nodeType)!;
     if (driver.runs === "device") return "";
@@ -519,13 +540,13 @@ export class LocalCompute implements Compute {
   async suspendNode(node: Node): Promise<RunState[]> {
     // What cannot pause accepts the request and nothing changes (VPCS, as in GNS3; hubs and switches).
     if (driverFor(node.nodeType)?.suspends === false) return [];
-    const reason = unavailableReason(node);
+    const reason = unavailableReason(node, this.host);
     if (reason) throw new ConflictError(reason);
     return (await this.suspendProcess(node.id)) ? [{ status: "suspended" }] : []; // a stopped VM stays stopped
   }
 
   async reloadNode(node: Node, workdir: string): Promise<RunState[]> {
-    const reason = unavailableReason(node);
+    const reason = unavailableReason(node, this.host);
     if (reason) throw new ConflictError(reason);
     if (isAlwaysOn(node.nodeType)) return [];
     // GNS3 resets the machine in place (system_reset); a suspended VM runs again. Else: stop, then start.
@@ -599,6 +620,7 @@ export class LocalCompute implements Compute {
     await this.stopProcesses([...this.processes.keys()]);
     for (const d of this.devices.values()) await d.device.close();
     this.devices.clear();
+    await this.nat.stop();
     process.off("exit", this.exitHandler);
   }
 }
