@@ -12,6 +12,7 @@ import "./projects/graphql.js";
 import "./snapshots/graphql.js";
 import "./nodes/graphql.js";
 import "./nodes/qemu-graphql.js";
+import "./nodes/host-link-graphql.js";
 import "./links/graphql.js";
 import "./templates/graphql.js";
 import "./drawings/graphql.js";

@@ -10,7 +10,7 @@ import { natUnavailable } from "../../src/emulation/runtime/nat-network.js";
 import { findOwnedPids, isAlive } from "../../src/emulation/runtime/processes.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
-import { call, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
 import { step } from "../support/steps.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
@@ -197,6 +197,25 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
           remote_console_http_path: "/",
         });
         expect(cloud.properties.interfaces).toContainEqual({ name: HOST_END, special: false, type: "ethernet" });
+      });
+      await step("GraphQL: the same cloud, typed, and the host interfaces", async () => {
+        const r = await gql(
+          s.url,
+          `query($p: ID!, $n: ID!) { emulatedNode(projectId: $p, id: $n) { ... on QueryEmulatedNodeSuccess { data { nodeType
+            cloud { ports { name portNumber type interface localPort } remoteConsole { host port type httpPath } } nat { ports { name } } } } }
+            hostInterfaces { name type special ipAddress } }`,
+          { p: P, n: cloud.node_id },
+        );
+        expect(r.errors).toBeUndefined();
+        expect(r.data.emulatedNode.data).toEqual({
+          nodeType: "CLOUD",
+          cloud: {
+            ports: [{ name: "veth", portNumber: 0, type: "ETHERNET", interface: HOST_END, localPort: null }],
+            remoteConsole: { host: "", port: 23, type: "NONE", httpPath: "/" },
+          },
+          nat: null,
+        });
+        expect(r.data.hostInterfaces).toContainEqual({ name: HOST_END, type: "ETHERNET", special: false, ipAddress: null });
       });
       const pc = await node(s.url, P, { name: "PC1", node_type: "vpcs" });
       const l = await link(s.url, P, cloud.node_id, pc.node_id);

@@ -22,6 +22,8 @@ const ALLOWED: { file: string; line?: string; why: string }[] = [
   { file: "emulation/links/operations.ts", line: "CLOUDS", why: "GNS3's link rule for clouds and NATs, on any compute" },
   { file: "emulation/nodes/operations.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },
   { file: "emulation/nodes/qemu-graphql.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },
+  { file: "emulation/nodes/host-link-graphql.ts", line: '=== "cloud"', why: "the typed cloud settings of GraphQL (the driver parses them)" },
+  { file: "emulation/nodes/host-link-graphql.ts", line: '=== "nat"', why: "the typed NAT settings of GraphQL" },
   { file: "emulation/topology-file/export.ts", line: '=== "iou"', why: "the .gns3 format: where an IOU node names its image" },
   { file: "emulation/computes/forwarding.ts", line: '["qemu", "dynamips", "iou"]', why: "image directories (emulators), not node types" },
   { file: "emulation/simvm/operations.ts", line: "ENGINES", why: "GNS3 VM engines, not node types" },

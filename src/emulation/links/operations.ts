@@ -20,7 +20,6 @@ const byCreation = [{ createdAt: "asc" }, { id: "asc" }] as const;
 
 /** Checks one end against the ends already attached, in GNS3's order; returns the port's link type. */
 async function checkEndpoint(
-  ctx: AppContext,
   tx: Tx,
   projectId: string,
   end: LinkEndpointInput,
@@ -45,9 +44,7 @@ async function checkEndpoint(
       throw new ConflictError(`Connecting a ${other.linkType} interface to a ${port.link_type} interface is not allowed`);
     }
   }
-  // The compute that runs the node may refuse to carry it (a cloud binding a host interface outside local mode).
-  if (node.computeId === "local") checkLinkEnd(node, end.adapterNumber, end.portNumber, { local: ctx.config.local, nat: ctx.config.nat });
-  return { nodeId: node.id, nodeType: node.nodeType, linkType: port.link_type };
+  return { nodeId: node.id, nodeType: node.nodeType, linkType: port.link_type, node, end };
 }
 
 /**
@@ -63,7 +60,11 @@ export async function createLink(ctx: AppContext, projectId: string, raw: NewLin
     const link = await ctx.db.$transaction(async (tx) => {
       if (await tx.link.findUnique({ where: { id } })) throw new ConflictError(`Link ID ${id} already exists`);
       const attached: Awaited<ReturnType<typeof checkEndpoint>>[] = [];
-      for (const end of input.nodes ?? []) attached.push(await checkEndpoint(ctx, tx, projectId, end, attached));
+      for (const end of input.nodes ?? []) attached.push(await checkEndpoint(tx, projectId, end, attached));
+      // Then the compute that runs each end may refuse to carry it (a cloud binding a host interface outside local mode).
+      for (const a of attached) {
+        if (a.node.computeId === "local") checkLinkEnd(a.node, a.end.adapterNumber, a.end.portNumber, { local: ctx.config.local, nat: ctx.config.nat });
+      }
       return tx.link.create({
         data: {
           id,

@@ -52,6 +52,9 @@ const createSchemas: Record<RunnableType, z.ZodObject> = {
   cloud: z.strictObject({
     node_id: uuidSchema.optional(),
     name: z.string().min(1),
+    // A controller sends the node's console fields; a cloud has no console of its own (its remote console is a setting).
+    console: z.int().min(1).max(65535).nullable().optional(),
+    console_type: z.enum(["telnet", "vnc", "spice", "http", "https", "none"]).nullable().optional(),
     ports_mapping: portsMapping.optional(),
     interfaces: z.array(z.record(z.string(), z.unknown())).optional(), // the live list: shown, not stored from clients
     remote_console_host: z.string().optional(),
