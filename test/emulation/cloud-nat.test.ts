@@ -39,6 +39,11 @@ const HOST_END = `pbv${tag}`; // the cloud binds it
 const NS_END = `pbn${tag}`;
 const rand = (n: number) => 1 + (randomBytes(1)[0] % n);
 const CLOUD_NET = `10.${200 + rand(50)}.${rand(250)}`; // the namespace: .2, the vpcs: .1
+// "The outside" of the NAT: a second namespace behind a veth, 10.a.b.1 on the host end, .2 inside. It has no route
+// to the NAT subnet, so only masqueraded packets (from the host's .1) can be answered.
+const WAN_NS = `pbwan-${tag}`;
+const WAN_HOST = `pbw${tag}`;
+const WAN_NET = `10.${100 + rand(49)}.${rand(250)}`;
 const natNet = () => `10.${150 + rand(49)}.${rand(250)}`; // one per server
 const ip = findOnPath("ip") ?? "/usr/sbin/ip";
 function sh(cmd: string, args: string[]): string {
@@ -119,11 +124,20 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
     sh(ip, ["-n", NS, "link", "set", NS_END, "up"]);
     sh(ip, ["-n", NS, "link", "set", "lo", "up"]);
     sh(ip, ["link", "set", HOST_END, "up"]);
+    sh(ip, ["netns", "add", WAN_NS]);
+    sh(ip, ["link", "add", WAN_HOST, "type", "veth", "peer", "name", `pbx${tag}`]);
+    sh(ip, ["link", "set", `pbx${tag}`, "netns", WAN_NS]);
+    sh(ip, ["-n", WAN_NS, "addr", "add", `${WAN_NET}.2/24`, "dev", `pbx${tag}`]);
+    sh(ip, ["-n", WAN_NS, "link", "set", `pbx${tag}`, "up"]);
+    sh(ip, ["addr", "add", `${WAN_NET}.1/24`, "dev", WAN_HOST]);
+    sh(ip, ["link", "set", WAN_HOST, "up"]);
   });
   afterAll(() => {
-    try {
-      sh(ip, ["netns", "del", NS]); // takes the veth pair with it
-    } catch {}
+    for (const ns of [NS, WAN_NS]) {
+      try {
+        sh(ip, ["netns", "del", ns]); // takes its veth pair with it
+      } catch {}
+    }
     try {
       if (exists(HOST_END)) sh(ip, ["link", "del", HOST_END]);
     } catch {}
@@ -288,6 +302,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         properties: { ports_mapping: [{ interface: bridge, name: "nat0", port_number: 0, type: "ethernet" }] },
       });
       expect(exists(bridge)).toBe(false); // made on demand
+      const forwarding = fs.readFileSync("/proc/sys/net/ipv4/ip_forward", "utf8");
       const pc = await node(s.url, P, { name: "PC2", node_type: "vpcs" });
       const l = await link(s.url, P, nat.node_id, pc.node_id);
       expect(l.status).toBe(201);
@@ -300,6 +315,10 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         const shown = await c.run("show ip");
         expect(shown).toMatch(new RegExp(`DHCP SERVER : ${net.replaceAll(".", "\\.")}\\.1`));
         expect((await c.run(`ping ${net}.1 -c 2`, 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(2);
+        // Beyond the gateway, masqueraded: the "outside" namespace answers the host's address, not the lab's.
+        await step("a host beyond the NAT answers (masquerading, forwarding)", async () => {
+          expect((await c.run(`ping ${WAN_NET}.2 -c 2`, 20_000)).match(/icmp_seq=\d ttl=63/g)).toHaveLength(2);
+        });
       } finally {
         c.close();
       }
@@ -309,6 +328,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       await step("the last NAT link gone: TAP, dnsmasq, rules and bridge go", async () => {
         expect((await call(s.url, "DELETE", `/v2/projects/${P}/links/${l.body.link_id}`)).status).toBe(204);
         await nothingLeft(s.dataDir, bridge);
+        expect(fs.readFileSync("/proc/sys/net/ipv4/ip_forward", "utf8")).toBe(forwarding); // as it was
       });
       await step("a NAT—cloud link is refused, as GNS3", async () => {
         const cloud = await node(s.url, P, { name: "CloudN", node_type: "cloud", properties: { ports_mapping: [{ name: "v", port_number: 0, type: "ethernet", interface: HOST_END }] } });
