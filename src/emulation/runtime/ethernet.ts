@@ -26,6 +26,8 @@ export interface PortDevice {
   removeNio(portNumber: number): Promise<void>;
   readonly connectedPorts: number[];
   close(): Promise<void>;
+  /** The node is started: what should run and does not any more is restarted (GNS3 re-adds a cloud's NIOs); throws 409. */
+  revive?(): Promise<void>;
 }
 
 interface Port {

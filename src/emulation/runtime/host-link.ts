@@ -80,11 +80,14 @@ export interface HostLinkOptions {
   /** The port's NIO: socat listens on `local` and sends to `remote` (the link relay), on 127.0.0.1. */
   nio: Nio;
   side: HostSide;
+  /** socat ended without being asked (its interface went away): the last thing it said. */
+  onExit?(why: string): void;
 }
 
 export class HostLink {
   private child?: ChildProcess;
   private exited = false;
+  private stopping = false;
   private stderr = "";
   readonly pidFile: string;
 
@@ -128,7 +131,10 @@ export class HostLink {
     });
     this.child = child;
     child.stderr!.on("data", (d: Buffer) => void (this.stderr = (this.stderr + d.toString()).slice(-2000)));
-    child.once("exit", () => void (this.exited = true));
+    child.once("exit", () => {
+      this.exited = true;
+      if (!this.stopping) this.o.onExit?.(this.stderr.trim().split("\n").pop() ?? "");
+    });
     child.once("error", (e) => {
       this.stderr += String(e);
       this.exited = true;
@@ -145,6 +151,7 @@ export class HostLink {
       if ((tapReady && elapsed >= 200) || elapsed > 3000) break;
     }
     if (this.exited || (this.o.side.kind === "tap" && !interfaceExists(this.o.side.name))) {
+      this.stopping = true;
       await this.stop();
       const why = this.stderr.trim().split("\n").pop()?.replace(/^.*? E /, "") ?? "";
       throw new ConflictError(`Cannot join port ${this.o.port} to ${describe(this.o.side)}: socat ${why || "did not start"}`);
@@ -152,6 +159,7 @@ export class HostLink {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     const pid = this.child?.pid;
     if (pid !== undefined && !this.exited) await killAndWait([pid], this.o.owner, 1000);
     fs.rmSync(this.pidFile, { force: true });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ConflictError } from "../../platform/core/errors.js";
 import type { Nio, PortDevice } from "./ethernet.js";
-import { isBridge } from "./host-interfaces.js";
+import { interfaceExists, isBridge } from "./host-interfaces.js";
 import { HostLink, type HostSide } from "./host-link.js";
 import { joinBridge, type NatNetwork } from "./nat-network.js";
 
@@ -20,6 +20,7 @@ export type HostPortTarget = HostSide | { kind: "nat" };
 
 interface Held {
   link: HostLink;
+  nio: Nio;
   /** The port holds the NAT network (released with it). */
   nat: boolean;
 }
@@ -70,7 +71,9 @@ export class HostPortDevice implements PortDevice {
       bridge = target.name;
       side = { kind: "tap", name: tapName() };
     } else side = target;
-    const link = new HostLink({ owner: this.o.owner, runDir: this.o.runDir, nodeId: this.o.nodeId, port, nio, side });
+    const onExit = (why: string) =>
+      this.o.log.error(`runtime: port ${port} of ${this.o.nodeName} left its host side (a start joins it again)`, { node: this.o.nodeId, why });
+    const link = new HostLink({ owner: this.o.owner, runDir: this.o.runDir, nodeId: this.o.nodeId, port, nio, side, onExit });
     try {
       await link.start();
       if (bridge && side.kind === "tap") await joinBridge(side.name, bridge);
@@ -79,7 +82,22 @@ export class HostPortDevice implements PortDevice {
       if (nat) await this.o.nat.release();
       throw e;
     }
-    this.ports.set(port, { link, nat });
+    this.ports.set(port, { link, nio, nat });
+  }
+
+  /**
+   * A start (GNS3: restart uBridge and re-add every NIO): a port whose socat ended (its interface went away, say) is
+   * joined again; an ethernet port whose interface is gone answers GNS3's 409.
+   */
+  async revive(): Promise<void> {
+    for (const [port, held] of [...this.ports]) {
+      if (held.link.running) continue;
+      const target = this.o.target(port);
+      if (target?.kind === "interface" && !interfaceExists(target.name)) {
+        throw new ConflictError(`Interface '${target.name}' could not be found on this system, please update '${this.o.nodeName}'`);
+      }
+      await this.addNio(port, held.nio);
+    }
   }
 
   async removeNio(port: number): Promise<void> {

@@ -419,7 +419,10 @@ export class LocalCompute implements Compute {
     const reason = unavailableReason(node, this.host);
     if (reason) throw new ConflictError(reason);
     const driver = driverFor(node.nodeType)!;
-    if (driver.runs === "device") return "";
+    if (driver.runs === "device") {
+      await this.devices.get(node.id)?.device.revive?.(); // a cloud port whose host side went away is joined again, or 409
+      return "";
+    }
     const running = this.processes.get(node.id);
     if (running?.proc.running) {
       await running.proc.resume?.(); // GNS3: start on a paused VM resumes it

@@ -68,13 +68,8 @@ export const cloudDriver = {
   udpOffsets: [0],
   suspends: false,
 
-  /** At start (GNS3 refuses a cloud whose interface is gone with this message). */
-  unavailable(node, host) {
-    const ports = cloudPorts(nodeProperties(node));
-    const gone = ports.find((p) => p.type === "ethernet" && !interfaceExists(p.interface));
-    if (gone && gone.type === "ethernet") return missing(gone.interface, node);
-    return refusal(node, host, ports);
-  },
+  // At start; a linked port whose interface is gone is GNS3's 409 too, from the device (HostPortDevice.revive).
+  unavailable: (node, host) => refusal(node, host, cloudPorts(nodeProperties(node))),
   listedWhen: () => hostLinkUnavailable("") === null,
 
   checkLink(node, _adapter, port, host) {
