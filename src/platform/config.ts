@@ -274,10 +274,10 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
   if (consolePorts[0] <= udpPorts[1] && udpPorts[0] <= consolePorts[1]) {
     throw new ConfigError(`PATCHBAY_CONSOLE_PORTS ${consolePorts.join("-")} and PATCHBAY_UDP_PORTS ${udpPorts.join("-")} overlap: give them separate ranges`);
   }
-  const ifname = /^(?!\.{1,2}$)[^/\s:]{1,15}$/;
+  const ifname = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$/; // as runtime/host-interfaces.ts: names reach socat, nft and dnsmasq
   const nat = { natInterface: get("nat-interface"), bridge: get("nat-bridge"), subnet: get("nat-subnet") };
-  if (!ifname.test(nat.natInterface)) throw new ConfigError("PATCHBAY_NAT_INTERFACE must be an interface name (1-15 characters)");
-  if (!ifname.test(nat.bridge)) throw new ConfigError("PATCHBAY_NAT_BRIDGE must be an interface name (1-15 characters)");
+  if (!ifname.test(nat.natInterface)) throw new ConfigError("PATCHBAY_NAT_INTERFACE must be an interface name (1-15 letters, digits, '.', '_' or '-')");
+  if (!ifname.test(nat.bridge)) throw new ConfigError("PATCHBAY_NAT_BRIDGE must be an interface name (1-15 letters, digits, '.', '_' or '-')");
   if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(nat.subnet)) throw new ConfigError("PATCHBAY_NAT_SUBNET must be an IPv4 subnet such as 192.168.122.0/24");
   return {
     help: Boolean(values.help),

@@ -386,6 +386,10 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         [{ name: "x", port_number: 0, type: "ethernet", interface: "../../etc" }],
         [{ name: "x", port_number: 0, type: "bogus", interface: "lo" }],
         [{ name: "x", port_number: 0, type: "udp", lport: 0, rhost: "127.0.0.1", rport: 1 }],
+        // Names and hosts reach socat's address syntax: its separators and quotes are refused.
+        [{ name: "x", port_number: 0, type: "ethernet", interface: "lo,fork" }],
+        [{ name: "x", port_number: 0, type: "tap", interface: "tap'0" }],
+        [{ name: "x", port_number: 0, type: "udp", lport: 9, rhost: "127.0.0.1:7,fork", rport: 7 }],
       ]) {
         const bad = await call(s.url, "POST", `/v2/projects/${P}/nodes`, { name: "CloudB", node_type: "cloud", compute_id: "local", properties: { ports_mapping } });
         expect(bad.status, JSON.stringify(ports_mapping)).toBe(400);

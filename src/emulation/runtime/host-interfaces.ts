@@ -25,8 +25,12 @@ const SPECIAL_PREFIXES = ["lo", "vmnet", "vboxnet", "docker", "lxcbr", "virbr", 
 
 export const isSpecialInterface = (name: string) => SPECIAL_PREFIXES.some((p) => name.toLowerCase().startsWith(p));
 
-/** Linux interface names: 1–15 characters, no slash, no whitespace, not "." or "..". */
-export const INTERFACE_NAME = /^(?!\.{1,2}$)[^/\s:]{1,15}$/;
+/**
+ * The interface names a node may bind: 1–15 letters, digits, `.`, `_` or `-`, not "." or "..". Linux allows more
+ * (anything but `/`, `:` and whitespace), but a name reaches socat's address syntax, where `,` `!` `'` `"` `\` and
+ * brackets mean something: such an interface is listed, not bound.
+ */
+export const INTERFACE_NAME = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$/;
 
 const SYS = "/sys/class/net";
 

@@ -15,11 +15,13 @@ import type { DeviceDriver, HostPolicy } from "./driver.js";
  */
 const name = z.string().min(1);
 const port_number = z.int().min(0);
-const iface = z.string().regex(INTERFACE_NAME, "must be an interface name (1-15 characters, no '/', ':' or spaces)");
+const iface = z.string().regex(INTERFACE_NAME, "must be an interface name (1-15 letters, digits, '.', '_' or '-')");
+/** An IPv4 address or a host name (it reaches socat's address syntax: nothing else). */
+const host = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})$/, "must be an IPv4 address or a host name");
 export const cloudPortSchema = z.discriminatedUnion("type", [
   z.strictObject({ name, port_number, type: z.literal("ethernet"), interface: iface }),
   z.strictObject({ name, port_number, type: z.literal("tap"), interface: iface }),
-  z.strictObject({ name, port_number, type: z.literal("udp"), lport: z.int().min(1).max(65535), rhost: z.string().min(1), rport: z.int().min(1).max(65535) }),
+  z.strictObject({ name, port_number, type: z.literal("udp"), lport: z.int().min(1).max(65535), rhost: host, rport: z.int().min(1).max(65535) }),
 ]);
 export type CloudPort = z.infer<typeof cloudPortSchema>;
 
