@@ -370,6 +370,28 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       }
     });
 
+    it("opening a project whose cloud's interface is gone wires its other links all the same", async () => {
+      const gone = `pbg${tag}`;
+      sh(ip, ["link", "add", gone, "type", "veth", "peer", "name", `pbh${tag}`]);
+      const Q = await newProject(s.url, "reopen");
+      const cloud = await node(s.url, Q, { name: "C", node_type: "cloud", properties: { ports_mapping: [{ name: "g", port_number: 0, type: "ethernet", interface: gone }] } });
+      const a = await node(s.url, Q, { name: "A", node_type: "vpcs" });
+      const sw = await node(s.url, Q, { name: "SW", node_type: "ethernet_switch" });
+      const b = await node(s.url, Q, { name: "B", node_type: "vpcs" });
+      expect((await link(s.url, Q, cloud.node_id, a.node_id)).status).toBe(201);
+      const other = await link(s.url, Q, b.node_id, sw.node_id);
+      expect(other.status).toBe(201);
+      // Closed at once, while the cloud port's socat may still be starting: the close waits for it and ends it.
+      expect((await call(s.url, "POST", `/v2/projects/${Q}/close`)).status).toBe(204);
+      expect(helpers(s.dataDir).map(cmdline)).toEqual([]);
+      sh(ip, ["link", "del", gone]);
+      expect((await call(s.url, "POST", `/v2/projects/${Q}/open`)).status).toBe(201);
+      const runtime = s.ctx.services.emulation.runtime;
+      await waitFor(() => runtime.snapshot().links.includes(other.body.link_id), 10_000, "the switch link wired on open");
+      expect(helpers(s.dataDir).map(cmdline)).toEqual([]);
+      await call(s.url, "DELETE", `/v2/projects/${Q}`);
+    });
+
     it("refuses a port on an interface that does not exist at the link (409, GNS3's message) and bad mappings (400)", async () => {
       const cloud = await node(s.url, P, {
         name: "CloudM",

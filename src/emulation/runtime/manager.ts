@@ -258,6 +258,9 @@ export class LocalCompute implements Compute {
       // Same id, other ends (a snapshot restore recreates links): rewire.
       if (current && current.ends.map((e) => e.key).join() !== keys.join()) await this.unwireNow(linkId);
       const wired = this.links.get(linkId) ?? (await this.wire(link));
+      // Closed while it was being wired (a cloud port's socat takes a moment): the close's release may have missed it.
+      const project = await this.ctx.db.project.findUnique({ where: { id: link.projectId }, select: { status: true } });
+      if (project?.status === "closed") return this.unwireNow(linkId);
       wired.tunnel.setFilters(parseFilters(link.filtersJson));
       wired.tunnel.setSuspended(link.suspend);
     });
@@ -574,6 +577,9 @@ export class LocalCompute implements Compute {
   }
 
   private async releaseProjectNow(projectId: string): Promise<void> {
+    // Links being wired right now (a cloud port's socat takes a moment) finish first, so that none is missed.
+    const rows = await this.ctx.db.link.findMany({ where: { projectId }, select: { id: true } }).catch(() => []);
+    for (const { id } of rows) await this.serial(`link:${id}`, async () => {});
     for (const [id, w] of [...this.links]) if (w.projectId === projectId) await this.unwireLink(id);
     await this.stopProcesses([...this.processes].filter(([, p]) => p.projectId === projectId).map(([id]) => id));
     for (const [id, d] of [...this.devices]) {
@@ -591,7 +597,10 @@ export class LocalCompute implements Compute {
     for (const [id, w] of [...this.links]) if (w.projectId === projectId && !live.has(id) && !id.startsWith(NIO_WIRE)) await this.unwireLink(id);
     for (const [id, p] of [...this.processes]) if (p.projectId === projectId && !nodes.has(id)) await this.releaseNode(id);
     for (const [id, d] of [...this.devices]) if (d.projectId === projectId && !nodes.has(id)) await this.releaseNode(id);
-    for (const l of links) await this.syncLinkNow(l.id);
+    // One link that cannot be carried (a cloud port whose interface is gone) leaves the others wired.
+    for (const l of links) {
+      await this.syncLinkNow(l.id).catch((e) => this.ctx.log.error("runtime: link not wired", { project: projectId, link: l.id, error: String(e) }));
+    }
   }
 
   /** Running nodes per node type (metrics): live processes, hubs and switches forwarding. Read-only. */
