@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findOnPath } from "../../src/emulation/runtime/executables.js";
+import { findOnPath } from "../../src/platform/core/executables.js";
 import { hostLinkUnavailable } from "../../src/emulation/runtime/host-link.js";
 import { natUnavailable } from "../../src/emulation/runtime/nat-network.js";
 import { findOwnedPids, isAlive } from "../../src/emulation/runtime/processes.js";

@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { ConflictError } from "../../platform/core/errors.js";
-import { findOnPath } from "./executables.js";
+import { findOnPath } from "../../platform/core/executables.js";
 import { hostIpv4Networks, INTERFACE_NAME, interfaceExists, isBridge } from "./host-interfaces.js";
 import { isAlive, killAndWait, NODE_ENV, OWNER_ENV, sleep, writePidFile } from "./processes.js";
 
