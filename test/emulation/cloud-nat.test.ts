@@ -308,6 +308,10 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       expect(l.status).toBe(201);
       await waitFor(() => tapsOn(bridge).length === 1, 10_000, "the NAT port's TAP on the bridge");
       expect(nftTables()).toContain(`table ip patchbay_${bridge}`);
+      const dnsmasq = await waitFor(() => helpers(s.dataDir).find((p) => execd(p, "dnsmasq")), 10_000, "dnsmasq");
+      const status = fs.readFileSync(`/proc/${dnsmasq}/status`, "utf8");
+      expect(status).toMatch(/^Uid:\s+65534\s/m);
+      expect(/^CapBnd:\s+(\w+)/m.exec(status)![1]).toBe("0000000000003400"); // NET_BIND_SERVICE, NET_ADMIN, NET_RAW
       const c = await vpcsConsole(s.url, P, pc.node_id);
       try {
         const lease = await c.run("ip dhcp", 30_000);
@@ -497,7 +501,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       }
     });
 
-    it("kill -9: socats and TAPs die with the server; the restart removes the old dnsmasq, rules and bridge", async () => {
+    it("kill -9: socats, dnsmasq and TAPs die with the server; the restart removes the old rules and bridge", async () => {
       const bridge = `pbnak${tag}`;
       const first = await labServer(bridge);
       let second: Awaited<ReturnType<typeof labServer>> | undefined;
@@ -507,10 +511,12 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         const before = helpers(first.dataDir);
         first.child.kill("SIGKILL");
         await waitFor(() => exited(first.child), 10_000, "the server to die");
-        // The kernel ends the socats (parent-death signal); their TAPs go with them. dnsmasq, the rules and the
-        // bridge are the host's until the next start of this data directory.
-        await waitFor(() => helpers(first.dataDir).every((p) => /dnsmasq/.test(cmdline(p))), 10_000, "the socats to die");
+        // The kernel ends the socats and dnsmasq (parent-death signal); the TAPs go with them. The rules and the
+        // bridge stay until the next start of this data directory.
+        await waitFor(() => helpers(first.dataDir).length === 0, 10_000, "socat and dnsmasq to die with the server");
         expect(tapsOn(bridge)).toEqual([]);
+        expect(exists(bridge)).toBe(true);
+        expect(nftTables()).toContain(`patchbay_${bridge}`);
         second = await labServer(bridge, { databaseUrl: first.databaseUrl, dataDir: first.dataDir });
         // Started: the old processes are gone (a re-opened project may wire its links anew, with new ones).
         expect(before.filter(isAlive)).toEqual([]);

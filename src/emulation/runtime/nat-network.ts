@@ -10,7 +10,8 @@ import { isAlive, killAndWait, NODE_ENV, OWNER_ENV, sleep, writePidFile } from "
  * The network NAT nodes lead into. GNS3 joins a NAT port to libvirt's `virbr0` and lets libvirt's dnsmasq and rules
  * serve it. Patchbay does the same when that interface (`--nat-interface`) is a bridge on this host. Otherwise it
  * provides its own, on demand: the bridge `--nat-bridge` (default pbnat0) with the first address of `--nat-subnet`
- * (default 192.168.122.0/24, libvirt's, which GNS3 labs expect), Debian's dnsmasq serving DHCP on it (no DNS), and
+ * (default 192.168.122.0/24, libvirt's, which GNS3 labs expect), Debian's dnsmasq serving DHCP on it (no DNS; as
+ * nobody with three capabilities, dying with the server), and
  * an nftables table masquerading what leaves the subnet. It is made when the first NAT port is linked and removed
  * when the last one goes, at shutdown, and after a crash at the next start (the state file `<runDir>/nat-network.state`
  * says what this server made). IPv4 forwarding is switched on only when it was off, then restricted by the same
@@ -230,13 +231,18 @@ export class NatNetwork {
 
   private async startDnsmasq(net: ReturnType<typeof parseNatSubnet>): Promise<void> {
     const { bridge } = this.settings;
+    // As nobody from the start, with only what DHCP on one interface takes (port 67, the interface binding, the ARP
+    // entry of an offer), killed by the kernel when the server dies; leases are kept in memory (no file to write).
+    const caps = "-all,+net_bind_service,+net_raw,+net_admin";
     const args = [
-      "--keep-in-foreground", "--conf-file=/dev/null", "--no-hosts", "--no-resolv", "--port=0", "--user=nobody", "--group=nogroup",
+      "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps", caps, "--ambient-caps", caps, "--bounding-set", caps,
+      "--pdeathsig", "KILL", "--", this.tool("dnsmasq"),
+      "--keep-in-foreground", "--conf-file=/dev/null", "--no-hosts", "--no-resolv", "--port=0",
       `--interface=${bridge}`, "--except-interface=lo", "--bind-dynamic", "--dhcp-authoritative", "--log-facility=-",
       `--dhcp-range=${net.rangeStart},${net.rangeEnd},${net.netmask},1h`, `--dhcp-option=option:router,${net.gateway}`,
-      `--dhcp-leasefile=${path.join(this.runDir, "nat-network.leases")}`, "--pid-file=",
+      "--leasefile-ro", "--pid-file=",
     ];
-    const child = spawn(this.tool("dnsmasq"), args, {
+    const child = spawn(this.tool("setpriv"), args, {
       stdio: ["ignore", "ignore", "pipe"],
       env: { PATH: "/usr/bin:/bin:/usr/sbin:/sbin", [OWNER_ENV]: this.owner, [NODE_ENV]: DNSMASQ_NODE },
     });
@@ -250,7 +256,7 @@ export class NatNetwork {
     });
     this.dnsmasq = child;
     if (child.pid !== undefined) writePidFile(this.dnsmasqPidFile, { owner: this.owner, nodeId: DNSMASQ_NODE, pids: [child.pid], commandLine: args.join(" ") });
-    for (let i = 0; i < 10 && !exited; i++) await sleep(50);
+    for (let i = 0; i < 10 && !exited; i++) await sleep(50); // dnsmasq exits at once when it cannot serve the bridge
     if (exited) throw new ConflictError(`dnsmasq did not start on the NAT bridge ${bridge}: ${stderr.trim().split("\n").pop() ?? ""}`);
   }
 
