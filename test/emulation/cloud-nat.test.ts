@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -437,6 +437,51 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       expect((await call(s.url, "POST", `/v2/projects/${Q}/close`)).status).toBe(204);
       await nothingLeft(s.dataDir, bridge);
       await call(s.url, "DELETE", `/v2/projects/${Q}`);
+    });
+  });
+
+  describe("on a host with libvirt's bridge (emulated as in the reference: a bridge and a DHCP server of the test's)", () => {
+    let s: TestServer;
+    const virbr = `pbvb${tag}`;
+    const net = natNet();
+    let dhcp: ReturnType<typeof spawn> | undefined;
+    beforeAll(async () => {
+      sh(ip, ["link", "add", virbr, "type", "bridge"]);
+      sh(ip, ["addr", "add", `${net}.1/24`, "dev", virbr]);
+      sh(ip, ["link", "set", virbr, "up"]);
+      dhcp = spawn(findOnPath("dnsmasq") ?? "/usr/sbin/dnsmasq", [
+        "--keep-in-foreground", "--conf-file=/dev/null", "--port=0", `--interface=${virbr}`, "--bind-dynamic", "--leasefile-ro", "--pid-file=",
+        `--dhcp-range=${net}.2,${net}.254,255.255.255.0,1h`,
+      ], { stdio: "ignore" });
+      s = await startTestServer({ local: true, nat: { natInterface: virbr, bridge: `pbnav${tag}`, subnet: `${natNet()}.0/24` } });
+    });
+    afterAll(async () => {
+      await s?.close();
+      dhcp?.kill("SIGKILL");
+      if (exists(virbr)) sh(ip, ["link", "del", virbr]);
+    });
+
+    it("a NAT node joins that bridge as GNS3 does, adds no bridge, DHCP or rules of its own, and leaves the host's bridge", async () => {
+      const P = await newProject(s.url, "virbr");
+      const nat = await node(s.url, P, { name: "NAT1", node_type: "nat" });
+      expect(nat.properties.ports_mapping).toEqual([{ interface: virbr, name: "nat0", port_number: 0, type: "ethernet" }]);
+      const pc = await node(s.url, P, { name: "PC1", node_type: "vpcs" });
+      const l = await link(s.url, P, nat.node_id, pc.node_id);
+      expect(l.status).toBe(201);
+      await waitFor(() => tapsOn(virbr).length === 1, 10_000, "the NAT port's TAP on the host's bridge");
+      expect(exists(`pbnav${tag}`)).toBe(false);
+      expect(nftTables()).not.toContain(`patchbay_pbnav${tag}`);
+      expect(helpers(s.dataDir).filter((p) => /dnsmasq/.test(cmdline(p)))).toEqual([]);
+      const c = await vpcsConsole(s.url, P, pc.node_id);
+      try {
+        expect(await c.run("ip dhcp", 30_000)).toMatch(new RegExp(`DDORA IP ${net.replaceAll(".", "\\.")}\\.\\d+/24`));
+        expect((await c.run(`ping ${net}.1 -c 1`, 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(1);
+      } finally {
+        c.close();
+      }
+      expect((await call(s.url, "DELETE", `/v2/projects/${P}/links/${l.body.link_id}`)).status).toBe(204);
+      await waitFor(() => tapsOn(virbr).length === 0 && helpers(s.dataDir).length === 0, 10_000, "the TAP and its socat to go");
+      expect(exists(virbr)).toBe(true); // the host's bridge is not Patchbay's to remove
     });
   });
 
