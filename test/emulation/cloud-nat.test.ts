@@ -185,6 +185,25 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       }
     });
 
+    it("a cloud from the built-in template gets a port per non-special host interface, as GNS3's", async () => {
+      const r = await call(s.url, "POST", `/v2/projects/${P}/templates/39e257dc-8412-3174-b6b3-0ee3ed6a43e9`, { x: 0, y: 0, compute_id: "local" });
+      expect(r.status).toBe(201);
+      const listed = (await call(s.url, "GET", "/v2/compute/network/interfaces")).body as { name: string; special: boolean }[];
+      expect(r.body).toMatchObject({ name: "Cloud1", node_type: "cloud", status: "started", console: null, symbol: ":/symbols/cloud.svg" });
+      // (Other programs on this host may add or remove interfaces meanwhile: compare with what both lists agree on.)
+      const mapped = (r.body.properties.ports_mapping as { interface: string; name: string; port_number: number; type: string }[]).map((m) => m.interface);
+      expect(mapped).toContain(HOST_END);
+      expect(mapped).toEqual([...mapped].sort((a, b) => a.localeCompare(b)));
+      expect(listed.filter((i) => mapped.includes(i.name)).every((i) => !i.special)).toBe(true);
+      expect(listed.filter((i) => i.special).map((i) => i.name)).not.toContain(mapped[0]);
+      expect(r.body.properties.ports_mapping).toEqual(mapped.map((name, n) => ({ interface: name, name, port_number: n, type: "ethernet" })));
+      expect(r.body.ports.map((p: { name: string }) => p.name)).toEqual(mapped);
+      expect(mapped).not.toContain("lo");
+      expect(r.body.properties).toMatchObject({ remote_console_host: "", remote_console_port: 23, remote_console_type: "none", remote_console_http_path: "/" });
+      expect(helpers(s.dataDir)).toEqual([]); // nothing bound before a link
+      await call(s.url, "DELETE", `/v2/projects/${P}/nodes/${r.body.node_id}`);
+    });
+
     it("lists cloud and nat in the capabilities", async () => {
       const caps = await call(s.url, "GET", "/v2/computes/local");
       expect(caps.body.capabilities.node_types).toEqual(expect.arrayContaining(["cloud", "nat"]));
