@@ -112,7 +112,7 @@ async function nothingLeft(dataDir: string, bridge: string) {
   });
   // The bridge and its rules go right after its dnsmasq.
   await waitFor(() => !exists(bridge) && !nftTables().includes(`patchbay_${bridge}`), 5000, `the bridge ${bridge} and its table to go`);
-  expect(tapsOn(bridge)).toEqual([]);
+  await waitFor(() => tapsOn(bridge).length === 0, 5000, "no TAP left on the bridge");
 }
 
 describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires root, vpcs, socat, dnsmasq, nftables)", () => {
@@ -373,7 +373,10 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         sh(ip, ["link", "set", dummy, "up"]);
         const cloud = await node(s.url, P, { name: "CloudD", node_type: "cloud", properties: { ports_mapping: [{ name: "d", port_number: 0, type: "ethernet", interface: dummy }] } });
         const pc = await node(s.url, P, { name: "PC4", node_type: "vpcs" });
-        expect((await link(s.url, P, cloud.node_id, pc.node_id)).status).toBe(201);
+        const l = await link(s.url, P, cloud.node_id, pc.node_id);
+        expect(l.status).toBe(201);
+        const runtime = s.ctx.services.emulation.runtime;
+        await waitFor(() => runtime.snapshot().links.includes(l.body.link_id), 10_000, "the link wired");
         const first = await waitFor(() => helpers(s.dataDir).find((p) => execd(p, "socat")), 10_000, "the port's socat");
         sh(ip, ["link", "del", dummy]);
         await waitFor(() => !isAlive(first), 10_000, "socat to end with its interface");
@@ -395,7 +398,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       }
     });
 
-    it("opening a project whose cloud's interface is gone wires its other links all the same", async () => {
+    it("opening a project whose cloud's interface is gone wires its other links all the same; a start wires the cloud's once it is back", async () => {
       const gone = `pbg${tag}`;
       sh(ip, ["link", "add", gone, "type", "veth", "peer", "name", `pbh${tag}`]);
       const Q = await newProject(s.url, "reopen");
@@ -414,7 +417,19 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       const runtime = s.ctx.services.emulation.runtime;
       await waitFor(() => runtime.snapshot().links.includes(other.body.link_id), 10_000, "the switch link wired on open");
       expect(helpers(s.dataDir).map(cmdline)).toEqual([]);
-      await call(s.url, "DELETE", `/v2/projects/${Q}`);
+      const cloudLink = (await call(s.url, "GET", `/v2/projects/${Q}/links`)).body.find((x: { link_id: string }) => x.link_id !== other.body.link_id);
+      expect(runtime.snapshot().links).not.toContain(cloudLink.link_id);
+      // The interface back, a start of the cloud wires its link (GNS3's start re-adds the cloud's NIOs).
+      sh(ip, ["link", "add", gone, "type", "veth", "peer", "name", `pbh${tag}`]);
+      try {
+        expect((await call(s.url, "POST", `/v2/projects/${Q}/nodes/${cloud.node_id}/start`)).status).toBe(200);
+        expect(runtime.snapshot().links).toContain(cloudLink.link_id);
+        expect(helpers(s.dataDir).filter((p) => /socat/.test(cmdline(p)))).toHaveLength(1);
+      } finally {
+        await call(s.url, "DELETE", `/v2/projects/${Q}`);
+        sh(ip, ["link", "del", gone]);
+      }
+      await waitFor(() => helpers(s.dataDir).length === 0, 10_000, "nothing left");
     });
 
     it("refuses a port on an interface that does not exist at the link (409, GNS3's message) and bad mappings (400)", async () => {
@@ -580,7 +595,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         // The kernel ends the socats and dnsmasq (parent-death signal); the TAPs go with them. The rules and the
         // bridge stay until the next start of this data directory.
         await waitFor(() => helpers(first.dataDir).length === 0, 10_000, "socat and dnsmasq to die with the server");
-        expect(tapsOn(bridge)).toEqual([]);
+        await waitFor(() => tapsOn(bridge).length === 0, 5000, "the kernel to remove the TAP of the dead socat");
         expect(exists(bridge)).toBe(true);
         expect(nftTables()).toContain(`patchbay_${bridge}`);
         second = await labServer(bridge, { databaseUrl: first.databaseUrl, dataDir: first.dataDir });

@@ -61,6 +61,7 @@ export class HostPortDevice implements PortDevice {
     if (refusal) throw new ConflictError(refusal);
     const target = this.o.target(port);
     if (!target) throw new ConflictError(`Port ${port} doesn't exist on cloud '${this.o.nodeName}'`);
+    if (target.kind === "interface" && !interfaceExists(target.name)) throw this.missing(target.name);
     let bridge: string | undefined;
     let side: HostSide;
     const nat = target.kind === "nat";
@@ -93,11 +94,14 @@ export class HostPortDevice implements PortDevice {
     for (const [port, held] of [...this.ports]) {
       if (held.link.running) continue;
       const target = this.o.target(port);
-      if (target?.kind === "interface" && !interfaceExists(target.name)) {
-        throw new ConflictError(`Interface '${target.name}' could not be found on this system, please update '${this.o.nodeName}'`);
-      }
+      if (target?.kind === "interface" && !interfaceExists(target.name)) throw this.missing(target.name);
       await this.addNio(port, held.nio);
     }
+  }
+
+  /** GNS3's words for a port whose interface is not on this host. */
+  private missing(name: string): ConflictError {
+    return new ConflictError(`Interface '${name}' could not be found on this system, please update '${this.o.nodeName}'`);
   }
 
   async removeNio(port: number): Promise<void> {

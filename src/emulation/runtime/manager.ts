@@ -423,7 +423,11 @@ export class LocalCompute implements Compute {
     if (reason) throw new ConflictError(reason);
     const driver = driverFor(node.nodeType)!;
     if (driver.runs === "device") {
-      await this.devices.get(node.id)?.device.revive?.(); // a cloud port whose host side went away is joined again, or 409
+      // GNS3's start re-adds every NIO: a cloud port whose host side went away is joined again, and a link that could
+      // not be wired (its interface was missing then) is wired now — or the start answers why not (409).
+      await this.devices.get(node.id)?.device.revive?.();
+      const links = await this.ctx.db.link.findMany({ where: { endpoints: { some: { nodeId: node.id } } }, select: { id: true } });
+      for (const l of links) if (!this.links.has(l.id)) await this.syncLinkNow(l.id);
       return "";
     }
     const running = this.processes.get(node.id);
