@@ -521,6 +521,26 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
     });
   });
 
+  it("a NAT link is refused (409) when Patchbay's bridge could not be made: its subnet overlaps the host's, its name is taken", async () => {
+    for (const [nat, message] of [
+      [{ natInterface: `pbnone${tag}`, bridge: `pbnao${tag}`, subnet: `${WAN_NET}.0/24` }, `NAT subnet ${WAN_NET}.0/24 overlaps this host's network ${WAN_NET}.1/24 (choose another with --nat-subnet)`],
+      [{ natInterface: `pbnone${tag}`, bridge: HOST_END, subnet: `${natNet()}.0/24` }, `Cannot make the NAT bridge ${HOST_END}: an interface of that name exists and is not this server's (choose another with --nat-bridge)`],
+    ] as const) {
+      const s = await startTestServer({ local: true, nat });
+      try {
+        const P = await newProject(s.url, "natclash");
+        const n = await node(s.url, P, { name: "NAT1", node_type: "nat" });
+        const pc = await node(s.url, P, { name: "PC1", node_type: "vpcs" });
+        const l = await link(s.url, P, n.node_id, pc.node_id);
+        expect([l.status, l.body.message]).toEqual([409, message]);
+        expect(helpers(s.dataDir)).toEqual([]);
+      } finally {
+        await s.close();
+      }
+      expect(exists(HOST_END)).toBe(true); // an interface that is not Patchbay's is left alone
+    }
+  });
+
   describe("outside local mode", () => {
     let s: TestServer;
     let P: string;

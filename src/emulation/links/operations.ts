@@ -63,7 +63,7 @@ export async function createLink(ctx: AppContext, projectId: string, raw: NewLin
       for (const end of input.nodes ?? []) attached.push(await checkEndpoint(tx, projectId, end, attached));
       // Then the compute that runs each end may refuse to carry it (a cloud binding a host interface outside local mode).
       for (const a of attached) {
-        if (a.node.computeId === "local") checkLinkEnd(a.node, a.end.adapterNumber, a.end.portNumber, { local: ctx.config.local, nat: ctx.config.nat });
+        if (a.node.computeId === "local") checkLinkEnd(a.node, a.end.adapterNumber, a.end.portNumber, ctx.services.emulation.runtime.host);
       }
       return tx.link.create({
         data: {

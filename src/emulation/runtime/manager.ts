@@ -98,7 +98,7 @@ export class LocalCompute implements Compute {
 
   /** What the operator allows and set up (local mode, NAT), as the drivers ask it. */
   get host(): HostPolicy {
-    return { local: this.ctx.config.local, nat: this.ctx.config.nat };
+    return { local: this.ctx.config.local, nat: this.ctx.config.nat, natProblem: () => this.nat.problem() };
   }
 
   /**

@@ -187,19 +187,33 @@ export class NatNetwork {
     return this.state !== undefined;
   }
 
-  private async create(): Promise<void> {
+  /**
+   * Why a NAT port could not be joined now (checked before a link is recorded): what the programs need
+   * (natUnavailable), and for a bridge still to be made, its name taken by another interface or its subnet
+   * overlapping a network of the host. Null when it can, or when the bridge is up already.
+   */
+  problem(): string | null {
+    if (this.usesHostBridge() || this.state) return null;
+    const missing = natUnavailable(this.settings);
+    if (missing) return missing;
     const net = parseNatSubnet(this.settings.subnet);
     const { bridge } = this.settings;
     if (interfaceExists(bridge)) {
-      throw new ConflictError(`Cannot make the NAT bridge ${bridge}: an interface of that name exists and is not this server's (choose another with --nat-bridge)`);
+      return `Cannot make the NAT bridge ${bridge}: an interface of that name exists and is not this server's (choose another with --nat-bridge)`;
     }
     const clash = hostIpv4Networks().find((a) => {
       const size = 2 ** (32 - Math.min(a.prefix, net.prefix));
       return Math.floor(ipToInt(a.address) / size) === Math.floor(net.network / size);
     });
-    if (clash) {
-      throw new ConflictError(`NAT subnet ${net.cidr} overlaps this host's network ${clash.address}/${clash.prefix} (choose another with --nat-subnet)`);
-    }
+    if (clash) return `NAT subnet ${net.cidr} overlaps this host's network ${clash.address}/${clash.prefix} (choose another with --nat-subnet)`;
+    return null;
+  }
+
+  private async create(): Promise<void> {
+    const problem = this.problem();
+    if (problem) throw new ConflictError(problem);
+    const net = parseNatSubnet(this.settings.subnet);
+    const { bridge } = this.settings;
     const forwardingOff = fs.readFileSync(FORWARD_SYSCTL, "utf8").trim() === "0";
     const state: OwnState = { owner: this.owner, bridge, table: this.table, forwardingSwitchedOn: false };
     fs.mkdirSync(this.runDir, { recursive: true });

@@ -27,6 +27,8 @@ export interface HostPolicy {
   /** Local mode (PATCHBAY_LOCAL): the operator's opt-in to host powers, such as binding host interfaces. */
   local: boolean;
   nat: NatSettings;
+  /** Why the NAT network could not take a port now (its bridge's name taken, its subnet overlapping), or null. */
+  natProblem?(): string | null;
 }
 
 interface DriverBase {

@@ -30,7 +30,7 @@ export const natDriver = {
 
   checkLink(node, _adapter, _port, host) {
     if (!host.local) throw new ForbiddenError(localOnly(node));
-    const why = reason(host);
+    const why = reason(host) ?? host.natProblem?.() ?? null;
     if (why) throw new ConflictError(why);
   },
 
