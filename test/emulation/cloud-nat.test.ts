@@ -105,6 +105,14 @@ const execd = (pid: number, name: string) => {
   }
 };
 
+/** A failed test's leftovers: this test's own NAT bridge and its table, when a server could not take them down. */
+function removeBridge(bridge: string) {
+  try {
+    if (nftTables().includes(`patchbay_${bridge}`)) sh(findOnPath("nft") ?? "/usr/sbin/nft", ["delete", "table", "ip", `patchbay_${bridge}`]);
+    if (exists(bridge)) sh(ip, ["link", "del", bridge]);
+  } catch {}
+}
+
 /** Nothing of a NAT server's network is left: no bridge, no nftables table, no TAP, no helper process. */
 async function nothingLeft(dataDir: string, bridge: string) {
   await waitFor(() => helpers(dataDir).length === 0, 10_000, "socat and dnsmasq to end").catch((e) => {
@@ -154,7 +162,11 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
     });
     afterAll(async () => {
       await s?.close();
-      if (s) await nothingLeft(s.dataDir, bridge);
+      try {
+        if (s) await nothingLeft(s.dataDir, bridge);
+      } finally {
+        removeBridge(bridge);
+      }
     });
 
     it("lists the host's interfaces as GNS3 does, on the compute and through the controller", async () => {
@@ -599,6 +611,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         await nothingLeft(srv.dataDir, bridge);
       } finally {
         await srv.drop();
+        removeBridge(bridge);
       }
     });
 
@@ -627,6 +640,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       } finally {
         await second?.drop();
         await first.drop();
+        removeBridge(bridge); // only when a step above failed before the restart took it down
       }
     });
   });
