@@ -22,6 +22,8 @@ import { waitFor } from "../support/wait.js";
  * addresses inside this machine (the namespace and the bridges). Every test checks that nothing is left: socat and
  * dnsmasq processes (found by the runtime's markers), TAPs, bridges, nftables tables.
  */
+/** Lab steps wait on real processes (vpcs, DHCP, pings): generous on a loaded machine, still bounded. */
+const LAB_TIMEOUT = 90_000;
 const NAT_DEFAULTS = { natInterface: "virbr0", bridge: "pbnat0", subnet: "192.168.122.0/24" };
 const root = process.getuid?.() === 0;
 const ready =
@@ -167,7 +169,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       } finally {
         removeBridge(bridge);
       }
-    });
+    }, LAB_TIMEOUT);
 
     it("lists the host's interfaces as GNS3 does, on the compute and through the controller", async () => {
       const tap = `tap${tag}`;
@@ -317,7 +319,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         await waitFor(() => !isAlive(again), 10_000, "socat to end with its node");
       });
       await call(s.url, "DELETE", `/v2/projects/${P}/nodes/${pc.node_id}`);
-    });
+    }, LAB_TIMEOUT);
 
     it("a NAT node from the built-in template gives a vpcs a DHCP lease and a gateway that answers; the bridge goes with the last link", async () => {
       const r = await call(s.url, "POST", `/v2/projects/${P}/templates/df8f4ea9-33b7-3e96-86a2-c39bc9bb649c`, { x: 100, y: 0, compute_id: "local" });
@@ -376,7 +378,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       });
       await call(s.url, "DELETE", `/v2/projects/${P}/nodes/${pc.node_id}`);
       await call(s.url, "DELETE", `/v2/projects/${P}/nodes/${nat.node_id}`);
-    });
+    }, LAB_TIMEOUT);
 
     it("an interface that goes away under a linked cloud: its port ends; start answers GNS3's 409 naming it, and joins it again once it is back", async () => {
       const dummy = `pbd${tag}`; // a veth pair (no dummy module here); deleting one end deletes both
@@ -408,11 +410,19 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       } finally {
         if (exists(dummy)) sh(ip, ["link", "del", dummy]);
       }
-    });
+    }, LAB_TIMEOUT);
 
     it("opening a project whose cloud's interface is gone wires its other links all the same; a start wires the cloud's once it is back", async () => {
       const gone = `pbg${tag}`;
       sh(ip, ["link", "add", gone, "type", "veth", "peer", "name", `pbh${tag}`]);
+      try {
+        await reopenWithout(gone);
+      } finally {
+        if (exists(gone)) sh(ip, ["link", "del", gone]);
+      }
+    }, LAB_TIMEOUT);
+
+    async function reopenWithout(gone: string) {
       const Q = await newProject(s.url, "reopen");
       const cloud = await node(s.url, Q, { name: "C", node_type: "cloud", properties: { ports_mapping: [{ name: "g", port_number: 0, type: "ethernet", interface: gone }] } });
       const a = await node(s.url, Q, { name: "A", node_type: "vpcs" });
@@ -439,10 +449,9 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         expect(helpers(s.dataDir).filter((p) => /socat/.test(cmdline(p)))).toHaveLength(1);
       } finally {
         await call(s.url, "DELETE", `/v2/projects/${Q}`);
-        sh(ip, ["link", "del", gone]);
       }
       await waitFor(() => helpers(s.dataDir).length === 0, 10_000, "nothing left");
-    });
+    }
 
     it("refuses a port on an interface that does not exist at the link (409, GNS3's message) and bad mappings (400)", async () => {
       const cloud = await node(s.url, P, {
@@ -485,7 +494,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       expect((await call(s.url, "POST", `/v2/projects/${Q}/close`)).status).toBe(204);
       await nothingLeft(s.dataDir, bridge);
       await call(s.url, "DELETE", `/v2/projects/${Q}`);
-    });
+    }, LAB_TIMEOUT);
   });
 
   describe("on a host with libvirt's bridge (emulated as in the reference: a bridge and a DHCP server of the test's)", () => {
@@ -502,7 +511,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         `--dhcp-range=${net}.2,${net}.254,255.255.255.0,1h`,
       ], { stdio: "ignore" });
       s = await startTestServer({ local: true, nat: { natInterface: virbr, bridge: `pbnav${tag}`, subnet: `${natNet()}.0/24` } });
-    });
+    }, LAB_TIMEOUT);
     afterAll(async () => {
       await s?.close();
       dhcp?.kill("SIGKILL");
@@ -530,7 +539,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       expect((await call(s.url, "DELETE", `/v2/projects/${P}/links/${l.body.link_id}`)).status).toBe(204);
       await waitFor(() => tapsOn(virbr).length === 0 && helpers(s.dataDir).length === 0, 10_000, "the TAP and its socat to go");
       expect(exists(virbr)).toBe(true); // the host's bridge is not Patchbay's to remove
-    });
+    }, LAB_TIMEOUT);
   });
 
   it("a NAT link is refused (409) when Patchbay's bridge could not be made: its subnet overlaps the host's, its name is taken", async () => {
@@ -551,7 +560,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       }
       expect(exists(HOST_END)).toBe(true); // an interface that is not Patchbay's is left alone
     }
-  });
+  }, LAB_TIMEOUT);
 
   describe("outside local mode", () => {
     let s: TestServer;
@@ -613,7 +622,7 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         await srv.drop();
         removeBridge(bridge);
       }
-    });
+    }, LAB_TIMEOUT);
 
     it("kill -9: socats, dnsmasq and TAPs die with the server; the restart removes the old rules and bridge", async () => {
       const bridge = `pbnak${tag}`;
@@ -642,6 +651,6 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         await first.drop();
         removeBridge(bridge); // only when a step above failed before the restart took it down
       }
-    });
+    }, LAB_TIMEOUT);
   });
 });
