@@ -14,6 +14,7 @@ import "./nodes/graphql.js";
 import "./nodes/qemu-graphql.js";
 import "./nodes/docker-graphql.js";
 import "./compute-api/docker-graphql.js";
+import "./nodes/host-link-graphql.js";
 import "./links/graphql.js";
 import "./templates/graphql.js";
 import "./drawings/graphql.js";

@@ -22,6 +22,8 @@ const ALLOWED: { file: string; line?: string; why: string }[] = [
   { file: "emulation/nodes/operations.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },
   { file: "emulation/nodes/qemu-graphql.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },
   { file: "emulation/nodes/docker-graphql.ts", line: '=== "docker"', why: "the docker properties' typed GraphQL view (GraphQL types stay out of the runtime)" },
+  { file: "emulation/nodes/host-link-graphql.ts", line: '=== "cloud"', why: "the typed cloud settings of GraphQL (the driver parses them)" },
+  { file: "emulation/nodes/host-link-graphql.ts", line: '=== "nat"', why: "the typed NAT settings of GraphQL" },
   { file: "emulation/topology-file/export.ts", line: '=== "iou"', why: "the .gns3 format: where an IOU node names its image" },
   { file: "emulation/computes/forwarding.ts", line: '["qemu", "dynamips", "iou"]', why: "image directories (emulators), not node types" },
   { file: "emulation/simvm/operations.ts", line: "ENGINES", why: "GNS3 VM engines, not node types" },
@@ -79,10 +81,13 @@ describe("unit: node drivers", () => {
   });
 
   it("keeps GNS3's orders and words: messages, capabilities, always-on devices, console defaults", () => {
-    expect(runnableTypes()).toEqual(["vpcs", "qemu", "docker", "ethernet_hub", "ethernet_switch"]);
-    expect(runnableTypesInWords()).toBe("vpcs, qemu, docker, ethernet_hub and ethernet_switch");
-    expect(listedNodeTypes().slice(0, 3)).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
-    expect(NODE_TYPES.filter(isAlwaysOn)).toEqual(["ethernet_hub", "ethernet_switch"]);
+    expect(runnableTypes()).toEqual(["vpcs", "qemu", "docker", "ethernet_hub", "ethernet_switch", "cloud", "nat"]);
+    expect(runnableTypesInWords()).toBe("vpcs, qemu, docker, ethernet_hub, ethernet_switch, cloud and nat");
+    const host = { local: true, nat: { natInterface: "virbr0", bridge: "pbnat0", subnet: "192.168.122.0/24" } };
+    expect(listedNodeTypes(host).slice(0, 3)).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
+    // qemu, docker, cloud and nat come after them, when the host has what they need.
+    expect(listedNodeTypes(host).slice(3).every((t) => ["qemu", "docker", "cloud", "nat"].includes(t))).toBe(true);
+    expect(NODE_TYPES.filter(isAlwaysOn)).toEqual(["cloud", "nat", "ethernet_hub", "ethernet_switch"]);
     expect(Object.fromEntries(NODE_TYPES.map((t) => [t, consoleRules(t).default]))).toEqual({
       cloud: null,
       nat: null,

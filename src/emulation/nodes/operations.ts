@@ -10,7 +10,7 @@ import { changedFields, publishTopologyEvent } from "../core/events.js";
 import { assertName } from "../core/names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
-import { consoleRules, preparePropertiesOf, startupScriptOf } from "../runtime/drivers/registry.js";
+import { consoleRules, prepareProperties, startupScriptOf } from "../runtime/drivers/registry.js";
 import { allocateConsolePort, assertConsoleFree, heldConsole } from "../node-model/console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "../node-model/ports.js";
@@ -49,17 +49,17 @@ function checkConsoleType(nodeType: string, consoleType: ConsoleType | null): vo
 }
 
 /**
- * Emulator properties with rules of their own (qemu: every value reaches a command line); other types keep what
- * they are given. `changed`: the keys a client sent (all for a new node), for checks that concern only those.
+ * Emulator properties with rules of their own (qemu: every value reaches a command line; the types whose driver
+ * prepares them: docker, cloud, nat); other types keep what they are given. `changed`: the keys a client sent (all for a
+ * new node), for checks that concern only those.
  */
 async function emulatorProperties(
   ctx: AppContext,
-  node: { id: string; nodeType: string; computeId: string },
+  node: { id: string; nodeType: string; computeId: string; name?: string },
   merged: Record<string, unknown>,
   changed: readonly string[] | "all",
 ): Promise<Record<string, unknown>> {
-  if (node.nodeType === "qemu") return prepareQemuProperties(ctx, node, merged, changed);
-  return preparePropertiesOf(node.nodeType)?.(node.id, merged) ?? merged;
+  return node.nodeType === "qemu" ? prepareQemuProperties(ctx, node, merged, changed) : prepareProperties(ctx, node, merged, changed);
 }
 
 function checkCustomAdapters(nodeType: string, adapters: unknown): void {

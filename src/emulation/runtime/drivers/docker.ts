@@ -77,7 +77,7 @@ export const dockerDriver = {
     }
     return dockerEngine.reachable;
   },
-  prepareProperties: (nodeId, merged) => ({ ...merged, ...prepareDockerProperties(nodeId, merged) }),
+  prepareProperties: async (_ctx, node, merged) => ({ ...merged, ...prepareDockerProperties(node.id, merged) }),
   adaptersAtStart: (node) => dockerProps(node).adapters,
   memoryMb: () => 0,
 
