@@ -29,6 +29,9 @@ const VPCS_ADDRESS_SPACE = 1536 * 1024 * 1024;
  */
 export const VPCS_UDP_OFFSETS = [0, 9] as const;
 
+/** How long a start waits for the console to listen before it gives up (409). */
+const CONSOLE_WAIT_MS = 20_000;
+
 /** The startup script vpcs runs, in the node directory. */
 export const VPCS_STARTUP_SCRIPT = "startup.vpc";
 
@@ -137,7 +140,9 @@ export class VpcsProcess {
     this.root = child.pid;
     this.pids = child.pid ? [child.pid] : [];
     this.writePidFile();
-    const running = this.pids.length > 0 ? await this.consoleListening(5000) : undefined;
+    // The wait ends early when the sandbox ends (vpcs could not start); a busy host (many nodes starting at once,
+    // other jobs) can take seconds to get a healthy one listening.
+    const running = this.pids.length > 0 ? await this.consoleListening(CONSOLE_WAIT_MS, () => code !== null) : undefined;
     if (!running) {
       await this.stop(true);
       const tail = readTail(path.join(o.workdir, "vpcs.log"));
@@ -153,13 +158,13 @@ export class VpcsProcess {
    * Waits until the console server listens, without connecting to it (see listensOn); answers the node's processes
    * then, or undefined on time-out.
    */
-  private async consoleListening(timeoutMs: number): Promise<number[] | undefined> {
+  private async consoleListening(timeoutMs: number, ended: () => boolean): Promise<number[] | undefined> {
     const deadline = Date.now() + timeoutMs;
     let pids: number[] = [];
     const below = async () => (pids = await descendants(this.root!));
     // The sandbox's processes come first; the daemon that listens appears among them a moment later.
     while (!(await listensOn(below, this.opts.consolePort))) {
-      if (Date.now() > deadline) return undefined;
+      if (ended() || Date.now() > deadline) return undefined;
       await sleep(25);
     }
     return pids;
