@@ -27,13 +27,18 @@ function setConnection(state: "connecting" | "connected" | "closed", text: strin
 
 const client: Client = createClient({
   url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/graphql`,
+  lazy: false, // one socket for the page's life (it always watches something), so "live" means live
   retryAttempts: Infinity,
   shouldRetry: () => true,
   retryWait: async (retries) => new Promise((r) => setTimeout(r, Math.min(500 * 2 ** retries, 5000))),
   on: {
     connecting: () => setConnection("connecting", "connecting…"),
     connected: () => setConnection("connected", "live"),
-    closed: () => setConnection("closed", "disconnected — retrying"),
+    closed: (e) => {
+      const { code, reason } = (e ?? {}) as CloseEvent;
+      console.warn(`GraphQL socket closed: ${code ?? ""} ${reason ?? ""}`);
+      setConnection("closed", "disconnected — retrying");
+    },
   },
 });
 
@@ -128,7 +133,6 @@ const SHAPE: Record<string, string> = { ethernet_switch: "rectangle", ethernet_h
 
 const cy = cytoscape({
   container: $("#topology"),
-  wheelSensitivity: 0.3,
   boxSelectionEnabled: false,
   autoungrabify: true, // positions are the server's: the page shows them, it does not move nodes
   style: [
@@ -250,7 +254,7 @@ function renderLists() {
   const n = selectedNode ? nodes.get(selectedNode) : undefined;
   $("#selected-node").textContent = n?.name ?? "—";
   for (const b of document.querySelectorAll<HTMLButtonElement>("button[data-node]")) b.disabled = !n;
-  $<HTMLButtonElement>("#open-console").disabled = !n || n.status !== "STARTED" || n.consoleType !== "telnet";
+  $<HTMLButtonElement>("#open-console").disabled = !n || n.status !== "STARTED" || n.consoleType !== "TELNET";
   const l = selectedLink ? links.get(selectedLink) : undefined;
   $("#selected-link").textContent = l ? linkName(l) : "—";
   $<HTMLButtonElement>("#watch-packets").disabled = !l;
