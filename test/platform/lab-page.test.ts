@@ -118,7 +118,7 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
   });
 
   it("opens a project, starts a node that turns green, answers show ip in its console and shows a ping's packets", async () => {
-    await step("a project with PC1 — PC2 (addresses from their startup scripts) and a note", async () => {
+    await step("a project with PC1 — PC2 (names and addresses from their startup.vpc) and a note", async () => {
       P = (await api("POST", "/v2/projects", { name: "Lab page" })).body.project_id;
       for (const [i, name] of ["PC1", "PC2"].entries()) {
         const r = await api("POST", `/v2/projects/${P}/nodes`, {
@@ -130,8 +130,8 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
         });
         expect(r.status, r.text).toBe(201);
         ids[name] = r.body.node_id;
-        const script = await api("PUT", `/v2/projects/${P}/nodes/${ids[name]}`, { properties: { startup_script: `set pcname ${name}\nip 10.0.0.${i + 1}/24\n` } });
-        expect(script.status, script.text).toBe(200);
+        const script = await api("POST", `/v2/projects/${P}/nodes/${ids[name]}/files/startup.vpc`, `set pcname ${name}\nip 10.0.0.${i + 1}/24\n`);
+        expect(script.status, script.text).toBe(201);
       }
       const l = await api("POST", `/v2/projects/${P}/links`, {
         nodes: [
@@ -141,7 +141,7 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
       });
       expect(l.status, l.text).toBe(201);
       L = l.body.link_id;
-      const svg = '<svg width="220" height="30"><text x="0" y="20" font-size="16" fill="#37474f">PC1 pings PC2</text></svg>';
+      const svg = '<svg width="220" height="30"><text x="4" y="20" font-family="sans-serif" font-size="16" fill="#37474f">PC1 pings PC2</text></svg>';
       expect((await api("POST", `/v2/projects/${P}/drawings`, { x: -110, y: -160, svg })).status).toBe(201);
     });
 
@@ -203,7 +203,7 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
       await request.waitFor({ timeout: 20_000 });
       expect(await request.innerText()).toMatch(/10\.0\.0\.1\s+10\.0\.0\.2\s+ICMP echo request, ttl 64/);
       await page.locator("#packets tbody tr", { hasText: "ICMP echo reply" }).first().waitFor();
-      await expect.poll(() => terminalText(page), { timeout: 10_000 }).toMatch(/84 bytes from 10\.0\.0\.2 icmp_seq=1/);
+      await expect.poll(() => terminalText(page), { timeout: 10_000 }).toMatch(/10\.0\.0\.2 icmp_seq=1 ttl=64/);
       if (process.env.PATCHBAY_LAB_SCREENSHOT) await page.screenshot({ path: process.env.PATCHBAY_LAB_SCREENSHOT });
     });
   }, 120_000);
@@ -218,7 +218,7 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
       const pc2 = (await graph(page)).nodes.find((n) => n.id === ids.PC2)!;
       expect(pc2.label).toBe("Server");
       expect(pc2.position).toEqual({ x: 250 + r.body.width / 2, y: 120 + r.body.height / 2 });
-      expect(await page.locator("#links li").innerText()).toBe("PC1 0/0 ↔ Server 0/0");
+      expect(await page.locator("#links li").innerText()).toBe("PC1 0/0 ↔ Server 0/0 ●"); // still capturing (the dot)
     });
 
     await step("a node created over REST appears, deleted disappears", async () => {

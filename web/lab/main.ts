@@ -215,7 +215,10 @@ function putDrawing(d: { id: string; x: number; y: number; z: number; rotation: 
   const root = doc.documentElement;
   const w = Number(root.getAttribute("width")) || 100;
   const h = Number(root.getAttribute("height")) || 40;
-  const data = { id: `drawing-${d.id}`, image: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(d.svg)}`, w, h };
+  // GNS3 writes its SVG without a namespace; as an image, SVG needs one.
+  if (!root.getAttribute("xmlns")) root.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+  const svg = new XMLSerializer().serializeToString(root);
+  const data = { id: `drawing-${d.id}`, image: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`, w, h };
   const existing = cy.getElementById(data.id);
   if (existing.nonempty()) existing.data(data).position({ x: d.x + w / 2, y: d.y + h / 2 });
   else cy.add({ group: "nodes", data, position: { x: d.x + w / 2, y: d.y + h / 2 }, classes: "drawing", selectable: false });
