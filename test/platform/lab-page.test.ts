@@ -183,12 +183,14 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
       await nodeItem(page, "PC1").click();
       await page.locator("#open-console").click();
       await expect.poll(() => terminalText(page), { timeout: 10_000 }).toContain("[connected]");
+      // The prompt once the startup file ran (what is typed before it goes to the startup's questions).
+      await expect.poll(() => terminalText(page), { timeout: 10_000 }).toMatch(/PC1> *$/);
       await page.locator("#terminal").click();
       await page.keyboard.type("show ip");
       await page.keyboard.press("Enter");
       await expect.poll(() => terminalText(page), { timeout: 10_000 }).toMatch(/IP\/MASK\s*:\s*10\.0\.0\.1\/24/);
-      // …and xterm.js drew it.
-      expect(await page.locator("#terminal .xterm-rows").innerText()).toMatch(/IP\/MASK\s*:\s*10\.0\.0\.1\/24/);
+      // …and xterm.js drew it (on its next animation frame).
+      await expect.poll(() => page.locator("#terminal .xterm-rows").innerText()).toMatch(/IP\/MASK\s*:\s*10\.0\.0\.1\/24/);
       expect(await terminalText(page)).toMatch(/NAME\s*:\s*PC1/);
     });
 
