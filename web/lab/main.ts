@@ -33,7 +33,11 @@ const client: Client = createClient({
   retryWait: async (retries) => new Promise((r) => setTimeout(r, Math.min(500 * 2 ** retries, 5000))),
   on: {
     connecting: () => setConnection("connecting", "connecting…"),
-    connected: () => setConnection("connected", "live"),
+    connected: () => {
+      setConnection("connected", "live");
+      // After a reconnect graphql-ws subscribes again, but what changed meanwhile was missed: read it all anew.
+      if (connections++ > 0) onReconnect();
+    },
     closed: (e) => {
       const { code, reason } = (e ?? {}) as CloseEvent;
       console.warn(`GraphQL socket closed: ${code ?? ""} ${reason ?? ""}`);
@@ -41,6 +45,9 @@ const client: Client = createClient({
     },
   },
 });
+
+let connections = 0;
+let onReconnect = () => {};
 
 const errorText = (e: unknown): string =>
   Array.isArray(e) ? e.map((x) => x?.message ?? String(x)).join("; ") : e instanceof Error ? e.message : (e as any)?.reason || String(e);
@@ -302,15 +309,18 @@ const linkFromPayload = (p: any, capturing?: boolean): LabLink => ({
   ends: (p.nodes ?? []).map((e: any) => ({ nodeId: e.node_id, adapterNumber: e.adapter_number, portNumber: e.port_number })),
 });
 
-async function openProject(id: string) {
+/** Shows project `id`; `refresh`: the same project read anew (after a reconnect), its console and packets kept. */
+async function openProject(id: string, refresh = false) {
   stopEvents?.();
   stopEvents = undefined;
-  closeConsole();
-  closePackets();
+  if (!refresh) {
+    closeConsole();
+    closePackets();
+    selectedNode = selectedLink = undefined;
+  }
   projectId = id;
   nodes.clear();
   links.clear();
-  selectedNode = selectedLink = undefined;
   cy.elements().remove();
   say("Opening…");
   // A closed project shows no nodes: open it (as the GNS3 GUI does when it shows one).
@@ -329,8 +339,13 @@ async function openProject(id: string) {
   for (const n of project.nodes) putNode(n);
   for (const l of project.links)
     putLink({ id: l.id, capturing: l.capturing, ends: l.endpoints.map((e: any) => ({ nodeId: e.node.id, adapterNumber: e.adapterNumber, portNumber: e.portNumber })) });
-  cy.fit(undefined, 40);
-  if (cy.zoom() > 1.5) cy.zoom(1.5).center();
+  if (selectedNode && !nodes.has(selectedNode)) selectedNode = undefined;
+  if (selectedLink && !links.has(selectedLink)) selectedLink = undefined;
+  for (const sel of [selectedNode, selectedLink]) if (sel) cy.getElementById(sel).select();
+  if (!refresh) {
+    cy.fit(undefined, 40);
+    if (cy.zoom() > 1.5) cy.zoom(1.5).center();
+  }
   document.querySelectorAll<HTMLElement>("#projects li").forEach((li) => li.classList.toggle("selected", li.dataset.id === id));
   say(`${project.nodes.length} nodes, ${project.links.length} links.`);
   renderLists();
@@ -375,7 +390,7 @@ function startEvents(id: string) {
       if (projectId !== id || stopEvents !== stop) return;
       // The stream ended (server restart, project closed): reload the project, which subscribes again.
       say(`Live updates stopped${error ? `: ${error}` : ""}; reloading…`, Boolean(error));
-      setTimeout(() => projectId === id && void openProject(id).catch((e) => say(errorText(e), true)), 2000);
+      setTimeout(() => projectId === id && void openProject(id, true).catch((e) => say(errorText(e), true)), 2000);
     },
   );
   stopEvents = stop;
@@ -472,7 +487,8 @@ $("#open-console").onclick = () => {
     { p: projectId, n: node.id },
     (r) => {
       if (r.__typename !== "SubscriptionNodeConsoleSuccess") return term.write(`\x1b[31m[${r.message}]\x1b[0m\r\n`);
-      if (!consoleSession) {
+      if (consoleSession !== r.data.session) {
+        // The first item; after a reconnect, the new connection's console (a session of its own).
         consoleSession = r.data.session;
         term.write(`\x1b[90m[connected]\x1b[0m\r\n`);
         term.focus();
@@ -612,6 +628,12 @@ volumeSelect.onchange = async () => {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
+
+onReconnect = () => {
+  void loadProjects().catch(() => {});
+  if (projectId) void openProject(projectId, true).catch((e) => say(errorText(e), true));
+  if (volumeSelect.value) void volumeSelect.onchange?.(new Event("change"));
+};
 
 renderLists();
 Promise.all([loadProjects(), loadVolumes()])
