@@ -112,6 +112,8 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
     expect(js.headers.get("content-encoding")).toBe("gzip");
     expect(js.headers.get("x-content-type-options")).toBe("nosniff");
     expect((await js.text()).length).toBeGreaterThan(100_000); // fetch decompressed it: the bundle itself
+    expect((await call(s.url, "GET", "/lab/lab.js.LEGAL.txt", undefined, CREDENTIALS)).text).toMatch(/cytoscape|xterm/i);
+    expect((await call(s.url, "GET", "/lab/index.html", undefined, CREDENTIALS)).status).toBe(404); // only the names of the page
     const html = await call(s.url, "GET", "/lab", undefined, CREDENTIALS);
     expect(html.headers.get("content-security-policy")).toContain("script-src 'self'");
     expect((await call(s.url, "GET", "/start", undefined, CREDENTIALS)).text).toContain('href="/lab"');

@@ -9,7 +9,7 @@ import { packagePath } from "../core/package-root.js";
  * /graphql); it is served behind the same origin policy and credentials as every route (server.ts mounts it after
  * them), and nothing of it is read before it is asked for.
  *
- * Only these three names are served — no path from the request reaches the file system. Scripts go out as
+ * Only these names are served (the page, its script and style, and their licence notes) — no path from the request reaches the file system. Scripts go out as
  * `application/javascript`, with `nosniff`, revalidated on every load (`no-cache` with ETag and Last-Modified: a
  * rebuild shows at once, a reload is a 304), gzip-compressed from the build's `.gz` copy when the client accepts
  * it. The page's Content-Security-Policy allows only this origin's script, style and socket (drawings' SVG are
@@ -19,6 +19,9 @@ const FILES: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/lab.js": { file: "lab.js", type: "application/javascript; charset=utf-8" },
   "/lab.css": { file: "lab.css", type: "text/css; charset=utf-8" },
+  // The libraries' licence notes, which the bundles name in their first comment.
+  "/lab.js.LEGAL.txt": { file: "lab.js.LEGAL.txt", type: "text/plain; charset=utf-8" },
+  "/lab.css.LEGAL.txt": { file: "lab.css.LEGAL.txt", type: "text/plain; charset=utf-8" },
 };
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
