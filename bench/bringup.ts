@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { TelnetClient } from "../src/emulation/runtime/telnet-client.js";
 import { findOwnedPids, killAndWait, OWNER_ENV, sleep } from "../src/emulation/runtime/processes.js";
 import { findVpcs } from "../src/emulation/runtime/vpcs.js";
-import { buildProject, check, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
+import { ask, buildProject, check, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const SIZES = (process.env.BENCH_SIZES ?? "50,200").split(",").map(Number);
@@ -29,11 +29,23 @@ const PROMPT = /> $/;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (t0: number) => performance.now() - t0;
 
+/** A console connection, tried again while nothing listens yet (a vpcs launcher may exit before its daemon listens). */
+async function connect(port: number, deadline = performance.now() + 15_000): Promise<TelnetClient> {
+  for (;;) {
+    try {
+      return await TelnetClient.connect(port, "127.0.0.1", 10_000);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ECONNREFUSED" || performance.now() > deadline) throw e;
+      await sleep(10);
+    }
+  }
+}
+
 /** Connects to every console and waits for its prompt; resolves when the last one showed it. */
 async function allPrompts(ports: number[]): Promise<void> {
   await Promise.all(
     ports.map(async (port) => {
-      const c = await TelnetClient.connect(port, "127.0.0.1", 10_000);
+      const c = await connect(port);
       try {
         await c.waitFor(PROMPT, 15_000);
       } finally {
@@ -73,7 +85,7 @@ async function floor(n: number, base: { console: number; udp: number }): Promise
   }
 }
 
-interface Timings { answer: number; ready: number; cpu: number; stop: number; close: number }
+interface Timings { answer: number; ready: number; cpu: number; sql: number; stop: number; close: number }
 
 /** CPU time (user + system, ms) a process has used: what a run costs the server whatever else the host does. */
 function cpuMs(pid: number): number {
@@ -82,18 +94,20 @@ function cpuMs(pid: number): number {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-async function patchbayRun(agent: http.Agent, port: number, serverPid: number, projectId: string): Promise<Timings> {
+async function patchbayRun(agent: http.Agent, port: number, server: ChildProcess, projectId: string): Promise<Timings> {
+  const statements = async () => (await ask(server, "statements", "statements")).statements as number;
   const nodes = () => requestJson(agent, port, "GET", `/v2/projects/${projectId}/nodes`) as Promise<any[]>;
   const action = async (what: "start" | "stop") => {
     const r = await request(agent, port, { method: "POST", path: `/v2/projects/${projectId}/nodes/${what}`, body: "{}" });
     check(r.status === 204, `${what} all answered ${r.status} ${r.body.slice(0, 300)}`);
   };
   const pcs = (await nodes()).filter((n) => n.node_type === "vpcs");
-  const cpu0 = cpuMs(serverPid);
+  const [cpu0, sql0] = [cpuMs(server.pid!), await statements()];
   let t0 = performance.now();
   await action("start");
   const answer = ms(t0);
-  const cpu = cpuMs(serverPid) - cpu0;
+  const cpu = cpuMs(server.pid!) - cpu0;
+  const sql = (await statements()) - sql0;
   await allPrompts(pcs.map((n) => n.console));
   const ready = ms(t0);
   check((await nodes()).every((n) => n.status === "started"), "every node started");
@@ -109,7 +123,7 @@ async function patchbayRun(agent: http.Agent, port: number, serverPid: number, p
   await requestJson(agent, port, "POST", `/v2/projects/${projectId}/close`, {});
   const close = ms(t0);
   await requestJson(agent, port, "POST", `/v2/projects/${projectId}/open`, {});
-  return { answer, ready, cpu, stop, close };
+  return { answer, ready, cpu, sql, stop, close };
 }
 
 async function main() {
@@ -117,7 +131,7 @@ async function main() {
   console.log(`patchbay bring-up benchmark: ${db.kind}, sizes ${SIZES.join(", ")} vpcs nodes, ${RUNS} runs each (medians)`);
   console.log(machineLine());
   const children: ChildProcess[] = [];
-  const rows: string[][] = [["vpcs nodes", "floor: spawned at once → every prompt", "start all → answer", "→ every prompt", "vs floor", "server CPU", "stop all", "close (running)", "load1"]];
+  const rows: string[][] = [["vpcs nodes", "floor: spawned at once → every prompt", "start all → answer", "→ every prompt", "vs floor", "server CPU", "SQL statements", "stop all", "close (running)", "load1"]];
   try {
     const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
     children.push(pb.child);
@@ -130,14 +144,14 @@ async function main() {
       for (let r = 0; r < RUNS; r++) {
         floors.push(await floor(size, { console: 30000, udp: 31000 }));
         await sleep(500);
-        runs.push(await patchbayRun(agent, port, pb.child.pid!, id));
+        runs.push(await patchbayRun(agent, port, pb.child, id));
         await sleep(500);
         check(findOwnedPids(path.resolve(db.dataDir)).length === 0, "no node process left after close");
       }
       const f = median(floors);
       const m = (k: keyof Timings) => median(runs.map((x) => x[k]));
       rows.push([
-        String(size), `${f.toFixed(0)} ms`, `${m("answer").toFixed(0)} ms`, `${m("ready").toFixed(0)} ms`, `${(m("ready") / f).toFixed(2)}×`, `${m("cpu").toFixed(0)} ms`,
+        String(size), `${f.toFixed(0)} ms`, `${m("answer").toFixed(0)} ms`, `${m("ready").toFixed(0)} ms`, `${(m("ready") / f).toFixed(2)}×`, `${m("cpu").toFixed(0)} ms`, String(m("sql")),
         `${m("stop").toFixed(0)} ms`, `${m("close").toFixed(0)} ms`, os.loadavg()[0].toFixed(1),
       ]);
       console.log(`${size}: floor ${floors.map((x) => x.toFixed(0)).join("/")} ms; ready ${runs.map((x) => x.ready.toFixed(0)).join("/")} ms`);

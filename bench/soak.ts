@@ -20,6 +20,8 @@
  *
  * On a shared machine read the "CPU pressure" column (Linux PSI, /proc/pressure/cpu: share of the last minute in
  * which runnable tasks waited for a CPU): when it is high, latency measures the queue for the CPU, not the server.
+ * `chrt -r 10 npm run bench:soak` (root) runs the whole soak in the real-time class so that other jobs do not queue
+ * ahead of it; the pressure column then shows the others waiting, not the soak.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";

@@ -74,7 +74,8 @@ async function bundle() {
       target: "node20",
       // import() becomes require(): a vm.Script (launch.ts) has no module loader for import() without an experimental flag.
       supported: { "dynamic-import": false },
-      external: ["libsql", "pg-native", "fs-native-extensions", "@graphql-yoga/render-graphiql"],
+      // "*.node": native addons dockerode's ssh transport tries inside try/catch (ssh2, cpu-features; their builds are denied).
+      external: ["libsql", "pg-native", "fs-native-extensions", "@graphql-yoga/render-graphiql", "*.node"],
       define: { "import.meta.dirname": "__dirname", "import.meta.url": "__import_meta_url" },
       // "use strict" first: after the banner, esbuild's own directive would no longer be one (ES modules are strict).
       banner: { js: '"use strict";\nvar __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },

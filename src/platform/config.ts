@@ -40,6 +40,21 @@ const OPTIONS = {
     default: "",
     help: `extra directories (separated by "${path.delimiter}") where local mode may place and load projects; <data-dir>/projects is always allowed`,
   },
+  "nat-interface": {
+    env: "PATCHBAY_NAT_INTERFACE",
+    default: "virbr0",
+    help: "bridge NAT nodes join when this host has it (libvirt's, as GNS3's default_nat_interface); otherwise Patchbay makes --nat-bridge",
+  },
+  "nat-bridge": {
+    env: "PATCHBAY_NAT_BRIDGE",
+    default: "pbnat0",
+    help: "name of Patchbay's own NAT bridge (made while a NAT node is linked, with DHCP by dnsmasq and masquerading by nftables)",
+  },
+  "nat-subnet": {
+    env: "PATCHBAY_NAT_SUBNET",
+    default: "192.168.122.0/24",
+    help: "private IPv4 subnet of Patchbay's own NAT bridge (the bridge takes its first address, DHCP the rest)",
+  },
   "console-ports": { env: "PATCHBAY_CONSOLE_PORTS", default: "5000-9999", help: "console port range for nodes (apart from --udp-ports)" },
   "udp-ports": { env: "PATCHBAY_UDP_PORTS", default: "10000-20000", help: "UDP port range for links" },
   "vm-memory-limit": {
@@ -115,6 +130,8 @@ export interface Config {
   local: boolean;
   /** Absolute directories where local mode may put or load projects, besides <dataDir>/projects. */
   allowedRoots: string[];
+  /** NAT nodes (src/emulation/runtime/nat-network.ts): the host's NAT bridge if present, else Patchbay's own. */
+  nat: { natInterface: string; bridge: string; subnet: string };
   consolePorts: [number, number];
   udpPorts: [number, number];
   /** MB of guest RAM (the qemu nodes' `ram`) running VMs may add up to; starting one more beyond it is refused. */
@@ -257,6 +274,11 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
   if (consolePorts[0] <= udpPorts[1] && udpPorts[0] <= consolePorts[1]) {
     throw new ConfigError(`PATCHBAY_CONSOLE_PORTS ${consolePorts.join("-")} and PATCHBAY_UDP_PORTS ${udpPorts.join("-")} overlap: give them separate ranges`);
   }
+  const ifname = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,15}$/; // as runtime/host-interfaces.ts: names reach socat, nft and dnsmasq
+  const nat = { natInterface: get("nat-interface"), bridge: get("nat-bridge"), subnet: get("nat-subnet") };
+  if (!ifname.test(nat.natInterface)) throw new ConfigError("PATCHBAY_NAT_INTERFACE must be an interface name (1-15 letters, digits, '.', '_' or '-')");
+  if (!ifname.test(nat.bridge)) throw new ConfigError("PATCHBAY_NAT_BRIDGE must be an interface name (1-15 letters, digits, '.', '_' or '-')");
+  if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(nat.subnet)) throw new ConfigError("PATCHBAY_NAT_SUBNET must be an IPv4 subnet such as 192.168.122.0/24");
   return {
     help: Boolean(values.help),
     version: Boolean(values.version),
@@ -276,6 +298,7 @@ export function loadConfig(argv: string[] = [], env: NodeJS.ProcessEnv = process
       .split(path.delimiter)
       .filter(Boolean)
       .map((root) => path.resolve(root)),
+    nat,
     consolePorts,
     udpPorts,
     vmMemoryLimit: megabytes("PATCHBAY_VM_MEMORY_LIMIT", get("vm-memory-limit"), Math.floor(os.totalmem() / 2 ** 21)),

@@ -61,7 +61,7 @@ describe("runtime REST without vpcs processes", () => {
   });
 
   it("GraphQL lifecycle and capture mutations return typed errors", async () => {
-    const q = await call(s.url, "POST", `${P}/nodes`, { name: "R9", node_type: "docker", compute_id: "local" });
+    const q = await call(s.url, "POST", `${P}/nodes`, { name: "R9", node_type: "iou", compute_id: "local" });
     const pid = P.split("/")[3];
     const r = await gql(
       s.url,
@@ -71,7 +71,7 @@ describe("runtime REST without vpcs processes", () => {
     );
     expect(r.errors).toBeUndefined();
     expect(r.data.startNode.__typename).toBe("ConflictError");
-    expect(r.data.startNode.message).toMatch(/docker nodes are not supported.*Docker daemon/);
+    expect(r.data.startNode.message).toMatch(/iou nodes are not supported.*IOU binary/);
     const nf = await gql(s.url, `mutation($p: String!) { stopCapture(projectId: $p, linkId: "nope") { __typename ... on NotFoundError { message } } }`, { p: pid });
     expect(nf.data.stopCapture).toEqual({ __typename: "NotFoundError", message: "Link ID nope doesn't exist" });
     const stop = await gql(
@@ -79,7 +79,7 @@ describe("runtime REST without vpcs processes", () => {
       `mutation($p: ID!, $n: ID!) { stopNode(projectId: $p, id: $n) { ... on MutationStopNodeSuccess { data { nodeId status nodeType } } } }`,
       { p: pid, n: q.body.node_id },
     );
-    expect(stop.data.stopNode.data).toEqual({ nodeId: q.body.node_id, status: "STOPPED", nodeType: "docker" });
+    expect(stop.data.stopNode.data).toEqual({ nodeId: q.body.node_id, status: "STOPPED", nodeType: "iou" });
     await call(s.url, "DELETE", `${P}/nodes/${q.body.node_id}`);
   });
 

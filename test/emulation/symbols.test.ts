@@ -172,7 +172,8 @@ describe("symbols", () => {
     expect(builtins.map((t: any) => t.template_type).sort()).toEqual(["atm_switch", "cloud", "ethernet_hub", "ethernet_switch", "frame_relay_switch", "nat", "vpcs"]);
     const defaults: string[] = [];
     for (const template_type of TEMPLATE_TYPES) {
-      const t = await call(s.url, "POST", "/v2/templates", { name: `symbol of ${template_type}`, template_type, compute_id: "local" });
+      // A docker template names its image (GNS3's schema requires it).
+      const t = await call(s.url, "POST", "/v2/templates", { name: `symbol of ${template_type}`, template_type, compute_id: "local", ...(template_type === "docker" && { image: "busybox" }) });
       expect(t.status, t.text).toBe(201);
       defaults.push(t.body.symbol);
     }

@@ -106,7 +106,11 @@ describe("emulation: templates (REST)", () => {
 
   it("keeps user templates of every node type", async () => {
     for (const type of ALL_TYPES) {
-      const r = await call(s.url, "POST", "/v2/templates", { name: `t-${type}`, template_type: type, compute_id: "local", ...(type === "qemu" && { ram: 512, hda_disk_image: "linux.qcow2" }) });
+      const r = await call(s.url, "POST", "/v2/templates", {
+        name: `t-${type}`, template_type: type, compute_id: "local",
+        ...(type === "qemu" && { ram: 512, hda_disk_image: "linux.qcow2" }),
+        ...(type === "docker" && { image: "busybox:latest" }),
+      });
       expect(r.status, `${type}: ${r.text}`).toBe(201);
       expect(r.body).toMatchObject({ template_type: type, builtin: false, category: expect.any(String), default_name_format: expect.any(String), symbol: expect.any(String) });
     }
@@ -216,12 +220,13 @@ describe("emulation: templates (REST)", () => {
     });
 
     it("clear errors: unknown template, no compute for a built-in, a type this server cannot run, bad body, closed project", async () => {
+      const FRSW_ID = "dd0f6f3a-ba58-3249-81cb-a1dd88407a47";
       const ghost = "0e0a2c3e-6d0a-4a43-9d36-1b7a0f2d7c11";
       expect(await call(s.url, "POST", `${P}/templates/${ghost}`, { x: 0, y: 0, compute_id: "local" })).toMatchObject({ status: 404, body: { message: `Template ${ghost} doesn't exist` } });
       expect(await call(s.url, "POST", `${P}/templates/${VPCS_ID}`, { x: 0, y: 0 })).toMatchObject({ status: 404, body: { message: "Compute ID None doesn't exist" } });
-      const cloud = await call(s.url, "POST", `${P}/templates/${CLOUD_ID}`, { x: 0, y: 0, compute_id: "local" });
-      expect(cloud.status).toBe(409);
-      expect(cloud.body.message).toMatch(/cannot run cloud nodes.*vpcs, ethernet_hub, ethernet_switch/);
+      const frsw = await call(s.url, "POST", `${P}/templates/${FRSW_ID}`, { x: 0, y: 0, compute_id: "local" });
+      expect(frsw.status).toBe(409);
+      expect(frsw.body.message).toMatch(/cannot run frame_relay_switch nodes.*vpcs, ethernet_hub, ethernet_switch/);
       const z = await call(s.url, "POST", `${P}/templates/${VPCS_ID}`, { x: 0, y: 0, z: 1, compute_id: "local" });
       expect(z.status).toBe(400);
       expect(z.body.message).toContain("Additional properties are not allowed ('z' was unexpected)");

@@ -16,12 +16,14 @@ const DRIVERS_DIR = "emulation/runtime/drivers/";
 const ALLOWED: { file: string; line?: string; why: string }[] = [
   { file: "emulation/node-model/vocabularies.ts", why: "the GNS3 v2 vocabulary of node types (the wire enum)" },
   { file: "emulation/node-model/ports.ts", why: "GNS3's port layout of every node type, whichever compute runs it" },
-  { file: "emulation/node-model/adapters.ts", line: '=== "qemu"', why: "GNS3's port layout: a qemu node's base MAC, whichever compute runs it" },
   { file: "emulation/node-model/serialize.ts", line: "BUILTIN_TYPES", why: "GNS3's node model: types without node directory nor command line, on any compute" },
   { file: "emulation/links/filters.ts", line: "FILTERING_NODE_TYPES", why: "GNS3's rule of which types take link filters, on any compute" },
   { file: "emulation/links/operations.ts", line: "CLOUDS", why: "GNS3's link rule for clouds and NATs, on any compute" },
   { file: "emulation/nodes/operations.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },
   { file: "emulation/nodes/qemu-graphql.ts", line: '=== "qemu"', why: "the qemu properties contract, not yet a driver's" },
+  { file: "emulation/nodes/docker-graphql.ts", line: '=== "docker"', why: "the docker properties' typed GraphQL view (GraphQL types stay out of the runtime)" },
+  { file: "emulation/nodes/host-link-graphql.ts", line: '=== "cloud"', why: "the typed cloud settings of GraphQL (the driver parses them)" },
+  { file: "emulation/nodes/host-link-graphql.ts", line: '=== "nat"', why: "the typed NAT settings of GraphQL" },
   { file: "emulation/topology-file/export.ts", line: '=== "iou"', why: "the .gns3 format: where an IOU node names its image" },
   { file: "emulation/computes/forwarding.ts", line: '["qemu", "dynamips", "iou"]', why: "image directories (emulators), not node types" },
   { file: "emulation/simvm/operations.ts", line: "ENGINES", why: "GNS3 VM engines, not node types" },
@@ -79,10 +81,13 @@ describe("unit: node drivers", () => {
   });
 
   it("keeps GNS3's orders and words: messages, capabilities, always-on devices, console defaults", () => {
-    expect(runnableTypes()).toEqual(["vpcs", "qemu", "ethernet_hub", "ethernet_switch"]);
-    expect(runnableTypesInWords()).toBe("vpcs, qemu, ethernet_hub and ethernet_switch");
-    expect(listedNodeTypes().slice(0, 3)).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
-    expect(NODE_TYPES.filter(isAlwaysOn)).toEqual(["ethernet_hub", "ethernet_switch"]);
+    expect(runnableTypes()).toEqual(["vpcs", "qemu", "docker", "ethernet_hub", "ethernet_switch", "cloud", "nat"]);
+    expect(runnableTypesInWords()).toBe("vpcs, qemu, docker, ethernet_hub, ethernet_switch, cloud and nat");
+    const host = { local: true, nat: { natInterface: "virbr0", bridge: "pbnat0", subnet: "192.168.122.0/24" } };
+    expect(listedNodeTypes(host).slice(0, 3)).toEqual(["vpcs", "ethernet_hub", "ethernet_switch"]);
+    // qemu, docker, cloud and nat come after them, when the host has what they need.
+    expect(listedNodeTypes(host).slice(3).every((t) => ["qemu", "docker", "cloud", "nat"].includes(t))).toBe(true);
+    expect(NODE_TYPES.filter(isAlwaysOn)).toEqual(["cloud", "nat", "ethernet_hub", "ethernet_switch"]);
     expect(Object.fromEntries(NODE_TYPES.map((t) => [t, consoleRules(t).default]))).toEqual({
       cloud: null,
       nat: null,

@@ -8,6 +8,7 @@ import { nodePorts } from "../node-model/ports.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import { getNode } from "../nodes/operations.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
+import { checkLinkEnd } from "../runtime/drivers/registry.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES, normalizeFilters } from "./filters.js";
 import { linkChangesSchema, newLinkSchema, type LinkChanges, type LinkEndpointInput, type NewLink } from "./schema.js";
 import { linkToRest, type LinkWithEndpoints } from "./serialize.js";
@@ -18,7 +19,12 @@ const withEndpoints = { endpoints: { orderBy: { position: "asc" } } } as const;
 const byCreation = [{ createdAt: "asc" }, { id: "asc" }] as const;
 
 /** Checks one end against the ends already attached, in GNS3's order; returns the port's link type. */
-async function checkEndpoint(tx: Tx, projectId: string, end: LinkEndpointInput, attached: { nodeId: string; nodeType: string; linkType: string }[]) {
+async function checkEndpoint(
+  tx: Tx,
+  projectId: string,
+  end: LinkEndpointInput,
+  attached: { nodeId: string; nodeType: string; linkType: string }[],
+) {
   const node = await tx.node.findFirst({ where: { id: end.nodeId, projectId } });
   if (!node) throw new NotFoundError(`Node ID ${end.nodeId} doesn't exist`);
   const port = nodePorts({ ...node, properties: nodeProperties(node) }).find(
@@ -38,7 +44,7 @@ async function checkEndpoint(tx: Tx, projectId: string, end: LinkEndpointInput, 
       throw new ConflictError(`Connecting a ${other.linkType} interface to a ${port.link_type} interface is not allowed`);
     }
   }
-  return { nodeId: node.id, nodeType: node.nodeType, linkType: port.link_type };
+  return { nodeId: node.id, nodeType: node.nodeType, linkType: port.link_type, node, end };
 }
 
 /**
@@ -55,6 +61,10 @@ export async function createLink(ctx: AppContext, projectId: string, raw: NewLin
       if (await tx.link.findUnique({ where: { id } })) throw new ConflictError(`Link ID ${id} already exists`);
       const attached: Awaited<ReturnType<typeof checkEndpoint>>[] = [];
       for (const end of input.nodes ?? []) attached.push(await checkEndpoint(tx, projectId, end, attached));
+      // Then the compute that runs each end may refuse to carry it (a cloud binding a host interface outside local mode).
+      for (const a of attached) {
+        if (a.node.computeId === "local") checkLinkEnd(a.node, a.end.adapterNumber, a.end.portNumber, ctx.services.emulation.runtime.host);
+      }
       return tx.link.create({
         data: {
           id,

@@ -16,6 +16,15 @@ export function qemuBaseMac(nodeId: string): string {
   return `0c:${hex.slice(2, 4)}:${hex.slice(4, 6)}:${hex.slice(6, 8)}:00:00`;
 }
 
+/** GNS3's docker base MAC: `02:42:` + hex chars [2:8] of the node id + `:00` (node 86c0e3a1-… → 02:42:c0:e3:a1:00). */
+export function dockerBaseMac(nodeId: string): string {
+  const hex = nodeId.replaceAll("-", "").toLowerCase();
+  return `02:42:${hex.slice(2, 4)}:${hex.slice(4, 6)}:${hex.slice(6, 8)}:00`;
+}
+
+/** The node types whose ports have a MAC derived from the node id when none is stored (imported from a .gns3). */
+const BASE_MACS: Readonly<Record<string, (nodeId: string) => string>> = { qemu: qemuBaseMac, docker: dockerBaseMac };
+
 /** The base plus n as a 48-bit integer, in lower case (GNS3's int_to_macaddress). */
 export function offsetMac(base: string, n: number): string {
   const value = (BigInt(`0x${base.replaceAll(":", "")}`) + BigInt(n)) & 0xffffffffffffn;
@@ -58,7 +67,8 @@ export interface AdapterSource {
 export function nodeAdapter(node: AdapterSource, custom: readonly CustomAdapter[], n: number) {
   const own = custom.find((c) => c.adapter_number === n);
   const stored = node.properties.mac_address;
-  const base = isMac(stored) ? stored : node.nodeType === "qemu" && node.id ? qemuBaseMac(node.id) : undefined;
+  const derived = node.id ? BASE_MACS[node.nodeType]?.(node.id) : undefined;
+  const base = isMac(stored) ? stored : derived;
   const type = node.properties.adapter_type;
   return {
     portName: own?.port_name,

@@ -78,7 +78,10 @@ export function nodePorts(node: PortSource): NodePort[] {
   const custom = readCustomAdapters(node.customAdapters);
   return Array.from({ length: adapters }, (_, i) => {
     const { portName, adapterType, macAddress } = nodeAdapter(node, custom, i);
-    const name = portName ?? (i === 0 && node.firstPortName ? node.firstPortName : formatPortName(node.portNameFormat, i, node.portSegmentSize));
-    return { ...ethernet(name, `e${i}`, i, 0), ...(adapterType && { adapter_type: adapterType }), ...(macAddress && { mac_address: macAddress }) };
+    // A docker node's interfaces are the container's eth0..N whatever the port name format (GNS3's docker ports).
+    const docker = nodeType === "docker";
+    const formatted = docker ? `eth${i}` : i === 0 && node.firstPortName ? node.firstPortName : formatPortName(node.portNameFormat, i, node.portSegmentSize);
+    const name = portName ?? formatted;
+    return { ...ethernet(name, docker ? `eth${i}` : `e${i}`, i, 0), ...(adapterType && { adapter_type: adapterType }), ...(macAddress && { mac_address: macAddress }) };
   });
 }

@@ -10,7 +10,7 @@ import { changedFields, publishTopologyEvent } from "../core/events.js";
 import { assertName } from "../core/names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
-import { consoleRules, startupScriptOf } from "../runtime/drivers/registry.js";
+import { consoleRules, prepareProperties, startupScriptOf } from "../runtime/drivers/registry.js";
 import { allocateConsolePort, assertConsoleFree, heldConsole } from "../node-model/console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "../node-model/ports.js";
@@ -49,16 +49,17 @@ function checkConsoleType(nodeType: string, consoleType: ConsoleType | null): vo
 }
 
 /**
- * Emulator properties with rules of their own (qemu: every value reaches a command line); other types keep what
- * they are given. `changed`: the keys a client sent (all for a new node), for checks that concern only those.
+ * Emulator properties with rules of their own (qemu: every value reaches a command line; the types whose driver
+ * prepares them: docker, cloud, nat); other types keep what they are given. `changed`: the keys a client sent (all for a
+ * new node), for checks that concern only those.
  */
 async function emulatorProperties(
   ctx: AppContext,
-  node: { id: string; nodeType: string; computeId: string },
+  node: { id: string; nodeType: string; computeId: string; name?: string },
   merged: Record<string, unknown>,
   changed: readonly string[] | "all",
 ): Promise<Record<string, unknown>> {
-  return node.nodeType === "qemu" ? prepareQemuProperties(ctx, node, merged, changed) : merged;
+  return node.nodeType === "qemu" ? prepareQemuProperties(ctx, node, merged, changed) : prepareProperties(ctx, node, merged, changed);
 }
 
 function checkCustomAdapters(nodeType: string, adapters: unknown): void {
@@ -147,12 +148,52 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
       });
     }),
   );
-  const placed = input.computeId === "local" ? node : await placeRemote(ctx, node);
+  let placed = input.computeId === "local" ? node : await placeRemote(ctx, node);
   const dir = projectDir(ctx, project);
   if (!builtin) await fs.mkdir(nodeDirectory(dir, placed), { recursive: true });
+  if (placed.computeId === "local") placed = await provisionNew(ctx, placed, nodeDirectory(dir, placed));
   if (script !== undefined) await startup?.write(nodeDirectory(dir, placed), placed.name, script);
   await publishTopologyEvent(ctx, projectId, { type: "node.created", node: placed, projectDir: dir });
   return placed;
+}
+
+/**
+ * What a new node keeps on this host (a docker node's container) is made with it, as GNS3 does; when that fails (a
+ * missing image) there is no node: the row and its directory go, and the 409 says why.
+ */
+async function provisionNew(ctx: AppContext, node: Node, workdir: string): Promise<Node> {
+  try {
+    const recorded = await ctx.services.emulation.runtime.provisionNode(node, workdir);
+    if (!recorded) return node;
+    return await ctx.db.node.update({ where: { id: node.id }, data: { propertiesJson: JSON.stringify({ ...nodeProperties(node), ...recorded }) } });
+  } catch (e) {
+    await ctx.db.node.deleteMany({ where: { id: node.id } });
+    ctx.services.emulation.reads.invalidate(node.projectId); // never announced: a read may have seen the row
+    await fs.rm(workdir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/**
+ * A changed node whose host state depends on the change (a docker node's settings or name) has it made again; when
+ * that fails the node keeps its former name and properties.
+ */
+async function reprovision(ctx: AppContext, before: Node, after: Node, sentKeys: readonly string[]): Promise<Node> {
+  // Only what really changed counts: the GUI sends every property back when its dialog is confirmed.
+  const [was, now] = [nodeProperties(before), nodeProperties(after)];
+  const changedKeys = sentKeys.filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k]));
+  if (after.computeId !== "local" || (!changedKeys.length && after.name === before.name)) return after;
+  const workdir = nodeDirectory(projectDir(ctx, await getProject(ctx, after.projectId)), after);
+  try {
+    const recorded = await ctx.services.emulation.runtime.reprovisionNode(after, workdir, changedKeys, after.name !== before.name);
+    if (!recorded) return after;
+    return await ctx.db.node.update({ where: { id: after.id }, data: { propertiesJson: JSON.stringify({ ...nodeProperties(after), ...recorded }) } });
+  } catch (e) {
+    await ctx.db.node.update({ where: { id: after.id }, data: { name: before.name, propertiesJson: before.propertiesJson } }).catch(() => {});
+    // A running node was stopped to be made again: it stays stopped, and says so.
+    if (after.status !== "stopped" && !ctx.services.emulation.runtime.isRunning(after.id)) await setNodeRuntimeState(ctx, after.id, { status: "stopped" }).catch(() => {});
+    throw e;
+  }
 }
 
 /**
@@ -198,7 +239,7 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
     changes.properties && Object.keys(changes.properties).length
       ? await emulatorProperties(ctx, before, { ...nodeProperties(before), ...changes.properties }, Object.keys(changes.properties))
       : undefined;
-  const after = await withUniqueRetry(() =>
+  let after = await withUniqueRetry(() =>
     ctx.db.$transaction(async (tx) => {
       const name =
         changes.name === undefined || changes.name === before.name
@@ -222,6 +263,7 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
       });
     }),
   );
+  after = await reprovision(ctx, before, after, properties ? Object.keys(changes.properties ?? {}) : []);
   const startup = startupScriptOf(after.nodeType);
   if (startup && after.name !== before.name) {
     await startup.rename(nodeDirectory(projectDir(ctx, await getProject(ctx, projectId)), after), after.name);
@@ -234,11 +276,19 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
 export async function setNodeRuntimeState(
   ctx: AppContext,
   nodeId: string,
-  state: { status?: NodeStatus; commandLine?: string | null; console?: number | null; consoleHost?: string },
+  state: { status?: NodeStatus; commandLine?: string | null; console?: number | null; consoleHost?: string; properties?: Record<string, unknown> },
 ): Promise<Node> {
   const before = await ctx.db.node.findUnique({ where: { id: nodeId } });
   if (!before) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
-  const after = await ctx.db.node.update({ where: { id: nodeId }, data: { ...state, ...(state.console !== undefined && heldConsole(state.console)) } });
+  const { properties, ...rest } = state;
+  const after = await ctx.db.node.update({
+    where: { id: nodeId },
+    data: {
+      ...rest,
+      ...(state.console !== undefined && heldConsole(state.console)),
+      ...(properties && { propertiesJson: JSON.stringify({ ...nodeProperties(before), ...properties }) }),
+    },
+  });
   await publishIfChanged(ctx, before, after);
   return after;
 }

@@ -6,6 +6,8 @@ export interface RunState {
   status: NodeStatus;
   commandLine?: string | null;
   console?: number | null;
+  /** Properties the compute changed (a docker node's container made again at start: container_id). */
+  properties?: Record<string, unknown>;
 }
 
 /**

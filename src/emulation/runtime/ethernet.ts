@@ -20,6 +20,16 @@ export interface Nio {
   remote: number;
 }
 
+/** What the compute asks of a device node: a UDP NIO per linked port (EthernetDevice, HostPortDevice). */
+export interface PortDevice {
+  addNio(portNumber: number, nio: Nio): Promise<void>;
+  removeNio(portNumber: number): Promise<void>;
+  readonly connectedPorts: number[];
+  close(): Promise<void>;
+  /** The node is started: what should run and does not any more is restarted (GNS3 re-adds a cloud's NIOs); throws 409. */
+  revive?(): Promise<void>;
+}
+
 interface Port {
   number: number;
   nio: Nio;
@@ -34,7 +44,7 @@ export interface EthernetStats {
   sent: number;
 }
 
-export abstract class EthernetDevice {
+export abstract class EthernetDevice implements PortDevice {
   protected ports = new Map<number, Port>();
   readonly stats: EthernetStats = { received: 0, sent: 0 };
 

@@ -7,15 +7,16 @@ import { KeyedQueue } from "../../platform/keyed-queue.js";
 import { anyOf } from "../../platform/events.js";
 import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { nodeProperties } from "../node-model/serialize.js";
-import type { EthernetDevice } from "./ethernet.js";
-import type { DeviceDriver, NodeProcess, ProcessDriver } from "./drivers/driver.js";
-import { driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "./drivers/registry.js";
+import type { PortDevice } from "./ethernet.js";
+import type { DeviceDriver, HostPolicy, NodeProcess, ProcessDriver } from "./drivers/driver.js";
+import { allArtifacts, artifactsOf, driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "./drivers/registry.js";
 import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
 import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
 import { removeStaleQmpSockets } from "./qemu.js";
 import { UdpPortPool } from "./udp-port-pool.js";
 import type { Compute, RunState } from "./compute.js";
 import { killNowSync, recoverLeftovers } from "./processes.js";
+import { NatNetwork } from "./nat-network.js";
 
 /**
  * The local compute's live state: node processes (vpcs, QEMU), in-process hubs/switches, link relays and captures,
@@ -69,7 +70,9 @@ export class LocalCompute implements Compute {
   private attachments = new Map<string, Attachment>();
   /** Running node processes; `ports` are the attachment keys the process holds ("node" holder). */
   private processes = new Map<string, { projectId: string; nodeType: string; proc: NodeProcess; ports: string[] }>();
-  private devices = new Map<string, { projectId: string; driver: DeviceDriver; device: EthernetDevice }>();
+  private devices = new Map<string, { projectId: string; driver: DeviceDriver; device: PortDevice }>();
+  /** The network NAT nodes' ports lead into (libvirt's virbr0, or Patchbay's own bridge made on demand). */
+  readonly nat: NatNetwork;
   private links = new Map<string, WiredLink>();
   /** Guest RAM of VMs being launched (not yet in `processes`), counted by the memory cap. */
   private startingRam = 0;
@@ -90,6 +93,12 @@ export class LocalCompute implements Compute {
     this.pool = new UdpPortPool(ctx.config.udpPorts[0], ctx.config.udpPorts[1]);
     this.owner = path.resolve(ctx.config.dataDir);
     this.runDir = path.join(this.owner, "run");
+    this.nat = new NatNetwork(ctx.config.nat, this.owner, this.runDir, ctx.log);
+  }
+
+  /** What the operator allows and set up (local mode, NAT), as the drivers ask it. */
+  get host(): HostPolicy {
+    return { local: this.ctx.config.local, nat: this.ctx.config.nat, natProblem: () => this.nat.problem() };
   }
 
   /**
@@ -103,7 +112,9 @@ export class LocalCompute implements Compute {
       : [];
     const killed = await recoverLeftovers(this.runDir, this.owner);
     if (killed.length) this.ctx.log.info("runtime: killed leftover processes", { pids: killed });
+    await this.removeArtifacts({}, "leftovers of a previous run removed");
     removeStaleQmpSockets(this.runDir, recorded); // no VM of this data directory runs any more
+    await this.nat.recover(); // its dnsmasq went with the leftovers; its bridge and rules go now
   }
 
   /**
@@ -125,7 +136,7 @@ export class LocalCompute implements Compute {
 
   /** The node types this compute offers (its capabilities), from its drivers. */
   nodeTypes(): string[] {
-    return listedNodeTypes();
+    return listedNodeTypes(this.host);
   }
 
   /** Serialises runtime work per key (node or link), like GNS3's per-node lock. */
@@ -151,7 +162,7 @@ export class LocalCompute implements Compute {
               await this.unwireLink(e.link.id);
               break;
             case "node.deleted":
-              await this.releaseNode(e.node.id);
+              await this.releaseNode(e.node.id, e.node.nodeType);
               break;
             case "node.updated":
               this.refreshDevice(e.node.id, nodeProperties(e.node));
@@ -209,9 +220,20 @@ export class LocalCompute implements Compute {
     const driver = driverFor(node.nodeType);
     if (driver?.runs !== "device") return;
     let d = this.devices.get(node.id);
-    if (!d) this.devices.set(node.id, (d = { projectId: node.projectId, driver, device: driver.create(node) }));
+    if (!d) {
+      const env = { ctx: this.ctx, owner: this.owner, runDir: this.runDir, host: this.host, nat: this.nat };
+      this.devices.set(node.id, (d = { projectId: node.projectId, driver, device: driver.create(node, env) }));
+    }
     const a = this.attachments.get(portKey(node.id, adapter, port))!;
-    await d.device.addNio(port, { local: a.nodeLocal, remote: a.peer });
+    try {
+      await d.device.addNio(port, { local: a.nodeLocal, remote: a.peer });
+    } catch (e) {
+      if (!d.device.connectedPorts.length) {
+        this.devices.delete(node.id);
+        await d.device.close();
+      }
+      throw e;
+    }
   }
 
   private refreshDevice(nodeId: string, properties: Record<string, unknown>): void {
@@ -237,6 +259,9 @@ export class LocalCompute implements Compute {
       // Same id, other ends (a snapshot restore recreates links): rewire.
       if (current && current.ends.map((e) => e.key).join() !== keys.join()) await this.unwireNow(linkId);
       const wired = this.links.get(linkId) ?? (await this.wire(link));
+      // Closed while it was being wired (a cloud port's socat takes a moment): the close's release may have missed it.
+      const project = await this.ctx.db.project.findUnique({ where: { id: link.projectId }, select: { status: true } });
+      if (project?.status === "closed") return this.unwireNow(linkId);
       wired.tunnel.setFilters(parseFilters(link.filtersJson));
       wired.tunnel.setSuspended(link.suspend);
     });
@@ -395,10 +420,17 @@ export class LocalCompute implements Compute {
    */
   async startProcess(node: Node, workdir: string): Promise<string> {
     await this.ready.catch(() => {});
-    const reason = unavailableReason(node);
+    const reason = unavailableReason(node, this.host);
     if (reason) throw new ConflictError(reason);
     const driver = driverFor(node.nodeType)!;
-    if (driver.runs === "device") return "";
+    if (driver.runs === "device") {
+      // GNS3's start re-adds every NIO: a cloud port whose host side went away is joined again, and a link that could
+      // not be wired (its interface was missing then) is wired now — or the start answers why not (409).
+      await this.devices.get(node.id)?.device.revive?.();
+      const links = await this.ctx.db.link.findMany({ where: { endpoints: { some: { nodeId: node.id } } }, select: { id: true } });
+      for (const l of links) if (!this.links.has(l.id)) await this.syncLinkNow(l.id);
+      return "";
+    }
     const running = this.processes.get(node.id);
     if (running?.proc.running) {
       await running.proc.resume?.(); // GNS3: start on a paused VM resumes it
@@ -489,16 +521,30 @@ export class LocalCompute implements Compute {
   }
 
   async stopProcess(nodeId: string): Promise<void> {
-    const p = this.processes.get(nodeId);
-    if (!p) return;
-    this.processes.delete(nodeId);
-    await p.proc.stop();
-    for (const k of p.ports) this.detach(k, "node");
+    await this.finish(this.takeProcesses((id) => id === nodeId));
   }
 
-  /** Stops them all at once (a stop is a signal and a wait for the process to go). */
-  private async stopProcesses(nodeIds: string[]): Promise<void> {
-    const results = await Promise.allSettled(nodeIds.map((id) => this.stopProcess(id)));
+  /**
+   * Processes taken out of the running set (so their end is not reported as a crash), before what they run in is
+   * removed under them (a project's containers); `finish` then stops them and gives their ports back.
+   */
+  private takeProcesses(which: (nodeId: string, projectId: string) => boolean) {
+    const taken = [...this.processes].filter(([id, p]) => which(id, p.projectId));
+    for (const [id] of taken) this.processes.delete(id);
+    return taken.map(([, p]) => p);
+  }
+
+  /** Stops them all at once (a stop is a signal and a wait for the process to go); their ports go back. */
+  private async finish(taken: { proc: NodeProcess; ports: string[] }[]): Promise<void> {
+    const results = await Promise.allSettled(
+      taken.map(async (p) => {
+        try {
+          await p.proc.stop();
+        } finally {
+          for (const k of p.ports) this.detach(k, "node");
+        }
+      }),
+    );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
   }
@@ -507,7 +553,8 @@ export class LocalCompute implements Compute {
 
   async startNode(node: Node, workdir: string): Promise<RunState[]> {
     const commandLine = await this.startProcess(node, workdir);
-    return isAlwaysOn(node.nodeType) ? [] : [{ status: "started", commandLine }];
+    const properties = this.processes.get(node.id)?.proc.recorded;
+    return isAlwaysOn(node.nodeType) ? [] : [{ status: "started", commandLine, ...(properties && { properties }) }];
   }
 
   async stopNode(node: Node): Promise<RunState[]> {
@@ -519,13 +566,13 @@ export class LocalCompute implements Compute {
   async suspendNode(node: Node): Promise<RunState[]> {
     // What cannot pause accepts the request and nothing changes (VPCS, as in GNS3; hubs and switches).
     if (driverFor(node.nodeType)?.suspends === false) return [];
-    const reason = unavailableReason(node);
+    const reason = unavailableReason(node, this.host);
     if (reason) throw new ConflictError(reason);
     return (await this.suspendProcess(node.id)) ? [{ status: "suspended" }] : []; // a stopped VM stays stopped
   }
 
   async reloadNode(node: Node, workdir: string): Promise<RunState[]> {
-    const reason = unavailableReason(node);
+    const reason = unavailableReason(node, this.host);
     if (reason) throw new ConflictError(reason);
     if (isAlwaysOn(node.nodeType)) return [];
     // GNS3 resets the machine in place (system_reset); a suspended VM runs again. Else: stop, then start.
@@ -533,14 +580,56 @@ export class LocalCompute implements Compute {
     return [...(await this.stopNode(node)), ...(await this.startNode(node, workdir))];
   }
 
-  /** Everything of one node: its process, its device, the links wired to it. */
-  async releaseNode(nodeId: string): Promise<void> {
+  /** Everything of one node: its process, its device, the links wired to it, what it kept on the host (a container). */
+  async releaseNode(nodeId: string, nodeType?: string): Promise<void> {
     for (const [id, w] of [...this.links]) if (w.ends.some((e) => e.nodeId === nodeId)) await this.unwireLink(id);
-    await this.stopProcess(nodeId);
+    // Its container first (removed at once, where a stop waits for the command to end), then what ran around it.
+    const taken = this.takeProcesses((id) => id === nodeId);
+    const kept = nodeType === undefined ? allArtifacts() : [artifactsOf(nodeType)].filter((a) => a !== undefined);
+    for (const a of kept) await a.remove(this.owner, { nodeId }).catch((e) => this.ctx.log.error("runtime: a node's host state was not removed", { node: nodeId, error: String(e) }));
+    await this.finish(taken);
     const d = this.devices.get(nodeId);
     if (d) {
       this.devices.delete(nodeId);
       await d.device.close();
+    }
+  }
+
+  /**
+   * A new node of a type that keeps host state (a docker node's container): made now, as GNS3 makes it with the
+   * node. Answers the properties to record (container_id); throws (409) when it cannot be made (a missing image).
+   */
+  async provisionNode(node: Node, workdir: string): Promise<Record<string, unknown> | undefined> {
+    const artifacts = artifactsOf(node.nodeType);
+    if (!artifacts) return undefined;
+    return this.serial(`node:${node.id}`, () => artifacts.provision(node, { ctx: this.ctx, owner: this.owner, workdir }));
+  }
+
+  /**
+   * The node changed (`changedKeys` of its properties, `renamed`): when its host state depends on that, it is made
+   * again, and a running node is stopped before and started after (GNS3 recreates a container so).
+   */
+  async reprovisionNode(node: Node, workdir: string, changedKeys: readonly string[], renamed: boolean): Promise<Record<string, unknown> | undefined> {
+    const artifacts = artifactsOf(node.nodeType);
+    if (!artifacts?.needsNew(changedKeys, renamed)) return undefined;
+    return this.serial(`node:${node.id}`, async () => {
+      const wasRunning = this.isRunning(node.id);
+      if (wasRunning) await this.stopProcess(node.id);
+      const recorded = await artifacts.provision(node, { ctx: this.ctx, owner: this.owner, workdir });
+      if (wasRunning) {
+        const updated = { ...node, propertiesJson: JSON.stringify({ ...nodeProperties(node), ...recorded }) };
+        await this.launch(driverFor(node.nodeType) as ProcessDriver, updated, workdir);
+      }
+      return recorded;
+    });
+  }
+
+  private async removeArtifacts(scope: { projectId?: string }, done: string): Promise<void> {
+    for (const a of allArtifacts()) {
+      await a.remove(this.owner, scope).then(
+        (removed) => removed && this.ctx.log.info(`runtime: ${done}`, { ...scope, removed }),
+        (e) => this.ctx.log.info("runtime: host state not removed", { ...scope, error: String(e) }),
+      );
     }
   }
 
@@ -550,8 +639,13 @@ export class LocalCompute implements Compute {
   }
 
   private async releaseProjectNow(projectId: string): Promise<void> {
+    // Links being wired right now (a cloud port's socat takes a moment) finish first, so that none is missed.
+    const rows = await this.ctx.db.link.findMany({ where: { projectId }, select: { id: true } }).catch(() => []);
+    for (const { id } of rows) await this.serial(`link:${id}`, async () => {});
     for (const [id, w] of [...this.links]) if (w.projectId === projectId) await this.unwireLink(id);
-    await this.stopProcesses([...this.processes].filter(([, p]) => p.projectId === projectId).map(([id]) => id));
+    const taken = this.takeProcesses((_id, project) => project === projectId);
+    await this.removeArtifacts({ projectId }, "project's containers removed");
+    await this.finish(taken);
     for (const [id, d] of [...this.devices]) {
       if (d.projectId !== projectId) continue;
       this.devices.delete(id);
@@ -567,7 +661,10 @@ export class LocalCompute implements Compute {
     for (const [id, w] of [...this.links]) if (w.projectId === projectId && !live.has(id) && !id.startsWith(NIO_WIRE)) await this.unwireLink(id);
     for (const [id, p] of [...this.processes]) if (p.projectId === projectId && !nodes.has(id)) await this.releaseNode(id);
     for (const [id, d] of [...this.devices]) if (d.projectId === projectId && !nodes.has(id)) await this.releaseNode(id);
-    for (const l of links) await this.syncLinkNow(l.id);
+    // One link that cannot be carried (a cloud port whose interface is gone) leaves the others wired.
+    for (const l of links) {
+      await this.syncLinkNow(l.id).catch((e) => this.ctx.log.error("runtime: link not wired", { project: projectId, link: l.id, error: String(e) }));
+    }
   }
 
   /** Running nodes per node type (metrics): live processes, hubs and switches forwarding. Read-only. */
@@ -596,9 +693,13 @@ export class LocalCompute implements Compute {
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
     for (const s of this.subscriptions) await s.return?.();
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
-    await this.stopProcesses([...this.processes.keys()]);
+    // As GNS3 closes its projects on shutdown: the containers go (a start makes them again), then the processes.
+    const taken = this.takeProcesses(() => true);
+    await this.removeArtifacts({}, "containers removed at shutdown");
+    await this.finish(taken);
     for (const d of this.devices.values()) await d.device.close();
     this.devices.clear();
+    await this.nat.stop();
     process.off("exit", this.exitHandler);
   }
 }

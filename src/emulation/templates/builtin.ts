@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { UUID_PATTERN } from "../../platform/input.js";
+import { MAC_PATTERN } from "../node-model/adapters.js";
+import { DOCKER_CONSOLE_TYPES } from "../node-model/docker-properties.js";
 import { defaultPortsMapping } from "../node-model/ports.js";
 import { qemuPropertyFields, qemuTemplateDefaults, qemuTemplateNodeFields } from "../node-model/qemu-properties.js";
 import { NODE_TYPES, type NodeType } from "../node-model/vocabularies.js";
@@ -149,8 +151,44 @@ const RULES: Record<NodeType, TypeRules> = {
     defaults: () => ({ category: "guest", default_name_format: "{name}-{0}", symbol: ":/symbols/qemu_guest.svg", usage: "", ...qemuTemplateDefaults() }),
     nodeProperties: Object.keys(qemuPropertyFields),
   },
+  // GNS3's docker template schema (compat-docker §5): the GUI wizard's body; image required.
+  docker: {
+    fields: {
+      image: z.string().min(1),
+      adapters: z.int().min(0).max(99).optional(),
+      mac_address: z.union([z.string().regex(MAC_PATTERN), z.literal("")]).optional(),
+      start_command: z.string().optional(),
+      environment: z.string().optional(),
+      console_type: z.enum(DOCKER_CONSOLE_TYPES).optional(),
+      console_auto_start: z.boolean().optional(),
+      console_http_port: z.int().min(1).max(65535).optional(),
+      console_http_path: z.string().optional(),
+      console_resolution: z.string().regex(/^[0-9]+x[0-9]+$/).optional(),
+      extra_hosts: z.string().optional(),
+      extra_volumes: z.array(z.string()).optional(),
+      custom_adapters: z.array(z.record(z.string(), z.unknown())).optional(),
+    },
+    defaults: () => ({
+      category: "guest",
+      default_name_format: "{name}-{0}",
+      symbol: ":/symbols/docker_guest.svg",
+      usage: "",
+      adapters: 1,
+      mac_address: "",
+      start_command: "",
+      environment: "",
+      console_type: "telnet",
+      console_auto_start: false,
+      console_http_port: 80,
+      console_http_path: "/",
+      console_resolution: "1024x768",
+      extra_hosts: "",
+      extra_volumes: [],
+      custom_adapters: [],
+    }),
+    nodeProperties: ["image", "adapters", "mac_address", "start_command", "environment", "console_http_port", "console_http_path", "console_resolution", "extra_hosts", "extra_volumes"],
+  },
   // Emulators this server does not run: their templates are kept as the client sends them.
-  docker: { fields: null, defaults: () => ({ category: "guest", default_name_format: "{name}-{0}", symbol: ":/symbols/docker_guest.svg", usage: "" }), nodeProperties: "all" },
   iou: { fields: null, defaults: () => ({ category: "router", default_name_format: "IOU{0}", symbol: ":/symbols/multilayer_switch.svg", usage: "" }), nodeProperties: "all" },
   dynamips: { fields: null, defaults: () => ({ category: "router", default_name_format: "R{0}", symbol: ":/symbols/router.svg", usage: "" }), nodeProperties: "all" },
   virtualbox: { fields: null, defaults: () => ({ category: "guest", default_name_format: "{name}-{0}", symbol: ":/symbols/vbox_guest.svg", usage: "" }), nodeProperties: "all" },

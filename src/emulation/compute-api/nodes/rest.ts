@@ -3,6 +3,7 @@ import type { AppContext } from "../../../platform/context.js";
 import { NotFoundError } from "../../../platform/core/errors.js";
 import { uuidSchema } from "../../../platform/input.js";
 import { qemuPropertiesSchema } from "../../node-model/qemu-properties.js";
+import { DOCKER_CONSOLE_TYPES, dockerPropertiesSchema } from "../../node-model/docker-properties.js";
 import { sendJson, type Gns3Routes } from "../../rest/kit.js";
 import { NODE_ACTIONS } from "../../nodes/lifecycle.js";
 import { driverFor, runnableTypes, runsProcess, type RunnableType } from "../../runtime/drivers/registry.js";
@@ -47,8 +48,31 @@ const createSchemas: Record<RunnableType, z.ZodObject> = {
     mac_offset: z.int().min(0).max(255).optional(),
   }),
   qemu: z.strictObject({ ...common, ...consoleFields, ...qemuPropertiesSchema.shape }),
+  // GNS3's docker schema: image required, its console types.
+  docker: z.strictObject({
+    ...common,
+    ...dockerPropertiesSchema.shape,
+    image: z.string().min(1),
+    console: consoleFields.console,
+    console_type: z.enum(DOCKER_CONSOLE_TYPES).optional(),
+  }),
   ethernet_switch: z.strictObject({ ...common, ...consoleFields, ports_mapping: portsMapping.optional() }),
   ethernet_hub: z.strictObject({ ...common, ports_mapping: portsMapping.optional() }),
+  cloud: z.strictObject({
+    node_id: uuidSchema.optional(),
+    name: z.string().min(1),
+    // A controller sends the node's console fields; a cloud has no console of its own (its remote console is a setting).
+    console: z.int().min(1).max(65535).nullable().optional(),
+    console_type: z.enum(["telnet", "vnc", "spice", "http", "https", "none"]).nullable().optional(),
+    ports_mapping: portsMapping.optional(),
+    interfaces: z.array(z.record(z.string(), z.unknown())).optional(), // the live list: shown, not stored from clients
+    remote_console_host: z.string().optional(),
+    remote_console_port: z.int().min(1).max(65535).nullable().optional(),
+    remote_console_type: z.enum(["telnet", "vnc", "spice", "http", "https", "none"]).optional(),
+    remote_console_http_path: z.string().optional(),
+  }),
+  // GNS3's nat schema: no required field; the ports are always nat0 (a ports_mapping sent is ignored).
+  nat: z.strictObject({ node_id: uuidSchema.optional(), name: z.string().min(1), status: z.string().optional(), ports_mapping: portsMapping.optional() }),
 };
 
 const nioSchema = z.strictObject({
@@ -66,7 +90,7 @@ const captureSchema = z.strictObject({
 });
 
 function toInput(body: Record<string, unknown>): ComputeNodeInput {
-  const { node_id, name, console, console_type, usage: _usage, startup_script_path: _path, ...properties } = body as Record<string, any>;
+  const { node_id, name, console, console_type, usage: _usage, startup_script_path: _path, status: _status, ...properties } = body as Record<string, any>;
   if (body.usage !== undefined) properties.usage = body.usage;
   return { nodeId: node_id, name, console, consoleType: console_type, properties };
 }

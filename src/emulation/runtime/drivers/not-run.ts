@@ -17,20 +17,11 @@ const telnetByDefault: ConsoleRules = { default: "telnet" };
 const noConsoleByDefault: ConsoleRules = { default: null };
 
 export const NOT_RUN_HERE: Readonly<Record<string, NotRunHere>> = {
-  docker: { needs: "a Docker daemon and the container image", consoles: telnetByDefault },
   dynamips: { needs: "the Dynamips emulator and a Cisco IOS image", consoles: telnetByDefault, idlePc: true },
   iou: { needs: "the IOU binary and an IOU licence", consoles: telnetByDefault },
   virtualbox: { needs: "VirtualBox (VBoxManage) and a virtual machine", consoles: telnetByDefault },
   vmware: { needs: "VMware (vmrun) and a virtual machine", consoles: telnetByDefault },
   traceng: { needs: "TraceNG, which runs on Windows only", consoles: { types: ["none"], default: "none" } },
-  cloud: {
-    needs: "bridging to host interfaces (uBridge), which this compute does not do",
-    consoles: { types: [null, "none", "telnet", "vnc", "spice", "http", "https"], default: null },
-  },
-  nat: {
-    needs: "a NAT bridge to the host (uBridge and libvirt's virbr0), which this compute does not do",
-    consoles: { types: [null, "none"], default: null },
-  },
   frame_relay_switch: { needs: "the Dynamips Frame Relay switch", consoles: noConsoleByDefault },
   atm_switch: { needs: "the Dynamips ATM switch", consoles: noConsoleByDefault },
 };

@@ -1,0 +1,18 @@
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { dockerImages } from "./docker-images.js";
+
+/** `GET /v2/computes/{compute_id}/docker/images` over GraphQL: the images a docker node or template can use. */
+const DockerImageRef = builder.objectRef<{ image: string }>("DockerImage").implement({
+  description: "A container image of a compute's dockerd (a repository tag, e.g. busybox:latest)",
+  fields: (t) => ({ image: t.exposeString("image") }),
+});
+
+builder.queryField("dockerImages", (t) =>
+  t.field({
+    type: [DockerImageRef],
+    description: "The docker images of a compute, sorted (ConflictError when its dockerd does not answer)",
+    errors: { types: DOMAIN_ERRORS },
+    args: { computeId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => dockerImages(ctx, args.computeId),
+  }),
+);
