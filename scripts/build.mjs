@@ -7,6 +7,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildLab, LAB_SOURCES } from "./build-lab.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SRC = path.join(ROOT, "src");
@@ -14,7 +15,7 @@ const DIST = path.join(ROOT, "dist");
 /** Written after a successful build; its time is the build's. */
 const STAMP = path.join(DIST, ".built");
 /** Besides src/, what changes the output. */
-const INPUTS = ["tsconfig.json", "tsconfig.build.json", "scripts/build.mjs"].map((f) => path.join(ROOT, f));
+const INPUTS = ["tsconfig.json", "tsconfig.build.json", "scripts/build.mjs", "scripts/build-lab.mjs", "package-lock.json"].map((f) => path.join(ROOT, f));
 
 /** Every file under `dir`, recursively. */
 function files(dir) {
@@ -29,12 +30,12 @@ export function isStale() {
   } catch {
     return true;
   }
-  return [...INPUTS, ...files(SRC)].some((f) => fs.statSync(f).mtimeMs > built);
+  return [...INPUTS, ...files(SRC), ...files(LAB_SOURCES)].some((f) => fs.statSync(f).mtimeMs > built);
 }
 
 /** The bundle (dist/launch.js runs it) and, beside it, the code caches starts write for it (patchbay.*.cache). */
 const BUNDLE = path.join(DIST, "patchbay.cjs");
-const isBundleOutput = (rel) => rel.startsWith("patchbay.");
+const isBundleOutput = (rel) => rel.startsWith("patchbay.") || rel.startsWith(`lab${path.sep}`);
 
 const queryCompilersOutside = {
   name: "prisma-query-compilers-outside",
@@ -110,6 +111,7 @@ export async function build() {
     if (!fs.existsSync(path.join(SRC, source))) fs.rmSync(file);
   }
   await bundle();
+  await buildLab(); // the lab page (web/lab → dist/lab): browser code, no part of the server's bundle
   fs.chmodSync(path.join(DIST, "launch.js"), 0o755); // the package's bin: runnable as ./dist/launch.js too
   fs.writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }

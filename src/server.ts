@@ -20,6 +20,7 @@ import { requestIds } from "./platform/http/request-id.js";
 import { requestLog } from "./platform/http/request-log.js";
 import { routeTable, type RouteEntry } from "./platform/http/route-table.js";
 import { signedUrlGate } from "./platform/http/signed-url.js";
+import { labPage } from "./platform/http/lab-page.js";
 import { checkWebUiDir, WEB_UI_ENTRY, webUi } from "./platform/http/web-ui.js";
 import { createUpgradeHandler } from "./platform/http/websockets.js";
 import type { Feature } from "./platform/feature.js";
@@ -165,6 +166,8 @@ async function startLocked(
   app.get("/", webUiRoot ? (_req, res) => res.redirect(302, WEB_UI_ENTRY) : startPage);
   app.get("/start", startPage);
   if (webUiRoot) app.use("/static/web-ui", webUi(webUiRoot));
+  // The lab page: a GraphQL client, so only where the GraphQL API is (a compute has none).
+  if (config.mode === "controller") app.use("/lab", labPage());
   app.get("/metrics", async (_req, res) => void res.type(METRICS_CONTENT_TYPE).send(await renderMetrics(metrics)));
   app.use(computeModeGuard(config)); // a compute serves only the compute API (and the operator's pages above)
   mountApiDocs(app, features.flatMap((f) => f.api?.(ctx) ?? []), () => routeTable(app), VERSION);

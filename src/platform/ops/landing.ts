@@ -17,6 +17,7 @@ export function landingPage(config: Pick<Config, "mode">, version: string, webUi
       ? [link("/v2/compute/capabilities", "/v2/compute", "the compute API its controller drives (everything else answers 403 here)")]
       : [
           ...(webUi ? [link(webUi, "GNS3 Web UI", "the GNS3 Web UI build this server serves (PATCHBAY_WEB_UI_DIR); / opens it too")] : []),
+          link("/lab", "Lab", "the live lab page: projects, topologies, node consoles, link packets and quota rules as they change"),
           link("/graphql", "GraphiQL", "the GraphQL API: queries, mutations, subscriptions (graphql-ws and SSE) at /graphql"),
           link("/docs/api", "API reference", "the REST faces, browsable"),
           link("/openapi/gns3.json", "/openapi/gns3.json", "OpenAPI document of the GNS3 v2 face (/v2)"),
