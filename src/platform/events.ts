@@ -41,8 +41,21 @@ export interface SubscribeOptions {
   after?: string;
 }
 
+/**
+ * A replay that cannot be complete: the cursor is older than the window (events after it were dropped: EXPIRED),
+ * or not one this bus gave (newer than its last event, e.g. from before an in-memory bus restarted: UNKNOWN). The
+ * subscription then replays nothing and follows live events after `cursor`, the bus's last event id when it
+ * subscribed: a subscriber reads its state afresh and applies what comes after.
+ */
+export interface ReplayGap {
+  reason: "EXPIRED" | "UNKNOWN";
+  cursor: string;
+}
+
 export interface EventBus {
   publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>>;
+  /** The id of the last event published (on any channel), "0-0" before the first: a cursor to resume from. */
+  lastId(): Promise<string>;
   subscribe<T>(topic: Topic<T>, opts?: SubscribeOptions): Subscription<T>;
   /** Open subscriptions on this instance (the debug bundle reports it: a number that only grows is a leak). */
   subscriberCount(): number;
@@ -69,6 +82,8 @@ export function isEventId(s: string): boolean {
 /** One subscriber's events: a pull queue that unsubscribes itself on return(). */
 export class Subscription<T = unknown> extends PullQueue<BusEvent<T>> {
   private lastId: string | undefined;
+  /** Settles once the replay asked with `after` is queued: with the gap when it could not be complete. */
+  replayed: Promise<ReplayGap | undefined> = Promise.resolve(undefined);
 
   constructor(
     readonly match: (channel: string) => boolean,
@@ -94,7 +109,9 @@ abstract class FanoutBus implements EventBus {
   }
 
   abstract publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>>;
-  protected abstract replay(after: string): Promise<BusEvent[]>;
+  abstract lastId(): Promise<string>;
+  /** The retained events after `after`, or the gap that makes such a replay incomplete. */
+  protected abstract replay(after: string): Promise<{ events: BusEvent[]; gap?: ReplayGap }>;
   abstract close(): Promise<void>;
 
   protected deliver(event: BusEvent): void {
@@ -113,16 +130,19 @@ abstract class FanoutBus implements EventBus {
     const holder = new Subscription(match, () => {});
     holder.push = (e) => void held.push(e);
     this.subscribers.add(holder);
-    void this.replay(opts.after).then(
-      (events) => {
+    sub.replayed = this.replay(opts.after).then(
+      ({ events, gap }) => {
         for (const e of events) if (match(e.channel)) subscriber.push(e);
         this.subscribers.delete(holder);
-        for (const e of held) subscriber.push(e);
+        // After a gap only what follows its cursor: what was held back may be older.
+        for (const e of held) if (!gap || compareEventIds(e.id, gap.cursor) > 0) subscriber.push(e);
         this.subscribers.add(subscriber);
+        return gap;
       },
       () => {
         this.subscribers.delete(holder);
         this.subscribers.add(subscriber);
+        return undefined;
       },
     );
     return sub;
@@ -136,18 +156,27 @@ export class MemoryBus extends FanoutBus {
    * node). A full window costs a few times less memory and nothing for the garbage collector to trace.
    */
   private window: { id: string; channel: string; json: string }[] = [];
+  /** The newest event that left the window: a cursor older than it has lost events. */
+  private dropped: string | undefined;
+
+  async lastId(): Promise<string> {
+    return `0-${this.seq}`;
+  }
 
   async publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>> {
     const json = JSON.stringify(data ?? null);
     const event: BusEvent<EventChannels[C]> = { id: `0-${++this.seq}`, channel, data: JSON.parse(json) };
     this.window.push({ id: event.id, channel, json });
-    if (this.window.length > REPLAY_WINDOW) this.window.shift();
+    if (this.window.length > REPLAY_WINDOW) this.dropped = this.window.shift()!.id;
     this.deliver(event);
     return event;
   }
 
-  protected async replay(after: string): Promise<BusEvent[]> {
-    return this.window.filter((e) => compareEventIds(e.id, after) > 0).map(({ id, channel, json }) => ({ id, channel, data: JSON.parse(json) }));
+  protected async replay(after: string): Promise<{ events: BusEvent[]; gap?: ReplayGap }> {
+    const last = `0-${this.seq}`;
+    if (compareEventIds(after, last) > 0) return { events: [], gap: { reason: "UNKNOWN", cursor: last } };
+    if (this.dropped && compareEventIds(after, this.dropped) < 0) return { events: [], gap: { reason: "EXPIRED", cursor: last } };
+    return { events: this.window.filter((e) => compareEventIds(e.id, after) > 0).map(({ id, channel, json }) => ({ id, channel, data: JSON.parse(json) })) };
   }
 
   async close(): Promise<void> {
@@ -215,9 +244,30 @@ export class RedisBus extends FanoutBus {
     return { id, channel, data: JSON.parse(json) };
   }
 
-  protected async replay(after: string): Promise<BusEvent[]> {
-    const entries = (await this.writer.xrange(this.key, `(${after}`, "+")) as [string, string[]][];
-    return entries.map(RedisBus.decode);
+  /** The stream's last id and the newest id trimmed from it (Redis 7's XINFO STREAM); "0-0" for an empty stream. */
+  private static streamIds(info: unknown): { last: string; deleted: string } {
+    const fields = Array.isArray(info) ? (info as unknown[]) : [];
+    const field = (name: string) => {
+      const i = fields.indexOf(name);
+      return i >= 0 && typeof fields[i + 1] === "string" ? (fields[i + 1] as string) : "0-0";
+    };
+    return { last: field("last-generated-id"), deleted: field("max-deleted-entry-id") };
+  }
+
+  async lastId(): Promise<string> {
+    const info = await this.writer.call("XINFO", "STREAM", this.key).catch(() => undefined); // no stream yet: no event
+    return RedisBus.streamIds(info).last;
+  }
+
+  protected async replay(after: string): Promise<{ events: BusEvent[]; gap?: ReplayGap }> {
+    // One transaction: the window cannot move between the check and the read.
+    const results = await this.writer.multi().call("XINFO", "STREAM", this.key).xrange(this.key, `(${after}`, "+").exec();
+    const [infoError, info] = results?.[0] ?? [];
+    const { last, deleted } = RedisBus.streamIds(infoError ? undefined : info);
+    if (compareEventIds(after, last) > 0) return { events: [], gap: { reason: "UNKNOWN", cursor: last } };
+    if (compareEventIds(after, deleted) < 0) return { events: [], gap: { reason: "EXPIRED", cursor: last } };
+    const entries = (results?.[1]?.[1] ?? []) as [string, string[]][];
+    return { events: entries.map(RedisBus.decode) };
   }
 
   async close(): Promise<void> {

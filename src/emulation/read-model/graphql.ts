@@ -18,7 +18,7 @@ export const CACHEABLE_FIELDS = new Set([
   ...[
     "id", "name", "path", "filename", "status", "autoClose", "autoOpen", "autoStart", "sceneHeight", "sceneWidth", "zoom",
     "showLayers", "snapToGrid", "showGrid", "gridSize", "drawingGridSize", "showInterfaceLabels", "supplier", "variables",
-    "nodes", "links", "drawings",
+    "nodes", "links", "drawings", "eventCursor",
   ].map((f) => `Project.${f}`),
   ...[
     "id", "projectId", "computeId", "templateId", "nodeType", "name", "status", "console", "consoleHost", "consoleType",
