@@ -153,6 +153,7 @@ describe("a local model kept from projectEvents", () => {
     const { cursor } = await read(s, p.project_id);
     // Push the cursor out of the bus window (10,000 events) with events on a channel nobody follows.
     for (let i = 0; i < 10_001; i++) await s.ctx.bus.publish("test:filler" as never, { i } as never);
+    const idle = s.ctx.bus.subscriberCount();
     for (const [after, reason] of [[cursor, "EXPIRED"], ["0-999999999", "UNKNOWN"]] as const) {
       const model: Model = { nodes: new Map(), links: new Map(), drawings: new Map() };
       const before = s.ctx.bus.subscriberCount();
@@ -163,6 +164,7 @@ describe("a local model kept from projectEvents", () => {
       const id = (await call(s.url, "POST", `/v2/projects/${p.project_id}/nodes`, { name, node_type: "vpcs", compute_id: "local" })).body.node_id;
       await waitFor(() => model.nodes.has(id), 5000, "the live node.created");
       f.stop();
+      await waitFor(() => s.ctx.bus.subscriberCount() === idle, 5000, "the subscriber released");
       expect(f.seen[0]).toMatchObject({ __typename: "ResyncEvent", action: "stream.resync", reason });
       expect(f.seen.slice(1).map((e) => e.action)).toEqual(["node.created"]);
       expect(BigInt(f.seen[1].cursor.split("-")[1])).toBeGreaterThan(BigInt(f.seen[0].cursor.split("-")[1]));
