@@ -127,6 +127,12 @@ describe("nested reads", { timeout: 180_000 }, () => {
     // projects (20) × (1 + id + stats (1 + 2) + nodes (20 × (1 + id))), as the cost model counts (lists as 20)
     expect(body.extensions.cost).toEqual({ requested: 20 * (1 + 1 + 3 + 20 * 2), limit: 100_000, listSize: 20 });
 
+    // A query the read cache answers (the second time, without execution) reports its cost too.
+    for (let i = 0; i < 2; i++) {
+      const cached = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: `{ project(id: "${projectId}") { id nodes { id } } }` }) });
+      expect(((await cached.json()) as any).extensions).toEqual({ cost: { requested: 1 + 1 + 20 * 2, limit: 100_000, listSize: 20 } });
+    }
+
     const many = await counted(() => gql(s.url, `{ projects { nodes { links { id } } links { endpoints { node { name } } } stats { nodes } } }`));
     const few = await counted(() => gql(s.url, `{ projects { id } }`));
     expect(many.result.errors).toBeUndefined();
