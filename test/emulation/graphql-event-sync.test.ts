@@ -47,7 +47,7 @@ function follow(s: TestServer, client: Client, projectId: string, model: Model, 
     { query: EVENTS, variables: { p: projectId, after } },
     {
       next: async (v) => {
-        const result = v.data?.projectEvents;
+        const result = (v.data as { projectEvents?: any } | null | undefined)?.projectEvents;
         if (!result || result.__typename !== "SubscriptionProjectEventsSuccess" || v.errors) {
           seen.push({ broken: v });
           return;
