@@ -244,14 +244,24 @@ export class RedisBus extends FanoutBus {
     return { id, channel, data: JSON.parse(json) };
   }
 
-  /** The stream's last id and the newest id trimmed from it (Redis 7's XINFO STREAM); "0-0" for an empty stream. */
-  private static streamIds(info: unknown): { last: string; deleted: string } {
+  /**
+   * From XINFO STREAM: the stream's last id; the newest id deleted from it (XDEL); and, once trimming has dropped
+   * entries (entries-added > length), its first retained id. "0-0" where there is none (an empty stream).
+   */
+  private static streamIds(info: unknown): { last: string; deleted: string; firstKept: string | undefined } {
     const fields = Array.isArray(info) ? (info as unknown[]) : [];
     const field = (name: string) => {
       const i = fields.indexOf(name);
-      return i >= 0 && typeof fields[i + 1] === "string" ? (fields[i + 1] as string) : "0-0";
+      return i >= 0 ? fields[i + 1] : undefined;
     };
-    return { last: field("last-generated-id"), deleted: field("max-deleted-entry-id") };
+    const id = (v: unknown) => (typeof v === "string" ? v : "0-0");
+    const first = field("first-entry");
+    const trimmed = Number(field("entries-added") ?? 0) > Number(field("length") ?? 0);
+    return {
+      last: id(field("last-generated-id")),
+      deleted: id(field("max-deleted-entry-id")),
+      firstKept: trimmed && Array.isArray(first) ? id(first[0]) : undefined,
+    };
   }
 
   async lastId(): Promise<string> {
@@ -263,9 +273,12 @@ export class RedisBus extends FanoutBus {
     // One transaction: the window cannot move between the check and the read.
     const results = await this.writer.multi().call("XINFO", "STREAM", this.key).xrange(this.key, `(${after}`, "+").exec();
     const [infoError, info] = results?.[0] ?? [];
-    const { last, deleted } = RedisBus.streamIds(infoError ? undefined : info);
+    const { last, deleted, firstKept } = RedisBus.streamIds(infoError ? undefined : info);
     if (compareEventIds(after, last) > 0) return { events: [], gap: { reason: "UNKNOWN", cursor: last } };
-    if (compareEventIds(after, deleted) < 0) return { events: [], gap: { reason: "EXPIRED", cursor: last } };
+    // Trimmed entries are all older than the first kept one: a cursor before it may have lost some (when it is the
+    // very last trimmed entry it has not, and the resync is merely unneeded — Redis does not record that id).
+    const expired = compareEventIds(after, deleted) < 0 || (firstKept !== undefined && compareEventIds(after, firstKept) < 0);
+    if (expired) return { events: [], gap: { reason: "EXPIRED", cursor: last } };
     const entries = (results?.[1]?.[1] ?? []) as [string, string[]][];
     return { events: entries.map(RedisBus.decode) };
   }
