@@ -41,8 +41,21 @@ export interface SubscribeOptions {
   after?: string;
 }
 
+/**
+ * A replay that cannot be complete: the cursor is older than the window (events after it were dropped: EXPIRED),
+ * or not one this bus gave (newer than its last event, e.g. from before an in-memory bus restarted: UNKNOWN). The
+ * subscription then replays nothing and follows live events after `cursor`, the bus's last event id when it
+ * subscribed: a subscriber reads its state afresh and applies what comes after.
+ */
+export interface ReplayGap {
+  reason: "EXPIRED" | "UNKNOWN";
+  cursor: string;
+}
+
 export interface EventBus {
   publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>>;
+  /** The id of the last event published (on any channel), "0-0" before the first: a cursor to resume from. */
+  lastId(): Promise<string>;
   subscribe<T>(topic: Topic<T>, opts?: SubscribeOptions): Subscription<T>;
   /** Open subscriptions on this instance (the debug bundle reports it: a number that only grows is a leak). */
   subscriberCount(): number;
@@ -69,6 +82,8 @@ export function isEventId(s: string): boolean {
 /** One subscriber's events: a pull queue that unsubscribes itself on return(). */
 export class Subscription<T = unknown> extends PullQueue<BusEvent<T>> {
   private lastId: string | undefined;
+  /** Settles once the replay asked with `after` is queued: with the gap when it could not be complete. */
+  replayed: Promise<ReplayGap | undefined> = Promise.resolve(undefined);
 
   constructor(
     readonly match: (channel: string) => boolean,
@@ -94,7 +109,9 @@ abstract class FanoutBus implements EventBus {
   }
 
   abstract publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>>;
-  protected abstract replay(after: string): Promise<BusEvent[]>;
+  abstract lastId(): Promise<string>;
+  /** The retained events after `after`, or the gap that makes such a replay incomplete. */
+  protected abstract replay(after: string): Promise<{ events: BusEvent[]; gap?: ReplayGap }>;
   abstract close(): Promise<void>;
 
   protected deliver(event: BusEvent): void {
@@ -113,16 +130,19 @@ abstract class FanoutBus implements EventBus {
     const holder = new Subscription(match, () => {});
     holder.push = (e) => void held.push(e);
     this.subscribers.add(holder);
-    void this.replay(opts.after).then(
-      (events) => {
+    sub.replayed = this.replay(opts.after).then(
+      ({ events, gap }) => {
         for (const e of events) if (match(e.channel)) subscriber.push(e);
         this.subscribers.delete(holder);
-        for (const e of held) subscriber.push(e);
+        // After a gap only what follows its cursor: what was held back may be older.
+        for (const e of held) if (!gap || compareEventIds(e.id, gap.cursor) > 0) subscriber.push(e);
         this.subscribers.add(subscriber);
+        return gap;
       },
       () => {
         this.subscribers.delete(holder);
         this.subscribers.add(subscriber);
+        return undefined;
       },
     );
     return sub;
@@ -136,18 +156,27 @@ export class MemoryBus extends FanoutBus {
    * node). A full window costs a few times less memory and nothing for the garbage collector to trace.
    */
   private window: { id: string; channel: string; json: string }[] = [];
+  /** The newest event that left the window: a cursor older than it has lost events. */
+  private dropped: string | undefined;
+
+  async lastId(): Promise<string> {
+    return `0-${this.seq}`;
+  }
 
   async publish<C extends Channel>(channel: C, data: EventChannels[C]): Promise<BusEvent<EventChannels[C]>> {
     const json = JSON.stringify(data ?? null);
     const event: BusEvent<EventChannels[C]> = { id: `0-${++this.seq}`, channel, data: JSON.parse(json) };
     this.window.push({ id: event.id, channel, json });
-    if (this.window.length > REPLAY_WINDOW) this.window.shift();
+    if (this.window.length > REPLAY_WINDOW) this.dropped = this.window.shift()!.id;
     this.deliver(event);
     return event;
   }
 
-  protected async replay(after: string): Promise<BusEvent[]> {
-    return this.window.filter((e) => compareEventIds(e.id, after) > 0).map(({ id, channel, json }) => ({ id, channel, data: JSON.parse(json) }));
+  protected async replay(after: string): Promise<{ events: BusEvent[]; gap?: ReplayGap }> {
+    const last = `0-${this.seq}`;
+    if (compareEventIds(after, last) > 0) return { events: [], gap: { reason: "UNKNOWN", cursor: last } };
+    if (this.dropped && compareEventIds(after, this.dropped) < 0) return { events: [], gap: { reason: "EXPIRED", cursor: last } };
+    return { events: this.window.filter((e) => compareEventIds(e.id, after) > 0).map(({ id, channel, json }) => ({ id, channel, data: JSON.parse(json) })) };
   }
 
   async close(): Promise<void> {
@@ -215,9 +244,43 @@ export class RedisBus extends FanoutBus {
     return { id, channel, data: JSON.parse(json) };
   }
 
-  protected async replay(after: string): Promise<BusEvent[]> {
-    const entries = (await this.writer.xrange(this.key, `(${after}`, "+")) as [string, string[]][];
-    return entries.map(RedisBus.decode);
+  /**
+   * From XINFO STREAM: the stream's last id; the newest id deleted from it (XDEL); and, once trimming has dropped
+   * entries (entries-added > length), its first retained id. "0-0" where there is none (an empty stream).
+   */
+  private static streamIds(info: unknown): { last: string; deleted: string; firstKept: string | undefined } {
+    const fields = Array.isArray(info) ? (info as unknown[]) : [];
+    const field = (name: string) => {
+      const i = fields.indexOf(name);
+      return i >= 0 ? fields[i + 1] : undefined;
+    };
+    const id = (v: unknown) => (typeof v === "string" ? v : "0-0");
+    const first = field("first-entry");
+    const trimmed = Number(field("entries-added") ?? 0) > Number(field("length") ?? 0);
+    return {
+      last: id(field("last-generated-id")),
+      deleted: id(field("max-deleted-entry-id")),
+      firstKept: trimmed && Array.isArray(first) ? id(first[0]) : undefined,
+    };
+  }
+
+  async lastId(): Promise<string> {
+    const info = await this.writer.call("XINFO", "STREAM", this.key).catch(() => undefined); // no stream yet: no event
+    return RedisBus.streamIds(info).last;
+  }
+
+  protected async replay(after: string): Promise<{ events: BusEvent[]; gap?: ReplayGap }> {
+    // One transaction: the window cannot move between the check and the read.
+    const results = await this.writer.multi().call("XINFO", "STREAM", this.key).xrange(this.key, `(${after}`, "+").exec();
+    const [infoError, info] = results?.[0] ?? [];
+    const { last, deleted, firstKept } = RedisBus.streamIds(infoError ? undefined : info);
+    if (compareEventIds(after, last) > 0) return { events: [], gap: { reason: "UNKNOWN", cursor: last } };
+    // Trimmed entries are all older than the first kept one: a cursor before it may have lost some (when it is the
+    // very last trimmed entry it has not, and the resync is merely unneeded — Redis does not record that id).
+    const expired = compareEventIds(after, deleted) < 0 || (firstKept !== undefined && compareEventIds(after, firstKept) < 0);
+    if (expired) return { events: [], gap: { reason: "EXPIRED", cursor: last } };
+    const entries = (results?.[1]?.[1] ?? []) as [string, string[]][];
+    return { events: entries.map(RedisBus.decode) };
   }
 
   async close(): Promise<void> {

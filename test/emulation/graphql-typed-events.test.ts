@@ -65,8 +65,9 @@ describe("GraphQL typed events", () => {
     expect(byAction("node.updated").find((e) => e.node.id === pc.node_id)).toMatchObject({ kind: "UPDATED", changed: ["x"], node: { x: 40 } });
     expect(byAction("link.updated").at(-1)).toMatchObject({ __typename: "LinkEvent", kind: "UPDATED", link: { id: link.link_id, suspend: true } });
     expect(byAction("drawing.updated")[0]).toMatchObject({ __typename: "DrawingEvent", changed: ["x"], drawing: { id: drawing.drawing_id, x: 9 } });
-    // A deleted node is the node as it was; what is read through its (gone) row, its directory, is null.
-    expect(byAction("node.deleted")[0]).toMatchObject({ kind: "DELETED", node: { id: pc.node_id, x: 40, nodeDirectory: null } });
+    // A deleted node is the node as it was, from the event: its directory too (the event carries the project's).
+    expect(byAction("node.deleted")[0]).toMatchObject({ kind: "DELETED", node: { id: pc.node_id, x: 40, nodeDirectory: pc.node_directory } });
+    expect(sub.items.filter((i) => !i.projectEvents?.data)).toEqual([]); // no event nulled by a read of what is gone
     expect(events.every((e) => /^\d+-\d+$/.test(e.cursor))).toBe(true);
 
     // The same changes on the GNS3 stream, in GNS3's form (drawing.updated without the unchanged svg).

@@ -70,7 +70,7 @@ describe("IOU license settings", () => {
   it("offers the same settings over GraphQL: a query, and a mutation that merges and validates", async () => {
     await call(s.url, "PUT", "/v2/iou_license", DEFAULTS);
     const read = await gql(s.url, `{ iouLicense { iourcContent licenseCheck } }`);
-    expect(read).toEqual({ data: { iouLicense: { iourcContent: "", licenseCheck: true } } });
+    expect(read).toEqual({ data: { iouLicense: { iourcContent: "", licenseCheck: true } }, extensions: { cost: expect.objectContaining({ limit: 100_000 }) } });
 
     const UPDATE = `mutation($input: IouLicenseInput!) { updateIouLicense(input: $input) {
       __typename ... on MutationUpdateIouLicenseSuccess { data { iourcContent licenseCheck } } ... on Error { message } } }`;

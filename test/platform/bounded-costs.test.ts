@@ -209,7 +209,10 @@ describe("GraphQL uploads are held to PATCHBAY_UPLOAD_LIMIT, not Yoga's 25 MB", 
 
   it("takes a 26 MB file under a 30 MB limit, and refuses a 31 MB one with 413", async () => {
     const within = await upload(26 * 1024 * 1024);
-    expect(within.body).toEqual({ data: { writeProjectFile: { __typename: "MutationWriteProjectFileSuccess", data: { size: 26 * 1024 * 1024 } } } });
+    expect(within.body).toEqual({
+      data: { writeProjectFile: { __typename: "MutationWriteProjectFileSuccess", data: { size: 26 * 1024 * 1024 } } },
+      extensions: { cost: expect.objectContaining({ limit: 100_000 }) },
+    });
     const beyond = await quickly(() => upload(31 * 1024 * 1024));
     expect(beyond.status).toBe(413);
     expect(beyond.body.errors[0].message).toMatch(/File size limit exceeded: 31457280 bytes/);

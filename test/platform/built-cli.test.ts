@@ -57,6 +57,6 @@ describe("the built CLI", () => {
     expect(await graphiql.text()).toContain("Patchbay GraphiQL");
     expect((await fetch(`${url}/docs/api/assets/swagger-ui.css`)).status).toBe(200);
     const gql = await fetch(`${url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ emulationVersion }" }) });
-    expect(await gql.json()).toEqual({ data: { emulationVersion: "2.2.59" } });
+    expect(await gql.json()).toEqual({ data: { emulationVersion: "2.2.59" }, extensions: { cost: { requested: 1, limit: 100_000, listSize: 20 } } });
   });
 });

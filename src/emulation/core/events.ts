@@ -23,7 +23,11 @@ export type NodeEvent = {
   /** node.updated: the fields that changed. */
   changed?: string[];
 };
-export type LinkEvent = { type: "link.created" | "link.updated" | "link.deleted"; link: LinkData };
+/**
+ * A link event carries the nodes at the link's ends as they were when it happened (a link.deleted cascaded from a
+ * node delete names a node that no longer exists), so that a subscriber reads the whole link from the event.
+ */
+export type LinkEvent = { type: "link.created" | "link.updated" | "link.deleted"; link: LinkData; nodes: Plain<Node>[] };
 export type DrawingEvent = { type: "drawing.created" | "drawing.updated" | "drawing.deleted"; drawing: Plain<Drawing>; changed?: string[] };
 export type SnapshotEvent = { type: "snapshot.restored"; snapshot: Snapshot };
 /** The events of one project's channel. */
@@ -70,6 +74,21 @@ export const controllerTopic = channelTopic(CONTROLLER_CHANNEL);
 export const projectTopic = (projectId: string) => channelTopic(projectChannel(projectId));
 /** Every project's channel (a compute's global stream, the runtime). */
 export const allProjectsTopic: Topic<TopologyEvent> = { match: (c) => c.startsWith(PROJECT_PREFIX) };
+
+/** The nodes at the ends of `links`, now (one statement): what their link events carry. */
+export async function linkEndNodes(
+  db: { node: { findMany(args: { where: { id: { in: string[] } } }): Promise<Node[]> } },
+  links: { endpoints: { nodeId: string }[] }[],
+): Promise<Node[]> {
+  const ids = [...new Set(links.flatMap((l) => l.endpoints.map((e) => e.nodeId)))];
+  return ids.length ? db.node.findMany({ where: { id: { in: ids } } }) : [];
+}
+
+/** Of `nodes`, those at the ends of `link`. */
+export const endNodesOf = (link: { endpoints: { nodeId: string }[] }, nodes: Iterable<Plain<Node>>) => {
+  const ids = new Set(link.endpoints.map((e) => e.nodeId));
+  return [...nodes].filter((n) => ids.has(n.id));
+};
 
 // Publishing drops the project's read views first: a read after this write's answer must not see them.
 

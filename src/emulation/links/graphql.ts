@@ -1,8 +1,11 @@
 import "../nodes/graphql.js"; // EmulatedNode and the enums
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { batchLoad } from "../../platform/graphql/batch-load.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { LinkTypeEnum } from "../nodes/graphql.js";
-import { availableFilters, createLink, deleteLink, getLink, listNodeLinks, updateLink } from "./operations.js";
-import type { AVAILABLE_FILTERS } from "./filters.js";
+import { getOpenedProject } from "../projects/lookup.js";
+import { createLink, deleteLink, updateLink } from "./operations.js";
+import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES } from "./filters.js";
+import { NotFoundError } from "../../platform/core/errors.js";
 import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 
 export const LinkRef = builder.prismaObject("Link", {
@@ -11,7 +14,15 @@ export const LinkRef = builder.prismaObject("Link", {
     id: t.exposeID("id"),
     projectId: t.exposeID("projectId"),
     linkType: t.field({ type: LinkTypeEnum, resolve: (l) => l.linkType as "ethernet" | "serial" }),
-    endpoints: t.relation("endpoints", { query: { orderBy: { position: "asc" } } }),
+    // Planned with the link (one statement per level for a whole list). A link that was not (an event's, a
+    // mutation's answer) answers with the endpoints it carries, else one batched read for all such links.
+    endpoints: t.relation("endpoints", {
+      query: { orderBy: { position: "asc" } },
+      resolve: (query, link, _a, ctx) =>
+        "endpoints" in link && Array.isArray(link.endpoints)
+          ? link.endpoints
+          : batchLoad(ctx, "Link.endpoints", query, link.id, (ids) => ctx.db.linkEndpoint.findMany({ ...query, where: { linkId: { in: ids } } }), (e) => e.linkId),
+    }),
     filters: t.field({ type: "JSON", description: "Active packet filters, e.g. {delay: [10, 2]}", resolve: (l) => JSON.parse(l.filtersJson) }),
     linkStyle: t.field({ type: "JSON", resolve: (l) => JSON.parse(l.linkStyleJson) }),
     suspend: t.exposeBoolean("suspend"),
@@ -25,7 +36,15 @@ export const LinkRef = builder.prismaObject("Link", {
 builder.prismaObject("LinkEndpoint", {
   description: "One end of a link: a node port and the label drawn next to it",
   fields: (t) => ({
-    node: t.relation("node"),
+    node: t.relation("node", {
+      // Unplanned (an event's endpoint carries its node as it was): one batched read by node id.
+      resolve: async (query, e, _a, ctx) => {
+        if ("node" in e && e.node) return e.node as never;
+        const [node] = await batchLoad(ctx, "LinkEndpoint.node", query, e.nodeId, (ids) => ctx.db.node.findMany({ ...query, where: { id: { in: ids } } }), (n) => n.id);
+        if (!node) throw new NotFoundError(`Node ID ${e.nodeId} doesn't exist`);
+        return node;
+      },
+    }),
     adapterNumber: t.exposeInt("adapterNumber"),
     portNumber: t.exposeInt("portNumber"),
     label: t.field({ type: "JSON", resolve: (e) => JSON.parse(e.labelJson) }),
@@ -100,15 +119,24 @@ builder.prismaObjectField("Link", "availableFilters", (t) =>
   t.field({
     type: [LinkFilterSpec],
     description: "The filters this link supports (none unless an end is a node type that filters)",
-    resolve: (l, _a, ctx) => availableFilters(ctx, l.projectId, l.id),
+    // The ends' node types, planned with the link.
+    select: { endpoints: { select: { node: { select: { nodeType: true } } } } },
+    resolve: (l) => (l.endpoints.some((e) => FILTERING_NODE_TYPES.has(e.node.nodeType)) ? AVAILABLE_FILTERS : []),
   }),
 );
 
 builder.prismaObjectField("Node", "links", (t) =>
-  t.prismaField({
-    type: ["Link"],
-    description: "The links attached to the node",
-    resolve: (_q, n, _a, ctx) => listNodeLinks(ctx, n.projectId, n.id),
+  t.field({
+    type: [LinkRef],
+    description: "The links attached to the node, in creation order",
+    // Through the node's endpoints, planned with the node: one statement per level for a whole list of nodes.
+    select: (_args, _ctx, nested) => ({
+      endpoints: { orderBy: [{ link: { createdAt: "asc" } }, { linkId: "asc" }], select: { link: nested(true) } },
+    }),
+    resolve: (n) => {
+      const seen = new Set<string>();
+      return n.endpoints.map((e) => e.link).filter((l) => !seen.has(l.id) && seen.add(l.id));
+    },
   }),
 );
 
@@ -117,7 +145,12 @@ builder.queryField("link", (t) =>
     type: "Link",
     errors: { types: DOMAIN_ERRORS },
     args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
-    resolve: (_q, _r, args, ctx) => getLink(ctx, String(args.projectId), String(args.id)),
+    resolve: async (query, _r, args, ctx) => {
+      await getOpenedProject(ctx, String(args.projectId));
+      const link = await ctx.db.link.findFirst({ ...usableQuery(query), where: { id: String(args.id), projectId: String(args.projectId) } });
+      if (!link) throw new NotFoundError(`Link ID ${args.id} doesn't exist`);
+      return link;
+    },
   }),
 );
 

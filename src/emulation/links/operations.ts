@@ -3,7 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, NotFoundError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
-import { publishTopologyEvent } from "../core/events.js";
+import { linkEndNodes, publishTopologyEvent } from "../core/events.js";
 import { nodePorts } from "../node-model/ports.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import { getNode } from "../nodes/operations.js";
@@ -86,7 +86,7 @@ export async function createLink(ctx: AppContext, projectId: string, raw: NewLin
         include: withEndpoints,
       });
     });
-    if (link.endpoints.length === 2) await publishTopologyEvent(ctx, projectId, { type: "link.created", link });
+    if (link.endpoints.length === 2) await publishTopologyEvent(ctx, projectId, { type: "link.created", link, nodes: await linkEndNodes(ctx.db, [link]) });
     return link;
   } catch (e) {
     // A concurrent link took the port between our check and our insert.
@@ -146,7 +146,8 @@ export async function updateLink(ctx: AppContext, projectId: string, linkId: str
       include: withEndpoints,
     });
   });
-  for (const s of steps) await publishTopologyEvent(ctx, projectId, { type: "link.updated", link: s });
+  const nodes = await linkEndNodes(ctx.db, [after]);
+  for (const s of steps) await publishTopologyEvent(ctx, projectId, { type: "link.updated", link: s, nodes });
   return after;
 }
 
@@ -157,15 +158,16 @@ export async function setLinkCaptureState(
   capture: { capturing: boolean; captureFileName?: string | null; captureFilePath?: string | null; captureComputeId: string | null },
 ): Promise<LinkWithEndpoints> {
   const link = await ctx.db.link.update({ where: { id: linkId }, data: capture, include: withEndpoints });
-  await publishTopologyEvent(ctx, link.projectId, { type: "link.updated", link });
+  await publishTopologyEvent(ctx, link.projectId, { type: "link.updated", link, nodes: await linkEndNodes(ctx.db, [link]) });
   return link;
 }
 
 export async function deleteLink(ctx: AppContext, projectId: string, linkId: string): Promise<void> {
   const link = await getLink(ctx, projectId, linkId);
+  const nodes = await linkEndNodes(ctx.db, [link]); // as they were: the event carries them
   const { count } = await ctx.db.link.deleteMany({ where: { id: linkId } });
   if (!count) throw new NotFoundError(`Link ID ${linkId} doesn't exist`); // deleted concurrently
-  await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link });
+  await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link, nodes });
 }
 
 /** The filters the link supports: all of them when one end is a node type that can filter, else none. */

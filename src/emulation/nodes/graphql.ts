@@ -1,14 +1,21 @@
 import "../projects/graphql.js"; // the Project type this file extends
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { NotFoundError } from "../../platform/core/errors.js";
+import { getOpenedProject } from "../projects/lookup.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
 import { duplicateNode } from "./duplicate.js";
 import { idlePc } from "./dynamips.js";
-import { createNode, deleteNode, getNode, updateNode } from "./operations.js";
+import { createNode, deleteNode, updateNode } from "./operations.js";
 import { projectDir } from "../projects/serialize.js";
 import { nodePorts, type NodePort } from "../node-model/ports.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "../node-model/serialize.js";
 import { nodeFields, type NodeChanges } from "./schema.js";
 import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES } from "../node-model/vocabularies.js";
+
+/** The project directory an event's node carries (see notifications/graphql.ts), if it is one. */
+const eventProjectDir = (n: object): string | undefined => ((n as { [EVENT_PROJECT_DIR]?: string })[EVENT_PROJECT_DIR]);
+/** Where an event's node keeps the project directory the event carries. */
+export const EVENT_PROJECT_DIR = Symbol("projectDir");
 
 /** GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it. */
 export const enumValues = <T extends string>(values: readonly T[]) =>
@@ -56,8 +63,14 @@ export const NodeRef = builder.prismaObject("Node", {
     commandLine: t.exposeString("commandLine", { nullable: true }),
     nodeDirectory: t.string({
       nullable: true,
+      description: "Where the node's files are (null for built-in devices)",
       select: { project: { select: { id: true, path: true } } },
-      resolve: (n, _a, ctx) => (BUILTIN_TYPES.has(n.nodeType) ? null : nodeDirectory(projectDir(ctx, n.project), n)),
+      // An event's node carries its project directory as it was (events.ts): the node may be gone since.
+      resolve: (n, _a, ctx) => {
+        if (BUILTIN_TYPES.has(n.nodeType)) return null;
+        const dir = eventProjectDir(n) ?? (n.project ? projectDir(ctx, n.project) : undefined);
+        return dir === undefined ? null : nodeDirectory(dir, n);
+      },
     }),
     properties: t.field({ type: "JSON", description: "Emulator-specific settings", resolve: (n) => nodeProperties(n) }),
     label: t.field({ type: "JSON", resolve: (n) => ({ ...JSON.parse(n.labelJson), text: n.name }) }),
@@ -130,7 +143,13 @@ builder.queryField("emulatedNode", (t) =>
     type: "Node",
     errors: { types: DOMAIN_ERRORS },
     args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
-    resolve: (_q, _r, args, ctx) => getNode(ctx, String(args.projectId), String(args.id)),
+    // The node with what the selection needs (its links, their endpoints…) in one planned read.
+    resolve: async (query, _r, args, ctx) => {
+      await getOpenedProject(ctx, String(args.projectId));
+      const node = await ctx.db.node.findFirst({ ...usableQuery(query), where: { id: String(args.id), projectId: String(args.projectId) } });
+      if (!node) throw new NotFoundError(`Node ID ${args.id} doesn't exist`);
+      return node;
+    },
   }),
 );
 

@@ -6,7 +6,7 @@ import type { Tx } from "../../platform/db/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { withUniqueRetry } from "../../platform/db/unique-retry.js";
-import { changedFields, publishTopologyEvent } from "../core/events.js";
+import { changedFields, endNodesOf, linkEndNodes, publishTopologyEvent } from "../core/events.js";
 import { assertName } from "../core/names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
@@ -304,17 +304,19 @@ async function publishIfChanged(ctx: AppContext, before: Node, after: Node): Pro
 export async function deleteNode(ctx: AppContext, projectId: string, nodeId: string): Promise<void> {
   const node = await getNode(ctx, projectId, nodeId);
   if (node.locked) throw new ConflictError(`Node ${node.name} cannot be deleted because it is locked`);
-  const links = await ctx.db.$transaction(async (tx) => {
+  const { links, ends } = await ctx.db.$transaction(async (tx) => {
     const attached = await tx.link.findMany({
       where: { endpoints: { some: { nodeId } } },
-      include: { endpoints: true },
+      include: { endpoints: { orderBy: { position: "asc" } } },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     });
+    // The nodes at their ends as they were (this one included): each cascaded link.deleted carries them.
+    const ends = await linkEndNodes(tx, attached);
     await tx.link.deleteMany({ where: { id: { in: attached.map((l) => l.id) } } });
     await tx.node.delete({ where: { id: nodeId } });
-    return attached;
+    return { links: attached, ends };
   });
-  for (const link of links) await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link });
+  for (const link of links) await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link, nodes: endNodesOf(link, ends) });
   const dir = projectDir(ctx, await getProject(ctx, projectId));
   await publishTopologyEvent(ctx, projectId, { type: "node.deleted", node, projectDir: dir });
 }

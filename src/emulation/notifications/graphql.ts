@@ -1,7 +1,8 @@
 import type { Drawing, Link, Node, Project } from "../../generated/prisma-sqlite/client.js";
+import { GraphQLError } from "graphql";
 import type { AppContext } from "../../platform/context.js";
 import { InvalidInputError } from "../../platform/core/errors.js";
-import { isEventId, type Topic } from "../../platform/events.js";
+import { isEventId, type ReplayGap, type Topic } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { ComputeRef } from "../computes/graphql.js";
 import type { ComputeEvent } from "../computes/model.js";
@@ -17,21 +18,25 @@ import {
   type SettingsEvent,
   type SnapshotEvent,
 } from "../core/events.js";
-import { LinkRef } from "../links/graphql.js";
-import { NodeRef } from "../nodes/graphql.js";
-import { ProjectRef } from "../projects/graphql.js";
+import "../links/graphql.js"; // Link, LinkEndpoint and EmulatedNode.links
 import { getProject } from "../projects/lookup.js";
 import { SnapshotRef } from "../snapshots/graphql.js";
 import type { TemplateEvent } from "../templates/builtin.js";
 import { Template } from "../templates/graphql.js";
 import { toGns3Notification } from "./wire.js";
+import { eventObject } from "./event-objects.js";
+import { EVENT_PROJECT_DIR } from "../nodes/graphql.js";
+import { EVENT_CURSOR } from "../projects/graphql.js";
 
 /**
  * The emulation's domain events as typed GraphQL events. Every event has its bus cursor, its GNS3 action name and,
  * for GNS3-shaped consumers, `payload`: the object as the GNS3 notification streams send it (made by the same
  * wire edge). The typed member carries the changed object itself and, for updates, the names of the changed fields.
  */
-interface Delivered<E extends EmulationEvent = EmulationEvent> {
+/** What a subscriber that asked to resume from a cursor the bus cannot replay from receives first (platform/events.ts). */
+type ResyncNeeded = { type: "stream.resync"; gap: ReplayGap };
+
+interface Delivered<E extends EmulationEvent | ResyncNeeded = EmulationEvent | ResyncNeeded> {
   cursor: string;
   event: E;
 }
@@ -45,6 +50,7 @@ const TYPE_OF: Record<string, string> = {
   compute: "ComputeEvent",
   template: "TemplateEvent",
   settings: "SettingsEvent",
+  stream: "ResyncEvent",
 };
 
 const ChangeKind = builder.enumType("ChangeKind", {
@@ -61,7 +67,7 @@ export const EmulationEventRef = builder.interfaceRef<Delivered>("EmulationEvent
     payload: t.field({
       type: "JSON",
       description: "The object as the GNS3 notification streams send it",
-      resolve: (e, _a, ctx) => toGns3Notification(ctx, e.event).event,
+      resolve: (e, _a, ctx) => (e.event.type === "stream.resync" ? e.event.gap : toGns3Notification(ctx, e.event).event),
     }),
   }),
   resolveType: (e) => TYPE_OF[e.event.type.split(".")[0]],
@@ -82,10 +88,11 @@ builder.objectRef<Delivered<NodeEvent>>("NodeEvent").implement({
   ...member("NodeEvent", "A node created, updated (status, position, settings...) or deleted"),
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, resolve: changeKind }),
-    node: t.field({
-      type: NodeRef,
-      description: "The node as it is after the change (as it was, for node.deleted: fields read through other objects, such as nodeDirectory, are then null)",
-      resolve: (e) => row<Node>(e.event.node),
+    node: t.prismaField({
+      type: "Node",
+      description:
+        "The node as it is after the change, as it was for node.deleted (from the event, also when replayed later); its links are read when delivered (none once it is deleted)",
+      resolve: (query, e, _a, ctx) => eventObject<Node>(ctx, "Node", query, { ...e.event.node, [EVENT_PROJECT_DIR]: e.event.projectDir, project: { id: e.event.node.projectId } }),
     }),
     changed: t.stringList({ ...changed, resolve: (e) => e.event.changed ?? null }),
   }),
@@ -94,7 +101,15 @@ builder.objectRef<Delivered<LinkEvent>>("LinkEvent").implement({
   ...member("LinkEvent", "A link created, updated (filters, suspension, capture) or deleted"),
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, resolve: changeKind }),
-    link: t.field({ type: LinkRef, resolve: (e) => row<Link>(e.event.link) }),
+    link: t.prismaField({
+      type: "Link",
+      description: "The link after the change, as it was for link.deleted: its endpoints and their nodes come from the event",
+      resolve: (query, e, _a, ctx) => {
+        const nodes = new Map((e.event.nodes ?? []).map((n) => [n.id, n]));
+        const link = { ...e.event.link, endpoints: e.event.link.endpoints.map((p) => ({ ...p, node: nodes.get(p.nodeId) })) };
+        return eventObject<Link>(ctx, "Link", query, link);
+      },
+    }),
   }),
 });
 builder.objectRef<Delivered<DrawingEvent>>("DrawingEvent").implement({
@@ -116,7 +131,11 @@ builder.objectRef<Delivered<ProjectEvent>>("ProjectEvent").implement({
   ...member("ProjectEvent", "A project created, updated, opened, closed or deleted"),
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, resolve: changeKind }),
-    project: t.field({ type: ProjectRef, resolve: (e) => row<Project>(e.event.project) }),
+    project: t.prismaField({
+      type: "Project",
+      description: "The project after the change, as it was for project.deleted; its nodes, links and drawings are read when delivered",
+      resolve: (query, e, _a, ctx) => eventObject<Project>(ctx, "Project", query, { ...e.event.project, [EVENT_CURSOR]: e.cursor }),
+    }),
     changed: t.stringList({ ...changed, resolve: (e) => e.event.changed ?? null }),
   }),
 });
@@ -139,6 +158,23 @@ builder.objectRef<Delivered<SettingsEvent>>("SettingsEvent").implement({
   fields: (t) => ({ settings: t.field({ type: "JSON", resolve: (e) => e.event.settings }) }),
 });
 
+const ResyncReason = builder.enumType("ResyncReason", {
+  description: "Why a stream could not resume from the cursor it was given",
+  values: {
+    EXPIRED: { value: "EXPIRED", description: "The cursor is older than the events the server keeps: events after it were dropped" },
+    UNKNOWN: { value: "UNKNOWN", description: "The cursor is not one this server gave (newer than its last event, e.g. from before a restart)" },
+  } as const,
+});
+builder.objectRef<Delivered<ResyncNeeded>>("ResyncEvent").implement({
+  ...member(
+    "ResyncEvent",
+    "The stream could not resume from `after`: events were missed. Read the state afresh (e.g. project { ... eventCursor }) and apply the events that follow this one, which start right after its cursor",
+  ),
+  fields: (t) => ({
+    reason: t.field({ type: ResyncReason, resolve: (e) => e.event.gap.reason }),
+  }),
+});
+
 const isNodeEvent = (e: EmulationEvent): e is NodeEvent => e.type.startsWith("node.");
 const isLinkEvent = (e: EmulationEvent): e is LinkEvent => e.type.startsWith("link.");
 
@@ -156,15 +192,28 @@ export function cursor(after: string | null | undefined): string | undefined {
   return after ?? undefined;
 }
 
-/** The events of a topic, replayed from `after` when given (bounded by the bus replay window), optionally narrowed. */
+/**
+ * The events of a topic, replayed from `after` when given (bounded by the bus replay window), optionally narrowed.
+ * When the replay cannot be complete (a cursor older than the window, or unknown), the stream says so first with a
+ * ResyncEvent, then follows live events; a stream whose type cannot hold that event (`gap: "error"`) fails instead
+ * of silently skipping what was lost.
+ */
 async function* tail<E extends EmulationEvent>(
   ctx: AppContext,
   topic: Topic<EmulationEvent>,
   after: string | undefined,
   keep: (e: EmulationEvent) => e is E = (e): e is E => true,
-): AsyncGenerator<Delivered<E>> {
+  gap: "event" | "error" = "event",
+): AsyncGenerator<Delivered<E | ResyncNeeded>> {
   const sub = ctx.bus.subscribe(topic, { after });
   try {
+    const missed = await sub.replayed;
+    if (missed && gap === "error") {
+      throw new GraphQLError(`Cannot resume after ${after}: events after it are no longer kept (${missed.reason}); read the state again and subscribe without \`after\`.`, {
+        extensions: { code: "RESYNC_REQUIRED", reason: missed.reason, cursor: missed.cursor },
+      });
+    }
+    if (missed) yield { cursor: missed.cursor, event: { type: "stream.resync", gap: missed } };
     for await (const { id, data } of sub) if (keep(data)) yield { cursor: id, event: data };
   } finally {
     await sub.return();
@@ -205,7 +254,7 @@ builder.subscriptionFields((t) => ({
     type: ComputeEventRef,
     description: "Computes created, updated (connection, usage) and deleted",
     args: { after: t.arg.string({ description: "Resume after this cursor" }) },
-    subscribe: (_r, args, ctx) => tail(ctx, controllerTopic, cursor(args.after), isCompute),
+    subscribe: (_r, args, ctx) => tail(ctx, controllerTopic, cursor(args.after), isCompute, "error") as AsyncGenerator<Delivered<ComputeEvent>>,
     resolve: (e) => e,
   }),
   templateEvents: t.field({
@@ -213,7 +262,7 @@ builder.subscriptionFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     description: "Templates created, updated and deleted (the GNS3 GUI's device list follows the same events)",
     args: { after: t.arg.string({ description: "Resume after this cursor" }) },
-    subscribe: (_r, args, ctx) => tail(ctx, controllerTopic, cursor(args.after), isTemplate),
+    subscribe: (_r, args, ctx) => tail(ctx, controllerTopic, cursor(args.after), isTemplate, "error") as AsyncGenerator<Delivered<TemplateEvent>>,
     resolve: (e) => e,
   }),
 }));

@@ -1,12 +1,10 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import {
   closeProject,
   createProject,
   deleteProject,
-  listProjects,
   loadProject,
   openProject,
-  projectStats,
   updateProject,
 } from "./operations.js";
 import { projectSettingsFields, type ProjectSettings } from "./schema.js";
@@ -35,6 +33,10 @@ const VariableType = builder.objectRef<Variable>("ProjectVariable").implement({
   fields: (t) => ({ name: t.exposeString("name"), value: t.string({ nullable: true, resolve: (v) => v.value ?? null }) }),
 });
 
+/** Where a project read by `project`/`projects` (or carried by an event) keeps its event cursor. */
+export const EVENT_CURSOR = Symbol("eventCursor");
+const withCursor = <T extends object>(row: T, cursor: string): T => Object.assign(row, { [EVENT_CURSOR]: cursor });
+
 export const ProjectRef = builder.prismaObject("Project", {
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -62,6 +64,12 @@ export const ProjectRef = builder.prismaObject("Project", {
       type: SupplierType,
       nullable: true,
       resolve: (p) => (p.supplierJson ? (JSON.parse(p.supplierJson) as Supplier) : null),
+    }),
+    eventCursor: t.string({
+      nullable: true,
+      description:
+        "Where to follow this project's changes from: projectEvents(projectId, after: eventCursor) delivers every change made after this answer was read (some may already show in it: apply events by id). Read before the project by `project` and `projects`; in a ProjectEvent, that event's cursor; null elsewhere (a mutation's answer)",
+      resolve: (p) => (p as { [EVENT_CURSOR]?: string })[EVENT_CURSOR] ?? null,
     }),
     variables: t.field({
       type: [VariableType],
@@ -126,7 +134,15 @@ function toSettings(input: Record<string, unknown>): ProjectSettings {
 }
 
 builder.queryFields((t) => ({
-  projects: t.prismaField({ type: ["Project"], resolve: (_q, _r, _a, ctx) => listProjects(ctx) }),
+  // Planned like `project`: the selected relations of every project in a fixed number of statements.
+  projects: t.prismaField({
+    type: ["Project"],
+    resolve: async (query, _r, _a, ctx) => {
+      const cursor = await ctx.bus.lastId(); // before the read: nothing published after it is missed
+      const rows = await ctx.db.project.findMany({ ...usableQuery(query), orderBy: { createdAt: "asc" } });
+      return rows.map((p) => withCursor(p, cursor));
+    },
+  }),
   project: t.prismaField({
     type: "Project",
     nullable: true,
@@ -134,7 +150,12 @@ builder.queryFields((t) => ({
     // Passing plugin-prisma's query loads the selected relations (nodes, links, endpoints) with the project in a
     // fixed number of statements, instead of per-object loaders (which also overflowed SQLite's bind-parameter
     // limit at 1,000 nodes).
-    resolve: (query, _r, args, ctx) => ctx.db.project.findUnique({ ...query, where: { id: String(args.id) } }),
+    // The event cursor is read first, so that every change published after it is delivered from it.
+    resolve: async (query, _r, args, ctx) => {
+      const cursor = await ctx.bus.lastId();
+      const project = await ctx.db.project.findUnique({ ...query, where: { id: String(args.id) } });
+      return project && withCursor(project, cursor);
+    },
   }),
 }));
 
@@ -187,7 +208,7 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-const ProjectStats = builder.objectRef<Awaited<ReturnType<typeof projectStats>>>("ProjectStats").implement({
+const ProjectStats = builder.objectRef<{ nodes: number; links: number; drawings: number; snapshots: number }>("ProjectStats").implement({
   description: "Object counts (GET /v2/projects/{id}/stats); nodes, links and drawings count 0 while the project is closed",
   fields: (t) => ({
     nodes: t.exposeInt("nodes"),
@@ -197,8 +218,17 @@ const ProjectStats = builder.objectRef<Awaited<ReturnType<typeof projectStats>>>
   }),
 });
 
+// Counted with the project (planned: one statement for a list of projects). GNS3 counts what is loaded in memory:
+// a closed project reports 0 nodes, links and drawings, but its snapshots.
 builder.prismaObjectField("Project", "stats", (t) =>
-  t.field({ type: ProjectStats, resolve: (p, _a, ctx) => projectStats(ctx, p.id) }),
+  t.field({
+    type: ProjectStats,
+    select: { status: true, _count: { select: { nodes: true, links: true, drawings: true, snapshots: true } } },
+    resolve: ({ status, _count: c }) => {
+      const opened = status === "opened";
+      return { nodes: opened ? c.nodes : 0, links: opened ? c.links : 0, drawings: opened ? c.drawings : 0, snapshots: c.snapshots };
+    },
+  }),
 );
 
 builder.mutationField("loadProject", (t) =>

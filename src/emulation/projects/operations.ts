@@ -7,7 +7,7 @@ import { ConflictError, ForbiddenError } from "../../platform/core/errors.js";
 import { parseInput } from "../../platform/input.js";
 import { parseJson, UnsafeJsonError } from "../../platform/http/safe-json.js";
 import { withUniqueRetry } from "../../platform/db/unique-retry.js";
-import { changedFields, publishControllerEvent, publishTopologyEvent } from "../core/events.js";
+import { changedFields, linkEndNodes, publishControllerEvent, publishTopologyEvent } from "../core/events.js";
 import { isStrictlyInside, resolveInsideRoots } from "../files/safe-path.js";
 import { assertFileName } from "../core/names.js";
 import { holdProjectConsoles, releaseProjectConsoles } from "../node-model/console.js";
@@ -175,8 +175,9 @@ export async function openProject(ctx: AppContext, projectId: string): Promise<P
   if (project.status === "opened") return project;
   const links = await ctx.db.link.findMany({ where: { projectId }, include: { endpoints: true } });
   for (const dangling of links.filter((l) => l.endpoints.length !== 2)) {
+    const nodes = await linkEndNodes(ctx.db, [dangling]);
     await ctx.db.link.delete({ where: { id: dangling.id } });
-    await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link: dangling });
+    await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link: dangling, nodes });
   }
   const opened = await withUniqueRetry(() =>
     ctx.db.$transaction(async (tx) => {

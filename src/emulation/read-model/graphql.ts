@@ -18,13 +18,14 @@ export const CACHEABLE_FIELDS = new Set([
   ...[
     "id", "name", "path", "filename", "status", "autoClose", "autoOpen", "autoStart", "sceneHeight", "sceneWidth", "zoom",
     "showLayers", "snapToGrid", "showGrid", "gridSize", "drawingGridSize", "showInterfaceLabels", "supplier", "variables",
-    "nodes", "links", "drawings",
+    "nodes", "links", "drawings", "eventCursor",
   ].map((f) => `Project.${f}`),
   ...[
     "id", "projectId", "computeId", "templateId", "nodeType", "name", "status", "console", "consoleHost", "consoleType",
     "consoleAutoStart", "commandLine", "nodeDirectory", "properties", "label", "symbol", "width", "height", "x", "y", "z",
-    "locked", "portNameFormat", "portSegmentSize", "firstPortName", "customAdapters", "ports", "qemu",
+    "locked", "portNameFormat", "portSegmentSize", "firstPortName", "customAdapters", "ports", "qemu", "links",
   ].map((f) => `EmulatedNode.${f}`),
+  // EmulatedNode.links: every link create, update and delete is a topology event.
   // EmulatedNode.qemu: read from the stored properties, whose changes node.updated publishes.
   ...[
     "qemuPath", "platform", "ram", "cpus", "adapters", "adapterType", "macAddress", "bootPriority", "disks", "cdromImage",

@@ -9,7 +9,7 @@ import { resolveInside } from "../files/safe-path.js";
 import { parseInput } from "../../platform/input.js";
 import { assertFileName } from "../core/names.js";
 import { holdProjectConsoles } from "../node-model/console.js";
-import { announceTopology } from "../projects/announce.js";
+import { announceTopology, topologyRows } from "../projects/announce.js";
 import { writeTopologyFile } from "../projects/disk.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
@@ -117,6 +117,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
   });
   // Files first into a staging directory beside the project, so a bad archive changes nothing.
   const dir = projectDir(ctx, project);
+  const replaced = await topologyRows(ctx, project); // what the restore may take away: announced as deleted after it
   const staging = await fs.mkdtemp(`${dir}${STAGING_PREFIX.restore}`);
   try {
     const doc = await withArchive(file, ctx.config.archiveLimits, async (archive) => {
@@ -146,7 +147,7 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
   }
   const restored = await getProject(ctx, projectId);
   await writeTopologyFile(ctx, restored);
-  await announceTopology(ctx, restored);
+  await announceTopology(ctx, restored, replaced);
   await publishTopologyEvent(ctx, projectId, { type: "snapshot.restored", snapshot });
   await publishControllerEvent(ctx, { type: "project.opened", project: restored });
   return restored;

@@ -12,7 +12,7 @@ import {
   type Source,
   type ValueNode,
 } from "graphql";
-import { checkCost, type CostModel } from "./cost.js";
+import { checkCost, operationCost, type CostModel } from "./cost.js";
 
 /**
  * Resource limits for GraphQL requests, checked before the (superlinear) standard validation and before
@@ -165,10 +165,9 @@ export function checkDocument(doc: DocumentNode): GraphQLError | undefined {
  * operation's cost, which needs them).
  */
 export function useResourceLimits(costModel: CostModel): Plugin {
-  const stopOnBadVariables = ({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution: (r: { errors: GraphQLError[] }) => void }) => {
+  const check = (args: ExecutionArgs) => {
     const variables = (args.variableValues ?? {}) as Record<string, unknown>;
-    const error = checkVariables(args.variableValues) ?? checkCost(args.schema, args.document, args.operationName, variables, costModel);
-    if (error) setResultAndStopExecution({ errors: [error] });
+    return checkVariables(args.variableValues) ?? checkCost(args.schema, args.document, args.operationName, variables, costModel);
   };
   return {
     onParse: ({ setParseFn }) => setParseFn(parseWithinLimits),
@@ -176,7 +175,22 @@ export function useResourceLimits(costModel: CostModel): Plugin {
       const error = checkDocument(params.documentAST);
       if (error) setResult([error]);
     },
-    onExecute: stopOnBadVariables,
-    onSubscribe: stopOnBadVariables as NonNullable<Plugin["onSubscribe"]>,
+    // A query's or mutation's answer reports its cost against the budget (`extensions.cost`), so a client sees how
+    // close an operation is before it is refused. Not a subscription's events: they are written as they are.
+    onExecute: ({ args, setResultAndStopExecution }) => {
+      const error = check(args);
+      if (error) return setResultAndStopExecution({ errors: [error] });
+      const requested = Math.round(operationCost(args.schema, args.document, args.operationName, (args.variableValues ?? {}) as Record<string, unknown>, costModel));
+      return {
+        onExecuteDone: ({ result, setResult }) => {
+          if (Symbol.asyncIterator in result) return;
+          setResult({ ...result, extensions: { ...result.extensions, cost: { requested, limit: costModel.limit, listSize: costModel.listSize } } });
+        },
+      };
+    },
+    onSubscribe: ({ args, setResultAndStopExecution }) => {
+      const error = check(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
   };
 }

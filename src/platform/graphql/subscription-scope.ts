@@ -31,6 +31,7 @@ export function useSubscriptionScope(): Plugin {
 export function scopedBus(bus: EventBus, signal: AbortSignal): EventBus {
   return {
     publish: (channel, data) => bus.publish(channel, data),
+    lastId: () => bus.lastId(),
     subscribe(match, opts) {
       const sub = bus.subscribe(match, opts);
       if (signal.aborted) void sub.return();

@@ -115,6 +115,7 @@ export function countedBus(bus: EventBus, metrics: Metrics): EventBus {
   const subscribe = bus.subscribe.bind(bus) as unknown as (topic: unknown, opts?: unknown) => Subscription;
   const publish = bus.publish.bind(bus) as unknown as (channel: string, data: unknown) => ReturnType<EventBus["publish"]>;
   return {
+    lastId: () => bus.lastId(),
     publish: ((channel: string, data: unknown) => {
       metrics.busPublished.inc({ channel: channelKind(channel) });
       return publish(channel, data);

@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/platform/config.js";
+import { startServer, type RunningServer } from "../../src/server.js";
+import { freshDatabaseUrl, gql, portWindow } from "../support/server.js";
+
+/**
+ * Issue 22 point 1: reads cost what they return. Every relation of the emulation graph is planned with its parent
+ * (or read in one batch for a whole list), so the SQL statements of a request do not grow with the project: the
+ * nested read that took 145 s and then failed on 1,000 nodes ("Expression tree is too large") answers, with the
+ * same number of statements as on 50 nodes. The cost of every query is in `extensions.cost`.
+ */
+let s: RunningServer;
+let statements = 0;
+let drop: () => Promise<void>;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "patchbay-nested-"));
+  const db = await freshDatabaseUrl(dataDir);
+  drop = db.drop;
+  s = await startServer(
+    { ...loadConfig([], {}), port: 0, dataDir, instanceId: `test-${path.basename(dataDir)}`, databaseUrl: db.url, logRequests: false, redisUrl: undefined, ...portWindow() },
+    { onSqlStatement: () => void statements++ },
+  );
+});
+afterAll(async () => {
+  await s.close();
+  await drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Switches of 8 ports, each with 7 vpcs and an uplink to the previous switch (as bench/harness.ts builds), in bulk. */
+async function project(n: number) {
+  const projectId = randomUUID();
+  await s.ctx.db.project.create({ data: { id: projectId, name: `p${n}-${projectId.slice(0, 4)}`, filename: "p.gns3" } });
+  const nodes: { id: string; projectId: string; nodeType: string; name: string }[] = [];
+  const links: { id: string; projectId: string }[] = [];
+  const ends: { linkId: string; position: number; nodeId: string; adapterNumber: number; portNumber: number }[] = [];
+  const connect = (a: string, ap: number, b: string, bp: number) => {
+    const id = randomUUID();
+    links.push({ id, projectId });
+    ends.push({ linkId: id, position: 0, nodeId: a, adapterNumber: 0, portNumber: ap }, { linkId: id, position: 1, nodeId: b, adapterNumber: 0, portNumber: bp });
+  };
+  let previous: string | undefined;
+  for (let sw = 0; nodes.length < n; sw++) {
+    const swId = randomUUID();
+    nodes.push({ id: swId, projectId, nodeType: "ethernet_switch", name: `SW${sw + 1}` });
+    if (previous) connect(previous, 7, swId, 0);
+    for (let i = previous ? 1 : 0; i < 7 && nodes.length < n; i++) {
+      const pc = randomUUID();
+      nodes.push({ id: pc, projectId, nodeType: "vpcs", name: `PC${sw * 7 + i + 1}` });
+      connect(pc, 0, swId, i);
+    }
+    previous = swId;
+  }
+  await s.ctx.db.node.createMany({ data: nodes });
+  await s.ctx.db.link.createMany({ data: links });
+  await s.ctx.db.linkEndpoint.createMany({ data: ends });
+  return { projectId, nodes, links };
+}
+
+const NESTED = `query($id: ID!) { project(id: $id) { nodes { id name links { id endpoints { node { name } } availableFilters { type } } } } }`;
+
+async function counted<T>(read: () => Promise<T>): Promise<{ result: T; statements: number }> {
+  s.ctx.services.emulation.reads.invalidate("*"); // no read cache: what a read costs
+  const before = statements;
+  const result = await read();
+  return { result, statements: statements - before };
+}
+
+describe("nested reads", { timeout: 180_000 }, () => {
+  it("project{nodes{links{endpoints{node}}}} answers on 1,000 nodes in as many statements as on 50", async () => {
+    const small = await project(50);
+    const large = await project(1000);
+    const a = await counted(() => gql(s.url, NESTED, { id: small.projectId }));
+    const b = await counted(() => gql(s.url, NESTED, { id: large.projectId }));
+    expect(a.result.errors).toBeUndefined();
+    expect(b.result.errors).toBeUndefined();
+    expect(b.statements).toBe(a.statements);
+    expect(b.statements).toBeLessThanOrEqual(12);
+
+    const nodes = b.result.data.project.nodes as { id: string; name: string; links: { id: string; endpoints: { node: { name: string } }[]; availableFilters: unknown[] }[] }[];
+    expect(nodes).toHaveLength(1000);
+    // Every link is seen from both its ends, with both ends' names; a switch has 8 links at most, a PC one.
+    const seen = new Map<string, string>();
+    for (const n of nodes) {
+      if (n.name.startsWith("PC")) expect(n.links).toHaveLength(1);
+      for (const l of n.links) {
+        const names = l.endpoints.map((e) => e.node.name);
+        expect(names).toContain(n.name);
+        expect(l.availableFilters.length > 0).toBe(names.some((x) => x.startsWith("PC")));
+        seen.set(l.id, (seen.get(l.id) ?? "") + "x");
+      }
+    }
+    expect(seen.size).toBe(large.links.length);
+    expect([...seen.values()].every((v) => v === "xx")).toBe(true);
+    // Links in creation order, then by id (bulk-created rows share their creation time), as the REST list has them.
+    const sw2 = nodes.find((n) => n.name === "SW2")!;
+    expect(sw2.links).toHaveLength(8);
+    expect(sw2.links.map((l) => l.id)).toEqual(sw2.links.map((l) => l.id).sort());
+  });
+
+  it("emulatedNode and projects plan their selections; nodeDirectory answers; the cost is in extensions", async () => {
+    const { projectId, nodes } = await project(30);
+    const pc = nodes.find((n) => n.nodeType === "vpcs")!;
+    const r = await counted(() =>
+      gql(s.url, `query($p: ID!, $n: ID!) { emulatedNode(projectId: $p, id: $n) { __typename ... on QueryEmulatedNodeSuccess { data { name nodeDirectory links { endpoints { node { name nodeDirectory } } } } } } }`, { p: projectId, n: pc.id }),
+    );
+    expect(r.result.errors).toBeUndefined();
+    const node = r.result.data.emulatedNode.data;
+    expect(node.nodeDirectory).toBe(path.join(dataDir, "projects", projectId, "project-files", "vpcs", pc.id));
+    expect(node.links[0].endpoints.map((e: any) => e.node.name)).toEqual([pc.name, "SW1"]);
+    expect(node.links[0].endpoints[1].node.nodeDirectory).toBeNull(); // a switch has none
+
+    const res = await fetch(`${s.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: `{ projects { id stats { nodes links } nodes { id } } }` }),
+    });
+    const body = await res.json();
+    expect(body.errors).toBeUndefined();
+    expect(body.data.projects.find((p: any) => p.id === projectId).stats).toEqual({ nodes: 30, links: 29 });
+    // projects (20) × (1 + id + stats (1 + 2) + nodes (20 × (1 + id))), as the cost model counts (lists as 20)
+    expect(body.extensions.cost).toEqual({ requested: 20 * (1 + 1 + 3 + 20 * 2), limit: 100_000, listSize: 20 });
+
+    // A query the read cache answers (the second time, without execution) reports its cost too.
+    for (let i = 0; i < 2; i++) {
+      const cached = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: `{ project(id: "${projectId}") { id nodes { id } } }` }) });
+      expect(((await cached.json()) as any).extensions).toEqual({ cost: { requested: 1 + 1 + 20 * 2, limit: 100_000, listSize: 20 } });
+    }
+
+    const many = await counted(() => gql(s.url, `{ projects { nodes { links { id } } links { endpoints { node { name } } } stats { nodes } } }`));
+    const few = await counted(() => gql(s.url, `{ projects { id } }`));
+    expect(many.result.errors).toBeUndefined();
+    expect(many.statements).toBeLessThanOrEqual(few.statements + 8); // per level, not per project or node
+  });
+});
