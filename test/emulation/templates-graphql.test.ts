@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { busSubscribed, call, gql, serverWithGraphqlClient, type TestServer } from "../support/server.js";
 
 const VPCS_ID = "19021f99-e36f-394d-b4a1-8aaa902ab9cc";
-const CLOUD_ID = "39e257dc-8412-3174-b6b3-0ee3ed6a43e9";
+const FRAME_RELAY_ID = "dd0f6f3a-ba58-3249-81cb-a1dd88407a47";
 const TEMPLATE = "id name templateType category builtin computeId symbol defaultNameFormat settings";
 const ERR = "... on Error { __typename message }";
 
@@ -86,7 +86,7 @@ describe("emulation: templates (GraphQL)", () => {
     const first = await gql(s.url, q, { p: projectId, t: VPCS_ID });
     expect(first.data.createNodeFromTemplate.data).toEqual({ name: "PC1", nodeType: "VPCS", templateId: VPCS_ID, x: 10, y: 20, consoleType: "TELNET" });
     expect((await gql(s.url, q, { p: projectId, t: VPCS_ID })).data.createNodeFromTemplate.data.name).toBe("PC2");
-    const cloud = await gql(s.url, q, { p: projectId, t: CLOUD_ID });
-    expect(cloud.data.createNodeFromTemplate).toMatchObject({ __typename: "ConflictError", message: expect.stringMatching(/cannot run cloud nodes/) });
+    const frsw = await gql(s.url, q, { p: projectId, t: FRAME_RELAY_ID });
+    expect(frsw.data.createNodeFromTemplate).toMatchObject({ __typename: "ConflictError", message: expect.stringMatching(/cannot run frame_relay_switch nodes/) });
   });
 });
