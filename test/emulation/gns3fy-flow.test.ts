@@ -4,6 +4,7 @@ import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { consoleAnswers } from "../support/lab.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
+import { waitFor } from "../support/wait.js";
 import { hostNodesLab, hostNodesReady, projectContainers, testDockerImage, type HostNodesLab } from "./host-nodes-support.js";
 
 /**
@@ -169,8 +170,8 @@ describe.skipIf(!hostReady)("a gns3fy-style client builds a Cloud, NAT and Docke
     expect([cloud.x, cloud.y, cloud.node_type, cloud.template_id]).toEqual([-200, 0, "cloud", "39e257dc-8412-3174-b6b3-0ee3ed6a43e9"]);
     expect([nat.x, nat.y, nat.node_type, nat.template_id]).toEqual([200, 0, "nat", "df8f4ea9-33b7-3e96-86a2-c39bc9bb649c"]);
     expect([dk.x, dk.y, dk.node_type, dk.template_id, dk.status]).toEqual([0, 150, "docker", template.template_id, "stopped"]);
-    // The PUT renamed the container's node: still one container for it.
-    expect(await projectContainers(pid)).toHaveLength(1);
+    // The PUT renamed the container's node: one container for it.
+    await waitFor(async () => (await projectContainers(pid)).length === 1, 15_000, "one container");
 
     const links = [
       await api.createLink(pid, "Internet", lab.cloudInterface, "Switch1", "Ethernet0"),
@@ -205,7 +206,8 @@ describe.skipIf(!hostReady)("a gns3fy-style client builds a Cloud, NAT and Docke
     for (const n of [dk, nat, cloud, sw]) await api.deleteNode(pid, n.node_id);
     expect(await api.nodes(pid)).toEqual([]);
     expect(await api.links(pid)).toEqual([]);
-    expect(await projectContainers(pid)).toEqual([]);
+    // The runtime removes the container when it follows node.deleted, a moment after the 204.
+    await waitFor(async () => (await projectContainers(pid)).length === 0, 15_000, "the container to go");
     await api.deleteTemplate(template.template_id);
     await api.deleteProject(pid);
   }, 120_000);

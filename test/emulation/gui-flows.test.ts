@@ -5,6 +5,7 @@ import { notificationSocket } from "../support/gns3-ws.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { step } from "../support/steps.js";
 import { toolAvailable } from "../support/tools.js";
+import { waitFor } from "../support/wait.js";
 import { GUI_SVG } from "./drawings-support.js";
 import { hostNodesLab, hostNodesReady, projectContainers, testDockerImage, type HostNodesLab } from "./host-nodes-support.js";
 
@@ -21,7 +22,7 @@ const GUI_HEADERS = { "User-Agent": "GNS3 QT Client v2.2.59" };
 /** A WebSocket opened as the GUI opens it; `next` gives the event the GUI acts on. */
 async function guiSocket(url: string) {
   const socket = await notificationSocket(url, GUI_HEADERS);
-  return { ...socket, next: async (action: string, match?: (event: any) => boolean) => (await socket.next(action, match)).event };
+  return { ...socket, next: async (action: string, match?: (event: any) => boolean, ms?: number) => (await socket.next(action, match, ms)).event };
 }
 
 const PROJECT_KEYS = ["project_id", "name", "filename", "path", "auto_start", "auto_open", "auto_close", "scene_width", "scene_height", "zoom",
@@ -561,7 +562,8 @@ describe.skipIf(!hostReady)("GNS3 GUI 2.2.59: Cloud, NAT and Docker nodes (requi
     await step("delete the docker node, the links, then the project: no container left", async () => {
       await gui("DELETE", `${P}/nodes/${nodes.docker.node_id}`, undefined, 204);
       expect((await stream!.next("node.deleted", (e) => e.node_id === nodes.docker.node_id)).node_id).toBe(nodes.docker.node_id);
-      expect(await projectContainers(projectId)).toEqual([]);
+      // The runtime removes the container when it follows node.deleted, a moment after the 204 (no client reads it).
+      await waitFor(async () => (await projectContainers(projectId)).length === 0, 15_000, "the container to go");
       expect((await gui("GET", `${P}/links`, undefined, 200)).map((l: any) => l.link_id).sort()).toEqual([links.cloud, links.nat].sort());
       await gui("DELETE", `/templates/${template_id}`, undefined, 204);
       await gui("DELETE", P, undefined, 204);
