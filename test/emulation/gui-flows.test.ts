@@ -5,7 +5,9 @@ import { notificationSocket } from "../support/gns3-ws.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { step } from "../support/steps.js";
 import { toolAvailable } from "../support/tools.js";
+import { waitFor } from "../support/wait.js";
 import { GUI_SVG } from "./drawings-support.js";
+import { hostNodesLab, hostNodesReady, projectContainers, testDockerImage, type HostNodesLab } from "./host-nodes-support.js";
 
 /**
  * The GNS3 desktop GUI 2.2.59, replayed as one session (one test: each flow works on what the earlier flows
@@ -20,7 +22,7 @@ const GUI_HEADERS = { "User-Agent": "GNS3 QT Client v2.2.59" };
 /** A WebSocket opened as the GUI opens it; `next` gives the event the GUI acts on. */
 async function guiSocket(url: string) {
   const socket = await notificationSocket(url, GUI_HEADERS);
-  return { ...socket, next: async (action: string, match?: (event: any) => boolean) => (await socket.next(action, match)).event };
+  return { ...socket, next: async (action: string, match?: (event: any) => boolean, ms?: number) => (await socket.next(action, match, ms)).event };
 }
 
 const PROJECT_KEYS = ["project_id", "name", "filename", "path", "auto_start", "auto_open", "auto_close", "scene_width", "scene_height", "zoom",
@@ -384,4 +386,187 @@ describe("GNS3 GUI 2.2.59 flows replayed against Patchbay", () => {
       expect((await guiError("POST", `/projects/${copy.project_id}/close`, {}, 404))).toMatch(/doesn't exist$/);
     });
   }, 300_000);
+});
+
+/**
+ * Issue 21 from the GUI: a Cloud and a NAT node from their built-in templates, a Docker node from a template made
+ * the way the docker wizard makes it (docker-cloud-nat reference §5), each linked to a switch from the link dialog,
+ * started and stopped one by one and all together, with what the GUI reads back (node.created/updated, ports with
+ * names, symbols, the cloud's interfaces). Real host networking, dockerd and the test image.
+ */
+const HOST_BUILTIN = { cloud: "39e257dc-8412-3174-b6b3-0ee3ed6a43e9", nat: "df8f4ea9-33b7-3e96-86a2-c39bc9bb649c" };
+const hostReady = hostNodesReady();
+const IMAGE = hostReady ? testDockerImage() : "patchbay-busybox:latest";
+
+describe.skipIf(!hostReady)("GNS3 GUI 2.2.59: Cloud, NAT and Docker nodes (requires root, dockerd, socat, dnsmasq, nftables)", () => {
+  let lab: HostNodesLab;
+  let controller: Awaited<ReturnType<typeof guiSocket>> | undefined;
+  let stream: Awaited<ReturnType<typeof guiSocket>> | undefined;
+  beforeAll(async () => {
+    lab = await hostNodesLab("pbg");
+  });
+  afterAll(async () => {
+    controller?.close();
+    stream?.close();
+    await lab?.release();
+  });
+
+  async function gui(method: string, url: string, body: unknown, status: number) {
+    const r = await call(lab.server.url, method, `/v2${url}`, body, GUI_HEADERS);
+    expect(r.status, `${method} ${url} → ${r.text}`).toBe(status);
+    if (r.text) expect(r.headers.get("content-type"), `${method} ${url}`).toBe("application/json");
+    return r.body;
+  }
+
+  it("docker wizard → Cloud, NAT and Docker from the device list → links to a switch → start/stop each and all → delete", async () => {
+    const s = lab.server;
+    const ws = s.url.replace(/^http/, "ws");
+    let computeTypes: Record<string, string[]> = {};
+    let templates: any[] = [];
+    await step("connect: the local compute offers cloud, nat and docker; the built-in Cloud and NAT templates and their icons", async () => {
+      controller = await guiSocket(`${ws}/v2/notifications/ws`);
+      await controller.next("ping");
+      const computes = await gui("GET", "/computes", undefined, 200);
+      computeTypes = Object.fromEntries(computes.map((c: any) => [c.compute_id, c.capabilities.node_types]));
+      expect(computeTypes.local).toEqual(expect.arrayContaining(["cloud", "nat", "docker", "ethernet_switch"]));
+      templates = await gui("GET", "/templates", undefined, 200);
+      for (const [type, id] of Object.entries(HOST_BUILTIN)) {
+        const t = templates.find((x: any) => x.template_id === id);
+        hasKeys(t, TEMPLATE_KEYS);
+        expect(t).toMatchObject({ template_type: type, builtin: true, compute_id: null, category: "guest", symbol: `:/symbols/${type}.svg` });
+      }
+      expect(templates.find((x: any) => x.template_id === HOST_BUILTIN.cloud).name).toBe("Cloud");
+      expect(templates.find((x: any) => x.template_id === HOST_BUILTIN.nat).name).toBe("NAT");
+      for (const symbol of [":/symbols/cloud.svg", ":/symbols/nat.svg", ":/symbols/docker_guest.svg"]) {
+        const icon = await fetch(`${s.url}/v2/symbols/${encodeURIComponent(symbol).replaceAll("%2F", "/")}/raw`, { headers: GUI_HEADERS });
+        expect(icon.status, symbol).toBe(200);
+        expect(icon.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+        expect(await icon.text()).toContain("<svg");
+      }
+    });
+
+    const template_id = randomUUID();
+    const templateName = IMAGE.replace(/:[^:/]*$/, "").replaceAll("/", "-");
+    await step("the docker wizard: image list, then POST /templates with the GUI defaults and a client id", async () => {
+      const images = await gui("GET", "/computes/local/docker/images", undefined, 200);
+      expect(images).toContainEqual({ image: IMAGE });
+      await gui("POST", "/templates", {
+        default_name_format: "{name}-{0}", usage: "", symbol: ":/symbols/docker_guest.svg", category: 2, start_command: "", name: templateName,
+        image: IMAGE, adapters: 1, mac_address: "", custom_adapters: [], environment: "", console_type: "telnet", console_auto_start: false,
+        console_resolution: "1024x768", console_http_port: 80, console_http_path: "/", extra_hosts: "", extra_volumes: [], template_type: "docker",
+        template_id, compute_id: "local",
+      }, 201);
+      const created = await controller!.next("template.created", (e) => e.template_id === template_id);
+      hasKeys(created, TEMPLATE_KEYS);
+      expect(created).toMatchObject({ name: templateName, template_type: "docker", builtin: false, category: "guest", compute_id: "local", image: IMAGE });
+      templates.push(created);
+    });
+
+    const created = await gui("POST", "/projects", {
+      name: `gui-host-${randomUUID().slice(0, 8)}`, path: null, grid_size: 75, drawing_grid_size: 25, show_grid: false, snap_to_grid: false, show_interface_labels: false,
+    }, 201);
+    const projectId = created.project_id as string;
+    const P = `/projects/${projectId}`;
+    stream = await guiSocket(`${ws}/v2${P}/notifications/ws`);
+    await stream.next("ping");
+
+    const nodes: Record<string, any> = {};
+    await step("add from the device list: POST P/templates/{id} (+ compute_id only for the built-ins), nodes drawn from node.created", async () => {
+      for (const [name, id] of [["Switch1", BUILTIN.ethernet_switch], ["Cloud1", HOST_BUILTIN.cloud], ["NAT1", HOST_BUILTIN.nat], [`${templateName}-1`, template_id]] as const) {
+        const template = templates.find((t: any) => t.template_id === id);
+        const body = template.compute_id === null
+          ? { x: 0, y: 100, compute_id: Object.keys(computeTypes).find((c) => computeTypes[c].includes(template.template_type)) }
+          : { x: 0, y: 100 };
+        const r = await gui("POST", `${P}/templates/${id}`, body, 201);
+        const announced = await stream!.next("node.created", (e) => e.node_id === r.node_id, 30_000);
+        expectNode(announced);
+        expect(announced).toMatchObject({ name, template_id: id, symbol: template.symbol, compute_id: "local" });
+        nodes[template.template_type] = announced;
+      }
+      const { cloud, nat, docker } = nodes;
+      // Cloud: started, no console, one port per non-special host interface, the interface list of its dialog.
+      expect(cloud).toMatchObject({ status: "started", console: null, console_type: null });
+      expect(cloud.properties).toMatchObject({ remote_console_host: "", remote_console_port: 23, remote_console_type: "none", remote_console_http_path: "/" });
+      for (const i of cloud.properties.interfaces) expect(Object.keys(i).sort()).toEqual(["name", "special", "type"]);
+      expect(cloud.properties.interfaces.filter((i: any) => !i.special).map((i: any) => i.name)).toContain(lab.cloudInterface);
+      expect(cloud.ports.map((p: any) => p.name)).toContain(lab.cloudInterface);
+      expect(cloud.properties.ports_mapping.find((m: any) => m.name === lab.cloudInterface)).toMatchObject({ interface: lab.cloudInterface, type: "ethernet" });
+      // NAT: started, one port nat0.
+      expect(nat).toMatchObject({ status: "started", symbol: ":/symbols/nat.svg" });
+      expect(nat.ports.map((p: any) => [p.name, p.short_name, p.link_type])).toEqual([["nat0", "nat0", "ethernet"]]);
+      // Docker: a stopped container with a telnet console and eth0.
+      expect(docker).toMatchObject({ status: "stopped", console_type: "telnet", console: expect.any(Number) });
+      expect(docker.properties).toMatchObject({ image: IMAGE, adapters: 1 });
+      expect(docker.ports.map((p: any) => [p.adapter_number, p.port_number, p.name, p.link_type, p.data_link_types])).toEqual([
+        [0, 0, "eth0", "ethernet", { Ethernet: "DLT_EN10MB" }],
+      ]);
+      expect(await projectContainers(projectId)).toHaveLength(1);
+    });
+
+    const links: Record<string, string> = {};
+    await step("link each to the switch from the link dialog (POST, then PUT with the labels)", async () => {
+      const ends = [
+        ["docker", 0, 0, 0],
+        ["nat", 0, 0, 1],
+        ["cloud", nodes.cloud.ports.find((p: any) => p.name === lab.cloudInterface).adapter_number, nodes.cloud.ports.find((p: any) => p.name === lab.cloudInterface).port_number, 2],
+      ] as const;
+      for (const [type, adapter_number, port_number, swPort] of ends) {
+        const body = (labels: boolean) => ({
+          nodes: [
+            { node_id: nodes[type].node_id, adapter_number, port_number, ...(labels && { label: { text: "a", x: 10, y: -10, rotation: 0, style: "" } }) },
+            { node_id: nodes.ethernet_switch.node_id, adapter_number: 0, port_number: swPort, ...(labels && { label: { text: `e${swPort}`, x: -20, y: 5, rotation: 0, style: "" } }) },
+          ],
+          filters: {},
+          link_style: { color: "#000000", width: 2, type: 1 },
+          suspend: false,
+        });
+        const r = await gui("POST", `${P}/links`, body(false), 201);
+        expectLink(await stream!.next("link.created", (e) => e.link_id === r.link_id));
+        await gui("PUT", `${P}/links/${r.link_id}`, body(true), 201);
+        expect((await stream!.next("link.updated", (e) => e.link_id === r.link_id)).nodes[1].label.text).toBe(`e${swPort}`);
+        links[type] = r.link_id;
+      }
+      (await gui("GET", `${P}/links`, undefined, 200)).forEach(expectLink);
+    });
+
+    const statuses = async () =>
+      Object.fromEntries((await gui("GET", `${P}/nodes`, undefined, 200)).map((n: any) => (expectNode(n), [n.node_type, n.status])));
+    await step("start and stop each node from its context menu: 200 + node JSON, the state from node.updated", async () => {
+      for (const type of ["docker", "cloud", "nat"]) {
+        const id = nodes[type].node_id;
+        expectNode(await gui("POST", `${P}/nodes/${id}/start`, {}, 200));
+        if (type === "docker") await stream!.next("node.updated", (e) => e.node_id === id && e.status === "started", 30_000);
+      }
+      expect(await statuses()).toEqual({ ethernet_switch: "started", cloud: "started", nat: "started", docker: "started" });
+      const c = (await projectContainers(projectId))[0];
+      expect(c.State).toBe("running");
+      for (const type of ["docker", "cloud", "nat"]) {
+        const id = nodes[type].node_id;
+        expectNode(await gui("POST", `${P}/nodes/${id}/stop`, {}, 200));
+        if (type === "docker") await stream!.next("node.updated", (e) => e.node_id === id && e.status === "stopped", 30_000);
+      }
+      // As in GNS3: cloud and NAT always run; the container is stopped, not removed.
+      expect(await statuses()).toEqual({ ethernet_switch: "started", cloud: "started", nat: "started", docker: "stopped" });
+      expect((await projectContainers(projectId)).map((x) => x.State)).toEqual(["exited"]);
+    });
+
+    await step("start all / stop all from the toolbar: 204, then the nodes' state", async () => {
+      expect(await gui("POST", `${P}/nodes/start`, {}, 204)).toBeUndefined();
+      await stream!.next("node.updated", (e) => e.node_id === nodes.docker.node_id && e.status === "started", 30_000);
+      expect(await statuses()).toEqual({ ethernet_switch: "started", cloud: "started", nat: "started", docker: "started" });
+      expect(await gui("POST", `${P}/nodes/stop`, {}, 204)).toBeUndefined();
+      await stream!.next("node.updated", (e) => e.node_id === nodes.docker.node_id && e.status === "stopped", 30_000);
+      expect(await statuses()).toEqual({ ethernet_switch: "started", cloud: "started", nat: "started", docker: "stopped" });
+    });
+
+    await step("delete the docker node, the links, then the project: no container left", async () => {
+      await gui("DELETE", `${P}/nodes/${nodes.docker.node_id}`, undefined, 204);
+      expect((await stream!.next("node.deleted", (e) => e.node_id === nodes.docker.node_id)).node_id).toBe(nodes.docker.node_id);
+      // The runtime removes the container when it follows node.deleted, a moment after the 204 (no client reads it).
+      await waitFor(async () => (await projectContainers(projectId)).length === 0, 15_000, "the container to go");
+      expect((await gui("GET", `${P}/links`, undefined, 200)).map((l: any) => l.link_id).sort()).toEqual([links.cloud, links.nat].sort());
+      await gui("DELETE", `/templates/${template_id}`, undefined, 204);
+      await gui("DELETE", P, undefined, 204);
+    });
+  }, 180_000);
 });
