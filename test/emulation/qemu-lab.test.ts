@@ -95,8 +95,9 @@ async function labStory(lab: Lab): Promise<void> {
   const [vm1, vm2] = lab.consoles;
 
   await step("VM1 → VM2 and VM2 → PC1 over the switch; PC1 → VM1", async () => {
-    expect(received(await vm1.run("ping -c 2 -W 2 10.0.0.2"))).toBeGreaterThan(0);
-    expect(received(await vm2.run("ping -c 2 -W 2 10.0.0.3"))).toBeGreaterThan(0);
+    // Three tries of 3 s: the first echo waits for ARP across a loaded host (TCG guests, a second instance).
+    expect(received(await vm1.run("ping -c 3 -W 3 10.0.0.2", 30_000))).toBeGreaterThan(0);
+    expect(received(await vm2.run("ping -c 3 -W 3 10.0.0.3", 30_000))).toBeGreaterThan(0);
     expect(await lab.pc!.run("ping 10.0.0.1 -c 2", 20_000)).toMatch(/10\.0\.0\.1 icmp_seq=\d+ ttl=64/);
   });
 
