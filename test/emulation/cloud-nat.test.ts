@@ -60,7 +60,13 @@ const exists = (iface: string) => fs.existsSync(`/sys/class/net/${iface}`);
 const nftTables = () => sh(findOnPath("nft") ?? "/usr/sbin/nft", ["list", "tables"]);
 const promiscuity = (iface: string) => Number(/promiscuity (\d+)/.exec(sh(ip, ["-d", "link", "show", iface]))?.[1]);
 /** TAPs this server's NAT/cloud ports made (`pbt…`), enslaved to a bridge. */
-const tapsOn = (bridge: string) => (exists(bridge) ? fs.readdirSync(`/sys/class/net/${bridge}/brif`) : []);
+const tapsOn = (bridge: string) => {
+  try {
+    return fs.readdirSync(`/sys/class/net/${bridge}/brif`);
+  } catch {
+    return []; // no bridge, or one being made: the kernel adds its brif directory a moment after the device
+  }
+};
 
 async function newProject(url: string, name: string): Promise<string> {
   const r = await call(url, "POST", "/v2/projects", { name: `${name}-${tag}`, auto_close: false });
