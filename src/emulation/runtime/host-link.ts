@@ -142,15 +142,15 @@ export class HostLink {
     if (child.pid !== undefined) {
       writePidFile(this.pidFile, { owner: this.o.owner, nodeId: this.o.nodeId, pids: [child.pid], commandLine: argv.join(" ") });
     }
-    // socat fails at once when it cannot open its addresses; a TAP must exist before it can be enslaved.
+    // socat fails at once when it cannot open its addresses. Ready means it holds the host side: a TAP exists (it
+    // must before it can be enslaved), a packet socket is bound to the interface (frames flow from the answer on).
     const started = Date.now();
     while (!this.exited) {
       await sleep(50);
       const elapsed = Date.now() - started;
-      const tapReady = this.o.side.kind !== "tap" || interfaceExists(this.o.side.name);
-      if ((tapReady && elapsed >= 200) || elapsed > 3000) break;
+      if ((this.holdsHostSide(child.pid) && elapsed >= 200) || elapsed > 3000) break;
     }
-    if (this.exited || (this.o.side.kind === "tap" && !interfaceExists(this.o.side.name))) {
+    if (this.exited || !this.holdsHostSide(child.pid)) {
       this.stopping = true;
       await this.stop();
       const why = this.stderr.trim().split("\n").pop()?.replace(/^.*? E /, "") ?? "";
@@ -158,11 +158,50 @@ export class HostLink {
     }
   }
 
+  private holdsHostSide(pid: number | undefined): boolean {
+    const side = this.o.side;
+    if (side.kind === "tap") return interfaceExists(side.name);
+    if (side.kind === "interface") return pid !== undefined && packetSocketBound(pid, interfaceIndex(side.name));
+    return true;
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     const pid = this.child?.pid;
     if (pid !== undefined && !this.exited) await killAndWait([pid], this.o.owner, 1000);
     fs.rmSync(this.pidFile, { force: true });
+  }
+}
+
+/**
+ * The process holds an AF_PACKET socket bound to the interface (/proc/net/packet: its inode, Iface = the index).
+ * socat sets the promiscuous membership before it binds, so a bound socket already sees every frame.
+ */
+function packetSocketBound(pid: number, ifindex: number | null): boolean {
+  if (ifindex === null) return false;
+  let inodes: Set<string>;
+  try {
+    inodes = new Set(
+      fs.readdirSync(`/proc/${pid}/fd`).map((fd) => /^socket:\[(\d+)\]$/.exec(readlink(`/proc/${pid}/fd/${fd}`))?.[1] ?? ""),
+    );
+  } catch {
+    return false;
+  }
+  return fs
+    .readFileSync("/proc/net/packet", "utf8")
+    .split("\n")
+    .slice(1)
+    .some((row) => {
+      const cols = row.trim().split(/\s+/);
+      return cols.length >= 9 && Number(cols[4]) === ifindex && inodes.has(cols[8]);
+    });
+}
+
+function readlink(file: string): string {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return "";
   }
 }
 

@@ -43,11 +43,17 @@ const tapName = () => `pbt${randomBytes(4).toString("hex")}`;
 
 export class HostPortDevice implements PortDevice {
   private ports = new Map<number, Held>();
+  /**
+   * A port's bind in flight (socat takes a moment to hold its side): a removal or close waits for it, so a link
+   * deleted or a project closed meanwhile never leaves a socat behind.
+   */
+  private binding = new Map<number, Promise<void>>();
 
   constructor(private readonly o: HostPortDeviceOptions) {}
 
+  /** Bound ports and those being bound (the device is not closed under a bind in flight). */
   get connectedPorts(): number[] {
-    return [...this.ports.keys()].sort((a, b) => a - b);
+    return [...new Set([...this.ports.keys(), ...this.binding.keys()])].sort((a, b) => a - b);
   }
 
   /** The helper processes (diagnostics, tests). */
@@ -56,7 +62,21 @@ export class HostPortDevice implements PortDevice {
   }
 
   async addNio(port: number, nio: Nio): Promise<void> {
-    await this.removeNio(port);
+    const before = this.binding.get(port);
+    const bind = (async () => {
+      await before?.catch(() => undefined);
+      await this.unbind(port);
+      await this.bind(port, nio);
+    })();
+    this.binding.set(port, bind);
+    try {
+      await bind;
+    } finally {
+      if (this.binding.get(port) === bind) this.binding.delete(port);
+    }
+  }
+
+  private async bind(port: number, nio: Nio): Promise<void> {
     const refusal = this.o.refusal(port);
     if (refusal) throw new ConflictError(refusal);
     const target = this.o.target(port);
@@ -105,6 +125,11 @@ export class HostPortDevice implements PortDevice {
   }
 
   async removeNio(port: number): Promise<void> {
+    await this.binding.get(port)?.catch(() => undefined);
+    await this.unbind(port);
+  }
+
+  private async unbind(port: number): Promise<void> {
     const held = this.ports.get(port);
     if (!held) return;
     this.ports.delete(port);
@@ -113,6 +138,6 @@ export class HostPortDevice implements PortDevice {
   }
 
   async close(): Promise<void> {
-    for (const port of [...this.ports.keys()]) await this.removeNio(port);
+    for (const port of this.connectedPorts) await this.removeNio(port);
   }
 }
