@@ -68,6 +68,7 @@ export class LocalCompute implements Compute {
   readonly owner: string;
   readonly runDir: string;
   private attachments = new Map<string, Attachment>();
+  private allocating = new Map<string, Promise<Attachment>>();
   /** Running node processes; `ports` are the attachment keys the process holds ("node" holder). */
   private processes = new Map<string, { projectId: string; nodeType: string; proc: NodeProcess; ports: string[] }>();
   private devices = new Map<string, { projectId: string; driver: DeviceDriver; device: PortDevice }>();
@@ -182,22 +183,35 @@ export class LocalCompute implements Compute {
 
   private async attach(node: Pick<Node, "id" | "nodeType">, adapter: number, port: number, holder: "node" | "link"): Promise<Attachment> {
     const key = portKey(node.id, adapter, port);
-    let a = this.attachments.get(key);
-    if (!a) {
-      const offsets = udpOffsets(node.nodeType);
-      const nodeLocal = await this.pool.allocate(offsets);
-      let peer: number;
-      try {
-        peer = await this.pool.allocate();
-      } catch (e) {
-        this.pool.release(nodeLocal, offsets);
-        throw e;
-      }
-      a = { nodeLocal, offsets, peer, holders: new Set() };
-      this.attachments.set(key, a);
-    }
+    const a = this.attachments.get(key) ?? (await this.allocate(key, node.nodeType));
     a.holders.add(holder);
     return a;
+  }
+
+  /**
+   * The port's UDP ports, allocated once even when a start and a link's wiring ask at the same moment (start all
+   * right after the links are made): both must use the same ports, or the node sends where no relay listens.
+   */
+  private allocate(key: string, nodeType: string): Promise<Attachment> {
+    let pending = this.allocating.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const offsets = udpOffsets(nodeType);
+        const nodeLocal = await this.pool.allocate(offsets);
+        let peer: number;
+        try {
+          peer = await this.pool.allocate();
+        } catch (e) {
+          this.pool.release(nodeLocal, offsets);
+          throw e;
+        }
+        const a: Attachment = { nodeLocal, offsets, peer, holders: new Set() };
+        this.attachments.set(key, a);
+        return a;
+      })().finally(() => this.allocating.delete(key));
+      this.allocating.set(key, pending);
+    }
+    return pending;
   }
 
   private detach(key: string, holder: "node" | "link"): void {
