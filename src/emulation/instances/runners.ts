@@ -77,13 +77,13 @@ export class ProjectRunners {
 
   /**
    * Carried out where the project runs: `local()` when that is here (or the project is closed), else `command` by the
-   * runner, whose domain error is thrown here as it was there. Resolves with local()'s result, or undefined when the
-   * runner did it (read the rows it wrote).
+   * runner, whose domain error is thrown here as it was there. Resolves with local()'s result, or with the runner's
+   * answer as `fromReply` reads it (undefined without one: read the rows the runner wrote).
    */
-  async onRunner<T>(projectId: string, command: Command, local: () => Promise<T>): Promise<T | undefined> {
+  async onRunner<T>(projectId: string, command: Command, local: () => Promise<T>, fromReply?: (reply: unknown) => T): Promise<T | undefined> {
     const runner = await this.runnerOf(projectId);
     if (!runner || runner === this.me || !this.commands) return local();
-    return this.sendTo(runner, command, local);
+    return this.sendTo(runner, command, local, fromReply);
   }
 
   /** Project close and delete: the runner recorded (not claimed: the project is closing) lets go of it. */
@@ -94,26 +94,25 @@ export class ProjectRunners {
     await this.sendTo(runnerId, { kind: "releaseProject", projectId }, local);
   }
 
-  private async sendTo<T>(runner: string, command: Command, local: () => Promise<T>): Promise<T | undefined> {
+  private async sendTo<T>(runner: string, command: Command, local: () => Promise<T>, fromReply?: (reply: unknown) => T): Promise<T | undefined> {
     try {
-      await this.commands!.send(runner, command, COMMAND_TIMEOUT_MS[command.kind]);
-      return undefined;
+      const reply = await this.commands!.send(runner, command, COMMAND_TIMEOUT_MS[command.kind]);
+      return fromReply?.(reply);
     } catch (e) {
       if (!(e instanceof NotListeningError)) throw e;
       if (await this.presence.alive(runner)) throw new UnavailableError(`Instance ${runner} runs this project and does not answer`);
       await this.takeOver(runner);
-      return command.kind === "releaseProject" ? undefined : this.onRunner(command.projectId, command, local);
+      return command.kind === "releaseProject" ? undefined : this.onRunner(command.projectId, command, local, fromReply);
     }
   }
 
-  /** What another instance asks of this one, as the runner. */
-  private async carryOut(c: Command): Promise<void> {
+  /** What another instance asks of this one, as the runner; the answer goes back as JSON (a node action's: the node). */
+  private async carryOut(c: Command): Promise<unknown> {
     const { nodeAction } = await import("../nodes/lifecycle.js");
     const { startLinkCapture, stopLinkCapture } = await import("../links/capture.js");
     switch (c.kind) {
       case "nodeAction":
-        await nodeAction(this.ctx, c.projectId, c.nodeId, c.action);
-        return;
+        return nodeAction(this.ctx, c.projectId, c.nodeId, c.action);
       case "releaseProject":
         return this.runtime.releaseProject(c.projectId);
       case "startCapture":

@@ -57,27 +57,32 @@ export function reloadNode(ctx: AppContext, projectId: string, nodeId: string): 
 
 /**
  * start | stop | suspend | reload one node; returns the node as it stands afterwards. Carried out by the instance
- * that runs the project (instances/runners.ts), one action at a time per node.
+ * that runs the project (instances/runners.ts), one action at a time per node: the node is read there once, under
+ * its lock, and that instance answers with the node it recorded.
  */
 export async function nodeAction(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
-  await getNode(ctx, projectId, nodeId);
-  const here = () => nodeActionHere(ctx, projectId, nodeId, action);
-  return (await ctx.services.emulation.runners.onRunner(projectId, { kind: "nodeAction", projectId, nodeId, action }, here)) ?? getNode(ctx, projectId, nodeId);
+  const { runners, runtime } = ctx.services.emulation;
+  const here = () => runtime.serial(`node:${nodeId}`, async () => commandCompute(ctx, await getNode(ctx, projectId, nodeId), action));
+  return (await runners.onRunner(projectId, { kind: "nodeAction", projectId, nodeId, action }, here, nodeFromReply))!;
 }
 
-async function nodeActionHere(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
-  return ctx.services.emulation.runtime.serial(`node:${nodeId}`, async () => {
-    const node = await getNode(ctx, projectId, nodeId);
-    const states = await COMMANDS[action](computeOf(ctx, node), node, () => workdir(ctx, node));
-    let after = node;
-    for (const state of states) {
-      after = await setNodeRuntimeState(ctx, node.id, state);
-      // GNS3 stops a capture when the node it runs on stops; here: when no end of the link runs any more.
-      if (state.status === "stopped") await ctx.services.emulation.nodeStopped(node.id);
-    }
-    return after;
-  });
+/** The compute that runs the node carries the action out; each state it answers is recorded and announced. */
+async function commandCompute(ctx: AppContext, node: Node, action: NodeAction): Promise<Node> {
+  const states = await COMMANDS[action](computeOf(ctx, node), node, () => workdir(ctx, node));
+  let after = node;
+  for (const state of states) {
+    after = await setNodeRuntimeState(ctx, node.id, state);
+    // GNS3 stops a capture when the node it runs on stops; here: when no end of the link runs any more.
+    if (state.status === "stopped") await ctx.services.emulation.nodeStopped(node.id);
+  }
+  return after;
 }
+
+/** A node as the runner answered it (JSON): its one date comes back as a string. */
+const nodeFromReply = (reply: unknown): Node => {
+  const node = reply as Node & { createdAt: string | Date };
+  return { ...node, createdAt: new Date(node.createdAt) };
+};
 
 /**
  * POST P/nodes/{action}: every node, BULK_PARALLELISM at a time; reload = stop all, then start all. A node that
