@@ -6,7 +6,7 @@ import { ProjectListeners } from "./notifications/listeners.js";
 import { createListenerTally } from "./notifications/listener-tally.js";
 import type { ReadViews } from "../platform/read-views.js";
 import { projectReadViews } from "./read-model/views.js";
-import { LocalCompute } from "./runtime/manager.js";
+import { LocalCompute } from "./runtime/local/manager.js";
 import { openCommandChannel } from "./instances/commands.js";
 import { startPresence } from "./instances/presence.js";
 import { ProjectRunners } from "./instances/runners.js";

@@ -4,7 +4,7 @@ import { LOCAL_ID } from "../computes/model.js";
 import { setLinkCaptureState } from "../links/operations.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
 import { alwaysOnTypes } from "../runtime/drivers/registry.js";
-import type { LocalCompute } from "../runtime/manager.js";
+import type { LocalCompute } from "../runtime/local/manager.js";
 import { type Command, type CommandChannel, NotListeningError } from "./commands.js";
 import type { Presence } from "./presence.js";
 

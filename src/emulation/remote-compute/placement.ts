@@ -6,7 +6,7 @@ import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import { driverFor, hasConsole, processTypes, runnableTypesInWords, runsProcess } from "../runtime/drivers/registry.js";
 import type { Compute, RunState } from "../runtime/compute.js";
-import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
+import type { ExternalEnd, LocalCompute } from "../runtime/local/manager.js";
 import { WebSocket } from "ws";
 import { computeJson, computeTarget, computeUrl, type ComputeTarget } from "../computes/client.js";
 import { LOCAL_ID } from "../computes/model.js";

@@ -12,7 +12,7 @@ import type { NodeChanges } from "../../nodes/schema.js";
 import type { ConsoleType } from "../../node-model/vocabularies.js";
 import { projectDir } from "../../projects/serialize.js";
 import { driverFor, hasConsole, startupScriptOf, type RunnableType } from "../../runtime/drivers/registry.js";
-import { NIO_WIRE } from "../../runtime/manager.js";
+import { NIO_WIRE } from "../../runtime/local/manager.js";
 import { nodeAction, type NodeAction } from "../../nodes/lifecycle.js";
 import type { DataLinkType, PcapWriter } from "../../runtime/pcap.js";
 import { tcpPortIsFree } from "../../runtime/vpcs.js";

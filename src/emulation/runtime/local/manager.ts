@@ -1,22 +1,22 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/client.js";
-import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/core/errors.js";
-import { KeyedQueue } from "../../platform/keyed-queue.js";
-import { anyOf } from "../../platform/events.js";
-import { allProjectsTopic, controllerTopic } from "../core/events.js";
-import { nodeProperties } from "../node-model/serialize.js";
-import type { PortDevice } from "./ethernet.js";
-import type { DeviceDriver, HostPolicy, NodeProcess, ProcessDriver } from "./drivers/driver.js";
-import { allArtifacts, artifactsOf, driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "./drivers/registry.js";
-import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
-import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
-import { removeStaleQmpSockets } from "./qemu.js";
-import { UdpPortPool } from "./udp-port-pool.js";
-import type { Compute, RunState } from "./compute.js";
-import { killNowSync, recoverLeftovers } from "./processes.js";
-import { NatNetwork } from "./nat-network.js";
+import type { Link, LinkEndpoint, Node } from "../../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../../platform/context.js";
+import { ConflictError } from "../../../platform/core/errors.js";
+import { KeyedQueue } from "../../../platform/keyed-queue.js";
+import { anyOf } from "../../../platform/events.js";
+import { allProjectsTopic, controllerTopic } from "../../core/events.js";
+import { nodeProperties } from "../../node-model/serialize.js";
+import type { PortDevice } from "../ethernet.js";
+import type { DeviceDriver, HostPolicy, NodeProcess, ProcessDriver } from "../drivers/driver.js";
+import { allArtifacts, artifactsOf, driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "../drivers/registry.js";
+import { LinkTunnel, type LinkFilters, type TunnelSide } from "../link-tunnel.js";
+import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "../pcap.js";
+import { removeStaleQmpSockets } from "../qemu.js";
+import { UdpPortPool } from "../udp-port-pool.js";
+import type { Compute, RunState } from "../compute.js";
+import { killNowSync, recoverLeftovers } from "../processes.js";
+import { NatNetwork } from "../nat-network.js";
 
 /**
  * The local compute's live state: node processes (vpcs, QEMU), in-process hubs/switches, link relays and captures,
