@@ -62,9 +62,12 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   try {
     await runtime.start();
     runners = new ProjectRunners(ctx, runtime, await startPresence(ctx), await openCommandChannel(ctx));
-    const me = runners.me;
-    runtime.owns = async (projectId) => (await runners!.runnerOf(projectId)) === me;
     runtime.onStopped = (nodeIds) => runners!.recordStopped(nodeIds);
+    // A compute that came back lost its NIOs: the runner of each project unwires and wires its links there again.
+    placement.relink = async (projectId, linkIds) => {
+      await runners!.apply(projectId, { do: "unwireLinks", linkIds });
+      await runners!.apply(projectId, { do: "wireLinks", linkIds });
+    };
     // What the database says runs here, or under a dead runner, is corrected before the listener opens.
     runtime.adopt(await runners.recover());
   } catch (e) {

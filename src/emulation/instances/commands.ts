@@ -6,9 +6,21 @@ import { redisKeyPrefix } from "../../platform/redis-namespace.js";
 import type { CaptureInput } from "../links/capture.js";
 import type { NodeAction } from "../nodes/lifecycle.js";
 
+/**
+ * A topology change the runtime of the project's runner follows: links wired (made, or their filters/suspend changed)
+ * or unwired, a node's device reconfigured or everything of a node released, a whole project wired (open, restore).
+ */
+export type TopologyChange =
+  | { do: "wireLinks"; linkIds: string[] }
+  | { do: "unwireLinks"; linkIds: string[] }
+  | { do: "releaseNode"; nodeId: string; nodeType: string }
+  | { do: "reconfigureNode"; nodeId: string; properties: Record<string, unknown> }
+  | { do: "wireProject" };
+
 /** What one instance asks the instance that runs a project to do. */
 export type Command =
   | { kind: "nodeAction"; projectId: string; nodeId: string; action: NodeAction }
+  | { kind: "topology"; projectId: string; change: TopologyChange }
   | { kind: "releaseProject"; projectId: string }
   | { kind: "startCapture"; projectId: string; linkId: string; input: CaptureInput }
   | { kind: "stopCapture"; projectId: string; linkId: string };

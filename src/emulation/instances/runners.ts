@@ -5,7 +5,7 @@ import { setLinkCaptureState } from "../links/operations.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
 import { alwaysOnTypes } from "../runtime/drivers/registry.js";
 import type { LocalCompute } from "../runtime/local/manager.js";
-import { type Command, type CommandChannel, NotListeningError } from "./commands.js";
+import { type Command, type CommandChannel, NotListeningError, type TopologyChange } from "./commands.js";
 import type { Presence } from "./presence.js";
 
 type ProjectsWhere = { runnerId: string } | { OR: [{ runnerId: null }, { runnerId: { in: string[] } }] };
@@ -13,7 +13,16 @@ type ProjectsWhere = { runnerId: string } | { OR: [{ runnerId: null }, { runnerI
 /** How often a survivor looks for runners that died. With the presence TTL: a dead runner is noticed within 20 s. */
 const SWEEP_MS = 5_000;
 /** A node start waits for the emulator (a VM's monitor, a console); the other commands are quick. */
-const COMMAND_TIMEOUT_MS = { nodeAction: 120_000, releaseProject: 60_000, startCapture: 30_000, stopCapture: 30_000 };
+const COMMAND_TIMEOUT_MS = { nodeAction: 120_000, topology: 60_000, releaseProject: 60_000, startCapture: 30_000, stopCapture: 30_000 };
+
+/** What a change that could not be carried out is logged as (the change itself is recorded and announced all the same). */
+const NOT_DONE: Record<TopologyChange["do"], string> = {
+  wireLinks: "runtime: link not wired",
+  unwireLinks: "runtime: link not unwired",
+  releaseNode: "runtime: node not released",
+  reconfigureNode: "runtime: node not reconfigured",
+  wireProject: "runtime: project not wired",
+};
 
 /**
  * Who runs each open project: one instance of the deployment, written down in `Project.runnerId`. Every process,
@@ -86,6 +95,39 @@ export class ProjectRunners {
     return this.sendTo(runner, command, local, fromReply);
   }
 
+  /**
+   * The operation that changed the topology commands the project's runtime (on its runner) to follow, and awaits it
+   * before it announces the change: the bus only tells observers. Never throws: as in GNS3, a link whose end cannot
+   * be carried (a cloud port whose interface is missing) still exists; it is logged, and a node start wires it later.
+   */
+  async apply(projectId: string, change: TopologyChange): Promise<void> {
+    const here = () => this.applyHere(projectId, change);
+    await this.onRunner(projectId, { kind: "topology", projectId, change }, here).catch((e) =>
+      this.ctx.log.error(NOT_DONE[change.do], { project: projectId, ...change, error: String(e) }),
+    );
+  }
+
+  private async applyHere(projectId: string, change: TopologyChange): Promise<void> {
+    const runtime = this.runtime;
+    switch (change.do) {
+      case "wireLinks":
+        // One link that cannot be carried leaves the others wired.
+        for (const id of change.linkIds) {
+          await runtime.syncLink(id).catch((e) => this.ctx.log.error(NOT_DONE.wireLinks, { project: projectId, link: id, error: String(e) }));
+        }
+        return;
+      case "unwireLinks":
+        for (const id of change.linkIds) await runtime.unwireLink(id);
+        return;
+      case "releaseNode":
+        return runtime.releaseNode(change.nodeId, change.nodeType);
+      case "reconfigureNode":
+        return runtime.reconfigureNode(change.nodeId, change.properties);
+      case "wireProject":
+        return runtime.reconcileProject(projectId);
+    }
+  }
+
   /** Project close and delete: the runner recorded (not claimed: the project is closing) lets go of it. */
   async release(projectId: string, runnerId: string | null): Promise<void> {
     const local = () => this.runtime.releaseProject(projectId);
@@ -113,6 +155,8 @@ export class ProjectRunners {
     switch (c.kind) {
       case "nodeAction":
         return nodeAction(this.ctx, c.projectId, c.nodeId, c.action);
+      case "topology":
+        return this.applyHere(c.projectId, c.change);
       case "releaseProject":
         return this.runtime.releaseProject(c.projectId);
       case "startCapture":

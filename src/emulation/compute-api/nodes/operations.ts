@@ -112,7 +112,7 @@ export async function updateComputeNode(ctx: AppContext, projectId: string, node
   return node;
 }
 
-/** Deleting the row announces node.deleted, on which the runtime stops the node and drops its NIOs. */
+/** The node delete commands the runtime to stop the node and drop its NIOs before it answers. */
 export async function deleteComputeNode(ctx: AppContext, projectId: string, nodeType: string, nodeId: string): Promise<void> {
   await getComputeNode(ctx, projectId, nodeType, nodeId);
   await deleteNode(ctx, projectId, nodeId);
