@@ -213,10 +213,15 @@ async function placeRemote(ctx: AppContext, node: Node): Promise<Node> {
 
 /** A node of an opened project (GET N, PUT N, DELETE N, node files and links). */
 export async function getNode(ctx: AppContext, projectId: string, nodeId: string): Promise<Node> {
-  await getOpenedProject(ctx, projectId);
+  return (await getOpenedNode(ctx, projectId, nodeId)).node;
+}
+
+/** A node of an opened project with that project, each read once (a node action needs the project's directory). */
+export async function getOpenedNode(ctx: AppContext, projectId: string, nodeId: string): Promise<{ project: Project; node: Node }> {
+  const project = await getOpenedProject(ctx, projectId);
   const node = await ctx.db.node.findFirst({ where: { id: nodeId, projectId } });
   if (!node) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
-  return node;
+  return { project, node };
 }
 
 /** All nodes of a project, opened or closed (the adapter picks the shape), in creation order. */
