@@ -6,7 +6,7 @@ import { ProjectListeners } from "./notifications/listeners.js";
 import { createListenerTally } from "./notifications/listener-tally.js";
 import type { ReadViews } from "../platform/read-views.js";
 import { projectReadViews } from "./read-model/views.js";
-import { LocalCompute } from "./runtime/manager.js";
+import { LocalCompute } from "./runtime/local/manager.js";
 import { openCommandChannel } from "./instances/commands.js";
 import { startPresence } from "./instances/presence.js";
 import { ProjectRunners } from "./instances/runners.js";
@@ -62,9 +62,12 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   try {
     await runtime.start();
     runners = new ProjectRunners(ctx, runtime, await startPresence(ctx), await openCommandChannel(ctx));
-    const me = runners.me;
-    runtime.owns = async (projectId) => (await runners!.runnerOf(projectId)) === me;
     runtime.onStopped = (nodeIds) => runners!.recordStopped(nodeIds);
+    // A compute that came back lost its NIOs: the runner of each project unwires and wires its links there again.
+    placement.relink = async (projectId, linkIds) => {
+      await runners!.apply(projectId, { do: "unwireLinks", linkIds });
+      await runners!.apply(projectId, { do: "wireLinks", linkIds });
+    };
     // What the database says runs here, or under a dead runner, is corrected before the listener opens.
     runtime.adopt(await runners.recover());
   } catch (e) {

@@ -6,9 +6,21 @@ import { redisKeyPrefix } from "../../platform/redis-namespace.js";
 import type { CaptureInput } from "../links/capture.js";
 import type { NodeAction } from "../nodes/lifecycle.js";
 
+/**
+ * A topology change the runtime of the project's runner follows: links wired (made, or their filters/suspend changed)
+ * or unwired, a node's device reconfigured or everything of a node released, a whole project wired (open, restore).
+ */
+export type TopologyChange =
+  | { do: "wireLinks"; linkIds: string[] }
+  | { do: "unwireLinks"; linkIds: string[] }
+  | { do: "releaseNode"; nodeId: string; nodeType: string }
+  | { do: "reconfigureNode"; nodeId: string; properties: Record<string, unknown> }
+  | { do: "wireProject" };
+
 /** What one instance asks the instance that runs a project to do. */
 export type Command =
   | { kind: "nodeAction"; projectId: string; nodeId: string; action: NodeAction }
+  | { kind: "topology"; projectId: string; change: TopologyChange }
   | { kind: "releaseProject"; projectId: string }
   | { kind: "startCapture"; projectId: string; linkId: string; input: CaptureInput }
   | { kind: "stopCapture"; projectId: string; linkId: string };
@@ -18,12 +30,13 @@ export class NotListeningError extends Error {}
 
 /**
  * Commands between the instances of a deployment, on Redis's publish/subscribe: `<prefix>commands:<instance>` carries
- * `{id, from, command}`, `<prefix>replies:<instance>` the answer `{id, error?}`. A domain error thrown by the
- * runner comes back as the same error, so a client gets the same answer whichever instance it asked.
+ * `{id, from, command}`, `<prefix>replies:<instance>` the answer `{id, error?, result?}` (what the runner's handler returned, as JSON). A
+ * domain error thrown by the runner comes back as the same error, so a client gets the same answer whichever
+ * instance it asked.
  */
 export class CommandChannel {
   private readonly prefix: string;
-  private readonly waiting = new Map<string, { resolve: () => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<string, { resolve: (result: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private handler?: (c: Command) => Promise<unknown>;
 
   constructor(
@@ -49,10 +62,10 @@ export class CommandChannel {
     this.subscriber.subscribe(this.channel("commands", me), this.channel("replies", me)).catch(() => {});
   }
 
-  /** Runs `command` on instance `to`; rejects with its domain error, NotListeningError or UnavailableError. */
-  async send(to: string, command: Command, timeoutMs: number): Promise<void> {
+  /** Runs `command` on instance `to`: resolves with its result (as JSON); rejects with its domain error, NotListeningError or UnavailableError. */
+  async send(to: string, command: Command, timeoutMs: number): Promise<unknown> {
     const id = randomUUID();
-    const done = new Promise<void>((resolve, reject) => {
+    const done = new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
         reject(new UnavailableError(`Instance ${to} did not carry out ${command.kind} within ${timeoutMs / 1000} s`));
@@ -71,23 +84,24 @@ export class CommandChannel {
   private async answer(raw: string): Promise<void> {
     const { id, from, command } = JSON.parse(raw) as { id: string; from: string; command: Command };
     let error: { name: string; message: string } | undefined;
+    let result: unknown;
     try {
-      await this.handler!(command);
+      result = await this.handler!(command);
     } catch (e) {
       error = { name: e instanceof DomainError ? e.name : "Error", message: e instanceof Error ? e.message : String(e) };
       if (!(e instanceof DomainError)) this.ctx.log.error("instances: a command failed", { command: command.kind, error: String(e) });
     }
-    await this.publisher.publish(this.channel("replies", from), JSON.stringify({ id, error })).catch(() => {});
+    await this.publisher.publish(this.channel("replies", from), JSON.stringify({ id, error, result })).catch(() => {});
   }
 
   private settle(raw: string): void {
-    const { id, error } = JSON.parse(raw) as { id: string; error?: { name: string; message: string } };
+    const { id, error, result } = JSON.parse(raw) as { id: string; error?: { name: string; message: string }; result?: unknown };
     const w = this.waiting.get(id);
     if (!w) return;
     this.waiting.delete(id);
     clearTimeout(w.timer);
     if (error) w.reject(asDomainError(error));
-    else w.resolve();
+    else w.resolve(result);
   }
 
   async close(): Promise<void> {

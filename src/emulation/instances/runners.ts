@@ -4,8 +4,8 @@ import { LOCAL_ID } from "../computes/model.js";
 import { setLinkCaptureState } from "../links/operations.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
 import { alwaysOnTypes } from "../runtime/drivers/registry.js";
-import type { LocalCompute } from "../runtime/manager.js";
-import { type Command, type CommandChannel, NotListeningError } from "./commands.js";
+import type { LocalCompute } from "../runtime/local/manager.js";
+import { type Command, type CommandChannel, NotListeningError, type TopologyChange } from "./commands.js";
 import type { Presence } from "./presence.js";
 
 type ProjectsWhere = { runnerId: string } | { OR: [{ runnerId: null }, { runnerId: { in: string[] } }] };
@@ -13,7 +13,16 @@ type ProjectsWhere = { runnerId: string } | { OR: [{ runnerId: null }, { runnerI
 /** How often a survivor looks for runners that died. With the presence TTL: a dead runner is noticed within 20 s. */
 const SWEEP_MS = 5_000;
 /** A node start waits for the emulator (a VM's monitor, a console); the other commands are quick. */
-const COMMAND_TIMEOUT_MS = { nodeAction: 120_000, releaseProject: 60_000, startCapture: 30_000, stopCapture: 30_000 };
+const COMMAND_TIMEOUT_MS = { nodeAction: 120_000, topology: 60_000, releaseProject: 60_000, startCapture: 30_000, stopCapture: 30_000 };
+
+/** What a change that could not be carried out is logged as (the change itself is recorded and announced all the same). */
+const NOT_DONE: Record<TopologyChange["do"], string> = {
+  wireLinks: "runtime: link not wired",
+  unwireLinks: "runtime: link not unwired",
+  releaseNode: "runtime: node not released",
+  reconfigureNode: "runtime: node not reconfigured",
+  wireProject: "runtime: project not wired",
+};
 
 /**
  * Who runs each open project: one instance of the deployment, written down in `Project.runnerId`. Every process,
@@ -77,13 +86,46 @@ export class ProjectRunners {
 
   /**
    * Carried out where the project runs: `local()` when that is here (or the project is closed), else `command` by the
-   * runner, whose domain error is thrown here as it was there. Resolves with local()'s result, or undefined when the
-   * runner did it (read the rows it wrote).
+   * runner, whose domain error is thrown here as it was there. Resolves with local()'s result, or with the runner's
+   * answer as `fromReply` reads it (undefined without one: read the rows the runner wrote).
    */
-  async onRunner<T>(projectId: string, command: Command, local: () => Promise<T>): Promise<T | undefined> {
+  async onRunner<T>(projectId: string, command: Command, local: () => Promise<T>, fromReply?: (reply: unknown) => T): Promise<T | undefined> {
     const runner = await this.runnerOf(projectId);
     if (!runner || runner === this.me || !this.commands) return local();
-    return this.sendTo(runner, command, local);
+    return this.sendTo(runner, command, local, fromReply);
+  }
+
+  /**
+   * The operation that changed the topology commands the project's runtime (on its runner) to follow, and awaits it
+   * before it announces the change: the bus only tells observers. Never throws: as in GNS3, a link whose end cannot
+   * be carried (a cloud port whose interface is missing) still exists; it is logged, and a node start wires it later.
+   */
+  async apply(projectId: string, change: TopologyChange): Promise<void> {
+    const here = () => this.applyHere(projectId, change);
+    await this.onRunner(projectId, { kind: "topology", projectId, change }, here).catch((e) =>
+      this.ctx.log.error(NOT_DONE[change.do], { project: projectId, ...change, error: String(e) }),
+    );
+  }
+
+  private async applyHere(projectId: string, change: TopologyChange): Promise<void> {
+    const runtime = this.runtime;
+    switch (change.do) {
+      case "wireLinks":
+        // One link that cannot be carried leaves the others wired.
+        for (const id of change.linkIds) {
+          await runtime.syncLink(id).catch((e) => this.ctx.log.error(NOT_DONE.wireLinks, { project: projectId, link: id, error: String(e) }));
+        }
+        return;
+      case "unwireLinks":
+        for (const id of change.linkIds) await runtime.unwireLink(id);
+        return;
+      case "releaseNode":
+        return runtime.releaseNode(change.nodeId, change.nodeType);
+      case "reconfigureNode":
+        return runtime.reconfigureNode(change.nodeId, change.properties);
+      case "wireProject":
+        return runtime.reconcileProject(projectId);
+    }
   }
 
   /** Project close and delete: the runner recorded (not claimed: the project is closing) lets go of it. */
@@ -94,26 +136,27 @@ export class ProjectRunners {
     await this.sendTo(runnerId, { kind: "releaseProject", projectId }, local);
   }
 
-  private async sendTo<T>(runner: string, command: Command, local: () => Promise<T>): Promise<T | undefined> {
+  private async sendTo<T>(runner: string, command: Command, local: () => Promise<T>, fromReply?: (reply: unknown) => T): Promise<T | undefined> {
     try {
-      await this.commands!.send(runner, command, COMMAND_TIMEOUT_MS[command.kind]);
-      return undefined;
+      const reply = await this.commands!.send(runner, command, COMMAND_TIMEOUT_MS[command.kind]);
+      return fromReply?.(reply);
     } catch (e) {
       if (!(e instanceof NotListeningError)) throw e;
       if (await this.presence.alive(runner)) throw new UnavailableError(`Instance ${runner} runs this project and does not answer`);
       await this.takeOver(runner);
-      return command.kind === "releaseProject" ? undefined : this.onRunner(command.projectId, command, local);
+      return command.kind === "releaseProject" ? undefined : this.onRunner(command.projectId, command, local, fromReply);
     }
   }
 
-  /** What another instance asks of this one, as the runner. */
-  private async carryOut(c: Command): Promise<void> {
+  /** What another instance asks of this one, as the runner; the answer goes back as JSON (a node action's: the node). */
+  private async carryOut(c: Command): Promise<unknown> {
     const { nodeAction } = await import("../nodes/lifecycle.js");
     const { startLinkCapture, stopLinkCapture } = await import("../links/capture.js");
     switch (c.kind) {
       case "nodeAction":
-        await nodeAction(this.ctx, c.projectId, c.nodeId, c.action);
-        return;
+        return nodeAction(this.ctx, c.projectId, c.nodeId, c.action);
+      case "topology":
+        return this.applyHere(c.projectId, c.change);
       case "releaseProject":
         return this.runtime.releaseProject(c.projectId);
       case "startCapture":

@@ -86,7 +86,11 @@ export async function createLink(ctx: AppContext, projectId: string, raw: NewLin
         include: withEndpoints,
       });
     });
-    if (link.endpoints.length === 2) await publishTopologyEvent(ctx, projectId, { type: "link.created", link, nodes: await linkEndNodes(ctx.db, [link]) });
+    if (link.endpoints.length === 2) {
+      // Wired by the project's runner before the 201 and the event; a link whose end cannot be carried yet still exists.
+      await ctx.services.emulation.runners.apply(projectId, { do: "wireLinks", linkIds: [link.id] });
+      await publishTopologyEvent(ctx, projectId, { type: "link.created", link, nodes: await linkEndNodes(ctx.db, [link]) });
+    }
     return link;
   } catch (e) {
     // A concurrent link took the port between our check and our insert.
@@ -146,6 +150,10 @@ export async function updateLink(ctx: AppContext, projectId: string, linkId: str
       include: withEndpoints,
     });
   });
+  // Filters and suspend are the relay's: it follows them before they are announced.
+  if (after.filtersJson !== before.filtersJson || after.suspend !== before.suspend) {
+    await ctx.services.emulation.runners.apply(projectId, { do: "wireLinks", linkIds: [linkId] });
+  }
   const nodes = await linkEndNodes(ctx.db, [after]);
   for (const s of steps) await publishTopologyEvent(ctx, projectId, { type: "link.updated", link: s, nodes });
   return after;
@@ -167,6 +175,7 @@ export async function deleteLink(ctx: AppContext, projectId: string, linkId: str
   const nodes = await linkEndNodes(ctx.db, [link]); // as they were: the event carries them
   const { count } = await ctx.db.link.deleteMany({ where: { id: linkId } });
   if (!count) throw new NotFoundError(`Link ID ${linkId} doesn't exist`); // deleted concurrently
+  await ctx.services.emulation.runners.apply(projectId, { do: "unwireLinks", linkIds: [linkId] });
   await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link, nodes });
 }
 

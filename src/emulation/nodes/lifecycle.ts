@@ -1,10 +1,10 @@
 import os from "node:os";
-import type { Node } from "../../generated/prisma-sqlite/client.js";
+import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { getOpenedProject, getProject } from "../projects/lookup.js";
+import { getOpenedProject } from "../projects/lookup.js";
 import { isRemote } from "../computes/model.js";
 import type { Compute, RunState } from "../runtime/compute.js";
-import { getNode, projectDirectory, setNodeRuntimeState } from "./operations.js";
+import { getOpenedNode, projectDirectory, setNodeRuntimeState } from "./operations.js";
 import { nodeDirectory } from "../node-model/serialize.js";
 
 /**
@@ -21,16 +21,12 @@ export const NODE_ACTIONS: readonly NodeAction[] = ["start", "stop", "suspend", 
  */
 const BULK_PARALLELISM = 8 * os.availableParallelism();
 
-async function workdir(ctx: AppContext, node: Node): Promise<string> {
-  return nodeDirectory(projectDirectory(ctx, await getProject(ctx, node.projectId)), node);
-}
-
 /** Each action as a command to the compute; a process starts in the node directory. */
-const COMMANDS: Record<NodeAction, (compute: Compute, node: Node, workdir: () => Promise<string>) => Promise<RunState[]>> = {
-  start: async (compute, node, dir) => compute.startNode(node, await dir()),
+const COMMANDS: Record<NodeAction, (compute: Compute, node: Node, workdir: string) => Promise<RunState[]>> = {
+  start: (compute, node, dir) => compute.startNode(node, dir),
   stop: (compute, node) => compute.stopNode(node),
   suspend: (compute, node) => compute.suspendNode(node),
-  reload: async (compute, node, dir) => compute.reloadNode(node, await dir()),
+  reload: (compute, node, dir) => compute.reloadNode(node, dir),
 };
 
 /** The compute that runs the node: this host's runtime, or another compute through its API. */
@@ -57,27 +53,32 @@ export function reloadNode(ctx: AppContext, projectId: string, nodeId: string): 
 
 /**
  * start | stop | suspend | reload one node; returns the node as it stands afterwards. Carried out by the instance
- * that runs the project (instances/runners.ts), one action at a time per node.
+ * that runs the project (instances/runners.ts), one action at a time per node: the node and its project are read
+ * there once, under its lock, and that instance answers with the node it recorded.
  */
 export async function nodeAction(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
-  await getNode(ctx, projectId, nodeId);
-  const here = () => nodeActionHere(ctx, projectId, nodeId, action);
-  return (await ctx.services.emulation.runners.onRunner(projectId, { kind: "nodeAction", projectId, nodeId, action }, here)) ?? getNode(ctx, projectId, nodeId);
+  const { runners, runtime } = ctx.services.emulation;
+  const here = () => runtime.serial(`node:${nodeId}`, async () => commandCompute(ctx, await getOpenedNode(ctx, projectId, nodeId), action));
+  return (await runners.onRunner(projectId, { kind: "nodeAction", projectId, nodeId, action }, here, nodeFromReply))!;
 }
 
-async function nodeActionHere(ctx: AppContext, projectId: string, nodeId: string, action: NodeAction): Promise<Node> {
-  return ctx.services.emulation.runtime.serial(`node:${nodeId}`, async () => {
-    const node = await getNode(ctx, projectId, nodeId);
-    const states = await COMMANDS[action](computeOf(ctx, node), node, () => workdir(ctx, node));
-    let after = node;
-    for (const state of states) {
-      after = await setNodeRuntimeState(ctx, node.id, state);
-      // GNS3 stops a capture when the node it runs on stops; here: when no end of the link runs any more.
-      if (state.status === "stopped") await ctx.services.emulation.nodeStopped(node.id);
-    }
-    return after;
-  });
+/** The compute that runs the node carries the action out; each state it answers is recorded and announced. */
+async function commandCompute(ctx: AppContext, { project, node }: { project: Project; node: Node }, action: NodeAction): Promise<Node> {
+  const states = await COMMANDS[action](computeOf(ctx, node), node, nodeDirectory(projectDirectory(ctx, project), node));
+  let after = node;
+  for (const state of states) {
+    after = await setNodeRuntimeState(ctx, node.id, state);
+    // GNS3 stops a capture when the node it runs on stops; here: when no end of the link runs any more.
+    if (state.status === "stopped") await ctx.services.emulation.nodeStopped(node.id);
+  }
+  return after;
 }
+
+/** A node as the runner answered it (JSON): its one date comes back as a string. */
+const nodeFromReply = (reply: unknown): Node => {
+  const node = reply as Node & { createdAt: string | Date };
+  return { ...node, createdAt: new Date(node.createdAt) };
+};
 
 /**
  * POST P/nodes/{action}: every node, BULK_PARALLELISM at a time; reload = stop all, then start all. A node that

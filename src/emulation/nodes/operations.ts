@@ -10,7 +10,7 @@ import { changedFields, endNodesOf, linkEndNodes, publishTopologyEvent } from ".
 import { assertName } from "../core/names.js";
 import { getOpenedProject, getProject } from "../projects/lookup.js";
 import { projectDir } from "../projects/serialize.js";
-import { consoleRules, prepareProperties, startupScriptOf } from "../runtime/drivers/registry.js";
+import { consoleRules, isAlwaysOn, prepareProperties, startupScriptOf } from "../runtime/drivers/registry.js";
 import { allocateConsolePort, assertConsoleFree, heldConsole } from "../node-model/console.js";
 import { allocateNodeName } from "./naming.js";
 import { defaultPortsMapping } from "../node-model/ports.js";
@@ -213,10 +213,15 @@ async function placeRemote(ctx: AppContext, node: Node): Promise<Node> {
 
 /** A node of an opened project (GET N, PUT N, DELETE N, node files and links). */
 export async function getNode(ctx: AppContext, projectId: string, nodeId: string): Promise<Node> {
-  await getOpenedProject(ctx, projectId);
+  return (await getOpenedNode(ctx, projectId, nodeId)).node;
+}
+
+/** A node of an opened project with that project, each read once (a node action needs the project's directory). */
+export async function getOpenedNode(ctx: AppContext, projectId: string, nodeId: string): Promise<{ project: Project; node: Node }> {
+  const project = await getOpenedProject(ctx, projectId);
   const node = await ctx.db.node.findFirst({ where: { id: nodeId, projectId } });
   if (!node) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
-  return node;
+  return { project, node };
 }
 
 /** All nodes of a project, opened or closed (the adapter picks the shape), in creation order. */
@@ -268,8 +273,22 @@ export async function updateNode(ctx: AppContext, projectId: string, nodeId: str
   if (startup && after.name !== before.name) {
     await startup.rename(nodeDirectory(projectDir(ctx, await getProject(ctx, projectId)), after), after.name);
   }
+  await commandSettings(ctx, before, after);
   await publishIfChanged(ctx, before, after);
   return after;
+}
+
+/**
+ * The compute that runs the node follows its new settings before they are announced: a device of this deployment
+ * (a switch's ports mapping) on the project's runner, or the node's copy on its remote compute.
+ */
+async function commandSettings(ctx: AppContext, before: Node, after: Node): Promise<void> {
+  const { placement, runners } = ctx.services.emulation;
+  if (after.computeId !== "local") {
+    await placement.settingsChanged(before, after).catch((e) => ctx.log.error("placement: settings not passed on", { node: after.id, error: String(e) }));
+  } else if (isAlwaysOn(after.nodeType) && after.propertiesJson !== before.propertiesJson) {
+    await runners.apply(after.projectId, { do: "reconfigureNode", nodeId: after.id, properties: nodeProperties(after) });
+  }
 }
 
 /** For the runtime: record a process state change (status, command line) and tell the project stream. */
@@ -316,6 +335,11 @@ export async function deleteNode(ctx: AppContext, projectId: string, nodeId: str
     await tx.node.delete({ where: { id: nodeId } });
     return { links: attached, ends };
   });
+  // What ran it goes before the delete is announced: its process or device and its links' relays on the project's
+  // runner, and the node on its remote compute.
+  const { placement, runners } = ctx.services.emulation;
+  await runners.apply(projectId, { do: "releaseNode", nodeId, nodeType: node.nodeType });
+  if (node.computeId !== "local") await placement.removeNode(node);
   for (const link of links) await publishTopologyEvent(ctx, projectId, { type: "link.deleted", link, nodes: endNodesOf(link, ends) });
   const dir = projectDir(ctx, await getProject(ctx, projectId));
   await publishTopologyEvent(ctx, projectId, { type: "node.deleted", node, projectDir: dir });

@@ -158,6 +158,7 @@ export async function deleteProject(ctx: AppContext, projectId: string): Promise
     );
   }
   if (project.status === "opened") await ctx.services.emulation.runners.release(projectId, project.runnerId);
+  await ctx.services.emulation.placement.releaseProject(projectId, "delete");
   await ctx.db.project.delete({ where: { id: projectId } });
   await fs.rm(dir, { recursive: true, force: true });
   const closed = { ...project, status: "closed" };
@@ -185,6 +186,7 @@ export async function openProject(ctx: AppContext, projectId: string): Promise<P
       return tx.project.update({ where: { id: projectId }, data: { status: "opened" } });
     }),
   );
+  await ctx.services.emulation.runners.apply(projectId, { do: "wireProject" });
   await announceTopology(ctx, opened);
   await publishControllerEvent(ctx, { type: "project.opened", project: opened });
   return opened;
@@ -201,6 +203,7 @@ export async function closeProject(ctx: AppContext, projectId: string): Promise<
   if (project.status === "closed") return project;
   const closed = await ctx.db.project.update({ where: { id: projectId }, data: { status: "closed", runnerId: null } });
   await ctx.services.emulation.runners.release(projectId, project.runnerId);
+  await ctx.services.emulation.placement.releaseProject(projectId, "close");
   await ctx.db.node.updateMany({ where: { projectId, nodeType: { notIn: alwaysOnTypes() }, status: { not: "stopped" } }, data: { status: "stopped" } });
   await ctx.db.link.updateMany({ where: { projectId, capturing: true }, data: { capturing: false, captureComputeId: null } });
   await writeTopologyFile(ctx, closed);
@@ -258,6 +261,7 @@ export async function loadProject(ctx: AppContext, userFile: string): Promise<Pr
     throw e;
   }
   await publishControllerEvent(ctx, { type: "project.created", project: project });
+  await ctx.services.emulation.runners.apply(project.id, { do: "wireProject" });
   await announceTopology(ctx, project);
   await publishControllerEvent(ctx, { type: "project.opened", project: project });
   return project;

@@ -6,7 +6,7 @@ import { allProjectsTopic, controllerTopic } from "../core/events.js";
 import { nodeProperties } from "../node-model/serialize.js";
 import { driverFor, hasConsole, processTypes, runnableTypesInWords, runsProcess } from "../runtime/drivers/registry.js";
 import type { Compute, RunState } from "../runtime/compute.js";
-import type { ExternalEnd, LocalCompute } from "../runtime/manager.js";
+import type { ExternalEnd, LocalCompute } from "../runtime/local/manager.js";
 import { WebSocket } from "ws";
 import { computeJson, computeTarget, computeUrl, type ComputeTarget } from "../computes/client.js";
 import { LOCAL_ID } from "../computes/model.js";
@@ -17,7 +17,9 @@ import type { ComputeMonitor } from "../computes/monitor.js";
  * truth; a remote node also exists on its compute (created through the compute API) and runs there. Links
  * that touch one are relayed by this server (the local runtime's LinkTunnel, so filters, suspend and capture
  * work): the remote side of the relay is a UDP NIO on the compute's node port pointing back at us.
- * Connection changes come from the compute monitor (compute.updated): a lost compute's nodes are shown
+ * Node and project operations command it (place, the Compute interface, settingsChanged, removeNode,
+ * releaseProject); it follows the bus only as an observer: connection changes from the compute monitor
+ * (compute.updated), and project.closed/deleted to forget what it knew of the project. A lost compute's nodes are shown
  * stopped; on (re)connection its nodes are re-created if it forgot them, their status is read back and their
  * links re-wired. While connected, the status of started nodes is polled, so a node that dies there shows.
  */
@@ -41,8 +43,6 @@ export class Placement implements Compute {
   private subscription?: AsyncIterableIterator<unknown>;
   /** Per compute: its notification WebSocket while connected (status changes arrive at once; polling covers gaps). */
   private sockets = new Map<string, WebSocket>();
-  /** Per remote node: the settings (name, emulator properties) last sent to its compute, so a change is passed on once. */
-  private sent = new Map<string, string>();
   /**
    * Records a state a compute reported for one of its nodes (the domain's setNodeRuntimeState, wired by
    * services.ts): the placement talks to computes and writes no row itself.
@@ -50,6 +50,11 @@ export class Placement implements Compute {
   record: (nodeId: string, state: PlacedState) => Promise<Node> = async () => {
     throw new Error("placement: record is not wired");
   };
+  /**
+   * Has the runtime of each project's runner wire these links again (instances/runners.ts, wired by services.ts): a
+   * compute that came back needs its NIOs again, and only the runner relays a project's links.
+   */
+  relink: (projectId: string, linkIds: string[]) => Promise<void> = async () => {};
 
   constructor(
     private readonly ctx: AppContext,
@@ -57,7 +62,7 @@ export class Placement implements Compute {
     private readonly monitor: ComputeMonitor,
   ) {}
 
-  /** Follows the bus (compute.updated, project and node events) and polls; before the monitor loads computes. */
+  /** Follows the bus as an observer (compute.updated, project.closed/deleted) and polls; before the monitor loads computes. */
   start(): void {
     this.follow();
     this.schedulePoll();
@@ -191,12 +196,10 @@ export class Placement implements Compute {
   }
 
   private async rewireLinks(nodeIds: string[]): Promise<void> {
-    const links = await this.ctx.db.link.findMany({ where: { endpoints: { some: { nodeId: { in: nodeIds } } } }, select: { id: true } });
-    const runtime = this.runtime;
-    for (const { id } of links) {
-      await runtime.unwireLink(id);
-      await runtime.syncLink(id).catch((e) => this.ctx.log.info("placement: link not wired", { link: id, error: String(e) }));
-    }
+    const links = await this.ctx.db.link.findMany({ where: { endpoints: { some: { nodeId: { in: nodeIds } } } }, select: { id: true, projectId: true } });
+    const byProject = new Map<string, string[]>();
+    for (const l of links) byProject.set(l.projectId, [...(byProject.get(l.projectId) ?? []), l.id]);
+    for (const [projectId, ids] of byProject) await this.relink(projectId, ids);
   }
 
   // ------------------------------------------------------------------ connection changes
@@ -261,15 +264,43 @@ export class Placement implements Compute {
 
   /**
    * A change made on the controller (rename, emulator properties such as a switch's ports_mapping) is passed on
-   * to the compute that runs the node, in the compute API's flat form.
+   * to the compute that runs the node, in the compute API's flat form; a node not created there yet gets its
+   * settings when it is.
    */
-  private async settingsChanged(node: NodeData): Promise<void> {
-    const key = remoteSettingsKey(node);
-    const last = this.sent.get(node.id);
-    this.sent.set(node.id, key);
-    if (last === undefined || last === key || !this.present.get(node.computeId)?.has(node.id)) return;
-    const t = await computeTarget(this.ctx, node.computeId);
-    await computeJson(t, "PUT", nodeRoute(node), remoteSettings(node));
+  async settingsChanged(before: Node, after: Node): Promise<void> {
+    if (remoteSettingsKey(before) === remoteSettingsKey(after) || !this.present.get(after.computeId)?.has(after.id)) return;
+    const t = await computeTarget(this.ctx, after.computeId);
+    await computeJson(t, "PUT", nodeRoute(after), remoteSettings(after));
+  }
+
+  /** A deleted node goes from its compute too (a compute that is gone has nothing to delete). */
+  async removeNode(node: Node): Promise<void> {
+    this.present.get(node.computeId)?.delete(node.id);
+    const t = await computeTarget(this.ctx, node.computeId).catch(() => undefined);
+    if (!t) return;
+    await computeJson(t, "DELETE", nodeRoute(node), undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
+  }
+
+  /**
+   * Project close and delete: each compute that holds nodes of the project (or had the project made by this
+   * instance) closes or deletes it too. Whatever instance made it there: the computes are read from the nodes.
+   */
+  async releaseProject(projectId: string, how: "close" | "delete"): Promise<void> {
+    const rows = await this.ctx.db.node.findMany({ where: { projectId, computeId: { not: LOCAL_ID } }, distinct: ["computeId"], select: { computeId: true } });
+    const computeIds = new Set(rows.map((r) => r.computeId));
+    for (const [computeId, ids] of this.projects) if (ids.has(projectId)) computeIds.add(computeId);
+    this.forgetProject(projectId);
+    for (const computeId of computeIds) {
+      const t = await computeTarget(this.ctx, computeId).catch(() => undefined);
+      if (!t) continue;
+      const route = `/v2/compute/projects/${projectId}${how === "close" ? "/close" : ""}`;
+      await computeJson(t, how === "close" ? "POST" : "DELETE", route, undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
+    }
+  }
+
+  /** What this instance knew of the project on its computes: made again on the next use (every instance, from the bus). */
+  private forgetProject(projectId: string): void {
+    for (const [computeId, ids] of this.projects) if (ids.delete(projectId)) this.present.delete(computeId);
   }
 
   private follow(): void {
@@ -281,11 +312,7 @@ export class Placement implements Compute {
         try {
           if (e.type === "compute.updated" || e.type === "compute.created") await this.connectionChange(e.compute.compute_id, e.compute.connected);
           else if (e.type === "compute.deleted") this.forget(e.compute.compute_id);
-          else if (e.type === "node.created" && isRemote(e.node)) this.sent.set(e.node.id, remoteSettingsKey(e.node));
-          else if (e.type === "node.updated" && isRemote(e.node)) await this.settingsChanged(e.node);
-          else if (e.type === "node.deleted" && isRemote(e.node)) await this.deleteOnCompute(e.node);
-          else if (e.type === "project.closed") await this.projectGone(e.project.id, "close");
-          else if (e.type === "project.deleted") await this.projectGone(e.project.id, "delete");
+          else if (e.type === "project.closed" || e.type === "project.deleted") this.forgetProject(e.project.id);
         } catch (err) {
           this.ctx.log.info("placement: event handling failed", { action: e.type, error: String(err) });
         }
@@ -308,25 +335,6 @@ export class Placement implements Compute {
     this.connected.delete(computeId);
     this.present.delete(computeId);
     this.projects.delete(computeId);
-  }
-
-  private async deleteOnCompute(node: NodeData): Promise<void> {
-    this.present.get(node.computeId)?.delete(node.id);
-    this.sent.delete(node.id);
-    const t = await computeTarget(this.ctx, node.computeId).catch(() => undefined);
-    if (!t) return;
-    await computeJson(t, "DELETE", nodeRoute(node), undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
-  }
-
-  private async projectGone(projectId: string, how: "close" | "delete"): Promise<void> {
-    for (const [computeId, ids] of this.projects) {
-      if (!ids.delete(projectId)) continue;
-      this.present.delete(computeId);
-      const t = await computeTarget(this.ctx, computeId).catch(() => undefined);
-      if (!t) continue;
-      const route = `/v2/compute/projects/${projectId}${how === "close" ? "/close" : ""}`;
-      await computeJson(t, how === "close" ? "POST" : "DELETE", route, undefined, TEARDOWN_TIMEOUT_MS).catch(() => {});
-    }
   }
 
   // ------------------------------------------------------------------ status polling
@@ -354,16 +362,12 @@ export class Placement implements Compute {
   }
 }
 
-type NodeData = Omit<Node, "createdAt">;
-
 /** What a remote compute reports of a node, to record: its run state and where its console is. */
 export type PlacedState = Partial<RunState> & { consoleHost?: string };
 
-const isRemote = (node: NodeData) => node.computeId !== LOCAL_ID;
-
 /** What a compute is told of a node's settings: its name and emulator properties, in the compute API's flat form. */
-const remoteSettings = (node: NodeData) => {
+const remoteSettings = (node: Node) => {
   const props = nodeProperties(node);
   return { name: node.name, ...(driverFor(node.nodeType)?.remoteSettings(props) ?? props) };
 };
-const remoteSettingsKey = (node: NodeData) => JSON.stringify(remoteSettings(node));
+const remoteSettingsKey = (node: Node) => JSON.stringify(remoteSettings(node));

@@ -12,7 +12,7 @@ export interface RunState {
 
 /**
  * What the node lifecycle (nodes/lifecycle.ts) commands of the compute that runs a node — this host's runtime
- * (`LocalCompute`, manager.ts) or another compute through its API (`Placement`, remote-compute/placement.ts) — so
+ * (`LocalCompute`, local/manager.ts) or another compute through its API (`Placement`, remote-compute/placement.ts) — so
  * that the lifecycle never asks which. Each answers the states to record, in order (a reload by stop and start is
  * two), and none when nothing changed (a hub, a VPCS asked to suspend, a stopped VM asked to suspend).
  */

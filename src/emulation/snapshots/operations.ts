@@ -147,6 +147,8 @@ export async function restoreSnapshot(ctx: AppContext, projectId: string, snapsh
   }
   const restored = await getProject(ctx, projectId);
   await writeTopologyFile(ctx, restored);
+  // The runner drops what the restore took away and wires what it brought, before the topology is announced.
+  await ctx.services.emulation.runners.apply(projectId, { do: "wireProject" });
   await announceTopology(ctx, restored, replaced);
   await publishTopologyEvent(ctx, projectId, { type: "snapshot.restored", snapshot });
   await publishControllerEvent(ctx, { type: "project.opened", project: restored });

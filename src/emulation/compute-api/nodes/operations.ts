@@ -12,7 +12,7 @@ import type { NodeChanges } from "../../nodes/schema.js";
 import type { ConsoleType } from "../../node-model/vocabularies.js";
 import { projectDir } from "../../projects/serialize.js";
 import { driverFor, hasConsole, startupScriptOf, type RunnableType } from "../../runtime/drivers/registry.js";
-import { NIO_WIRE } from "../../runtime/manager.js";
+import { NIO_WIRE } from "../../runtime/local/manager.js";
 import { nodeAction, type NodeAction } from "../../nodes/lifecycle.js";
 import type { DataLinkType, PcapWriter } from "../../runtime/pcap.js";
 import { tcpPortIsFree } from "../../runtime/vpcs.js";
@@ -112,7 +112,7 @@ export async function updateComputeNode(ctx: AppContext, projectId: string, node
   return node;
 }
 
-/** Deleting the row announces node.deleted, on which the runtime stops the node and drops its NIOs. */
+/** The node delete commands the runtime to stop the node and drop its NIOs before it answers. */
 export async function deleteComputeNode(ctx: AppContext, projectId: string, nodeType: string, nodeId: string): Promise<void> {
   await getComputeNode(ctx, projectId, nodeType, nodeId);
   await deleteNode(ctx, projectId, nodeId);

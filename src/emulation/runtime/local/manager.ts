@@ -1,28 +1,26 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Link, LinkEndpoint, Node } from "../../generated/prisma-sqlite/client.js";
-import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/core/errors.js";
-import { KeyedQueue } from "../../platform/keyed-queue.js";
-import { anyOf } from "../../platform/events.js";
-import { allProjectsTopic, controllerTopic } from "../core/events.js";
-import { nodeProperties } from "../node-model/serialize.js";
-import type { PortDevice } from "./ethernet.js";
-import type { DeviceDriver, HostPolicy, NodeProcess, ProcessDriver } from "./drivers/driver.js";
-import { allArtifacts, artifactsOf, driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "./drivers/registry.js";
-import { LinkTunnel, type LinkFilters, type TunnelSide } from "./link-tunnel.js";
-import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "./pcap.js";
-import { removeStaleQmpSockets } from "./qemu.js";
-import { UdpPortPool } from "./udp-port-pool.js";
-import type { Compute, RunState } from "./compute.js";
-import { killNowSync, recoverLeftovers } from "./processes.js";
-import { NatNetwork } from "./nat-network.js";
+import type { Link, LinkEndpoint, Node } from "../../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../../platform/context.js";
+import { ConflictError } from "../../../platform/core/errors.js";
+import { KeyedQueue } from "../../../platform/keyed-queue.js";
+import { nodeProperties } from "../../node-model/serialize.js";
+import type { PortDevice } from "../ethernet.js";
+import type { DeviceDriver, HostPolicy, NodeProcess, ProcessDriver } from "../drivers/driver.js";
+import { allArtifacts, artifactsOf, driverFor, isAlwaysOn, listedNodeTypes, runsProcess, udpOffsets, unavailableReason } from "../drivers/registry.js";
+import { LinkTunnel, type LinkFilters, type TunnelSide } from "../link-tunnel.js";
+import { DATA_LINK_TYPES, type DataLinkType, PcapWriter } from "../pcap.js";
+import { removeStaleQmpSockets } from "../qemu.js";
+import { UdpPortPool } from "../udp-port-pool.js";
+import type { Compute, RunState } from "../compute.js";
+import { killNowSync, recoverLeftovers } from "../processes.js";
+import { NatNetwork } from "../nat-network.js";
 
 /**
  * The local compute's live state: node processes (vpcs, QEMU), in-process hubs/switches, link relays and captures,
  * plus the UDP ports they hold. One per server (`ctx.services.emulation.runtime`). The database stays the source of truth for what exists;
- * this object only owns what runs. It follows the project event stream (link.created/updated/deleted,
- * node.deleted, project.closed/deleted) so that links are wired and torn down whichever module changed them.
+ * this object only owns what runs. It follows no event: the operations that change a node, a link or a project
+ * command it (through the project's runner, instances/runners.ts) and await it before they announce the change.
  * What differs per node type is asked of the node's driver (drivers/); this keeps what every type shares.
  */
 type LinkRow = Link & { endpoints: LinkEndpoint[] };
@@ -81,12 +79,9 @@ export class LocalCompute implements Compute {
   private closed = false;
   /** Settles when crash recovery's rewiring is done (start()). */
   ready: Promise<void> = Promise.resolve();
-  private subscriptions: AsyncIterableIterator<unknown>[] = [];
   private readonly exitHandler = () => killNowSync(this.owner);
   /** Link ends on remote computes are reached through it (remote-compute/placement.ts; set by the emulation feature). */
   remoteEnd?: RemoteEndFactory;
-  /** Whether this instance runs the project (instances/runners.ts): only the runner wires its links. */
-  owns: (projectId: string) => Promise<boolean> = async () => true;
   /** Told when nodes stopped by themselves (a VM that ended), so that the domain records it. */
   onStopped: (nodeIds: string[]) => Promise<void> = async () => {};
 
@@ -120,14 +115,13 @@ export class LocalCompute implements Compute {
 
   /**
    * Wires the links of the projects this instance runs, in the background (wiring, starting and capture wait for
-   * `ready`), then follows the event stream. Set `remoteEnd` and `owns` first.
+   * `ready`). Set `remoteEnd` first.
    */
   adopt(projectIds: string[]): void {
     this.ready = (async () => {
       for (const id of projectIds) {
         if (!this.closed) await this.reconcileProject(id).catch((e) => this.ctx.log.info("runtime: project not wired", { project: id, error: String(e) }));
       }
-      if (!this.closed) this.follow();
     })();
     // A failure (e.g. the server closing under it) must not go unhandled.
     this.ready.catch((e) => {
@@ -143,40 +137,6 @@ export class LocalCompute implements Compute {
   /** Serialises runtime work per key (node or link), like GNS3's per-node lock. */
   serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
     return this.locks.run(key, fn);
-  }
-
-  // ------------------------------------------------------------------ event stream
-
-  private follow(): void {
-    const sub = this.ctx.bus.subscribe(anyOf(allProjectsTopic, controllerTopic));
-    this.subscriptions.push(sub);
-    void (async () => {
-      for await (const { data: e } of sub) {
-        if (this.closed) break;
-        try {
-          switch (e.type) {
-            case "link.created":
-            case "link.updated":
-              if (await this.owns(e.link.projectId)) await this.syncLink(e.link.id);
-              break;
-            case "link.deleted":
-              await this.unwireLink(e.link.id);
-              break;
-            case "node.deleted":
-              await this.releaseNode(e.node.id, e.node.nodeType);
-              break;
-            case "node.updated":
-              this.refreshDevice(e.node.id, nodeProperties(e.node));
-              break;
-            case "project.opened":
-              if (await this.owns(e.project.id)) await this.reconcileProject(e.project.id);
-              break;
-          }
-        } catch (err) {
-          this.ctx.log.info("runtime: event handling failed", { action: e.type, error: String(err) });
-        }
-      }
-    })();
   }
 
   // ------------------------------------------------------------------ ports
@@ -250,7 +210,8 @@ export class LocalCompute implements Compute {
     }
   }
 
-  private refreshDevice(nodeId: string, properties: Record<string, unknown>): void {
+  /** The node's settings changed (a switch's ports mapping): its device, when it has one, follows at once. */
+  async reconfigureNode(nodeId: string, properties: Record<string, unknown>): Promise<void> {
     const d = this.devices.get(nodeId);
     d?.driver.reconfigure(d.device, properties);
   }
@@ -705,7 +666,6 @@ export class LocalCompute implements Compute {
     if (this.closed) return;
     this.closed = true;
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
-    for (const s of this.subscriptions) await s.return?.();
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
     // As GNS3 closes its projects on shutdown: the containers go (a start makes them again), then the processes.
     const taken = this.takeProcesses(() => true);
