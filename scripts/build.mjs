@@ -51,7 +51,9 @@ const queryCompilersOutside = {
  * dist/main.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
  * instead of ~900 modules, and CommonJS because only a classic script takes V8's code cache on Node 20 (launch.ts).
  * Left outside: native drivers and addons (the data directory lock's), the GraphiQL page's 9 MB of assets (loaded
- * when the page is first asked for), and Prisma's query compilers (2.2 MB of base64 each: only the database in use
+ * when the page is first asked for), dockerode (1.5 MB with its SSH, gRPC and protobuf dependencies, loaded from
+ * node_modules when a docker node first needs dockerd: every byte of the bundle stays in memory as its source), and
+ * Prisma's query compilers (2.2 MB of base64 each: only the database in use
  * loads its own, as its CommonJS form).
  * Code that names files beside itself goes through platform/core/package-root.ts, which works from the bundle too.
  */
@@ -75,7 +77,7 @@ async function bundle() {
       // import() becomes require(): a vm.Script (launch.ts) has no module loader for import() without an experimental flag.
       supported: { "dynamic-import": false },
       // "*.node": native addons dockerode's ssh transport tries inside try/catch (ssh2, cpu-features; their builds are denied).
-      external: ["libsql", "pg-native", "fs-native-extensions", "@graphql-yoga/render-graphiql", "*.node"],
+      external: ["libsql", "pg-native", "fs-native-extensions", "@graphql-yoga/render-graphiql", "dockerode", "*.node"],
       define: { "import.meta.dirname": "__dirname", "import.meta.url": "__import_meta_url" },
       // "use strict" first: after the banner, esbuild's own directive would no longer be one (ES modules are strict).
       banner: { js: '"use strict";\nvar __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
