@@ -8,8 +8,8 @@
  * the SQL statements each request costs, and the write rate while the topologies are built through the REST API
  * (nodes and links created; nodes are not started: this measures the control plane, not the emulators).
  *
- * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_CONCURRENCY (16), BENCH_DURATION (10 s),
- * BENCH_WARMUP (2 s).
+ * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_SIZES (50,1000), BENCH_CONCURRENCY (16),
+ * BENCH_DURATION (10 s), BENCH_WARMUP (2 s).
  */
 import type { ChildProcess } from "node:child_process";
 import http from "node:http";
@@ -21,7 +21,7 @@ import {
 } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
-const SIZES = [50, 1000];
+const SIZES = (process.env.BENCH_SIZES ?? "50,1000").split(",").map(Number);
 
 const PROJECT_QUERY = `query($id: ID!) { project(id: $id) { id name status
   nodes { id name nodeType status console consoleHost x y z ports { name shortName adapterNumber portNumber linkType } }

@@ -12,19 +12,28 @@
  * measured start is "an existing database".
  *
  * Env: BENCH_DATABASE_URL=postgres://… (a fresh database is created on that server; default: SQLite in a temp
- * dir), BENCH_RUNS (5), BENCH_IDLE_S (5).
+ * dir), BENCH_RUNS (5), BENCH_IDLE_S (5), BENCH_COMMAND (`npm`: `npm start`; `bin`: the package's bin,
+ * `node --max-semi-space-size=4 dist/launch.js`, as its shebang runs it), BENCH_NODES (20: vpcs nodes in the
+ * project, behind 8-port switches, every PC linked), BENCH_SETTLE_S (15: a second idle reading that much later, once
+ * V8's memory reducer has run: the first one still holds start-up's garbage), BENCH_BRINGUP (1: each run opens the project and starts all
+ * its nodes before the idle reading, so the idle RSS is "the lab open and running"; 0: not).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
-import { freshDatabase, machineLine, request } from "./harness.js";
+import { buildProject, freshDatabase, machineLine, request } from "./harness.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 5);
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+const COMMAND = process.env.BENCH_COMMAND === "bin" ? "bin" : "npm";
+const NODES = Number(process.env.BENCH_NODES ?? 20);
+const BRINGUP = process.env.BENCH_BRINGUP !== "0";
+const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 15);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => {
@@ -62,9 +71,9 @@ const comm = (pid: number) => {
   }
 };
 
-/** The server: the node process under npm (npm is a node process too; it is the root, not a descendant). */
+/** The server: the node process under npm (npm is a node process too; it is the root, not a descendant), or the bin itself. */
 function serverPid(npmPid: number): number | undefined {
-  return descendants(npmPid).find((p) => comm(p) === "node");
+  return COMMAND === "bin" ? npmPid : descendants(npmPid).find((p) => comm(p) === "node");
 }
 
 /** VmRSS and VmHWM of a process, in MB. */
@@ -83,11 +92,21 @@ interface Started {
   stderr: () => string;
 }
 
-/** `npm start -- --port P --data-dir D` with DATABASE_URL, as a user runs it; resolves at the first 200 of /v2/version. */
+/**
+ * `npm start -- --port P --data-dir D` with DATABASE_URL, as a user runs it (or the bin, BENCH_COMMAND=bin); resolves
+ * at the first 200 of /v2/version.
+ */
 async function start(databaseUrl: string, dataDir: string, extra: string[] = []): Promise<Started> {
   const port = await freePort();
+  const args = ["--port", String(port), "--data-dir", dataDir, ...extra];
   const t0 = performance.now();
-  const npm = spawn(NPM, ["start", "--", "--port", String(port), "--data-dir", dataDir, ...extra], {
+  const npm = COMMAND === "bin"
+    ? spawn(process.execPath, ["--max-semi-space-size=4", path.join(ROOT, "dist/launch.js"), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ["ignore", "ignore", "pipe"],
+    })
+    : spawn(NPM, ["start", "--", ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ["ignore", "ignore", "pipe"],
@@ -125,14 +144,13 @@ const api = async (port: number, method: "GET" | "POST", p: string, body?: unkno
   return r.body ? JSON.parse(r.body) : null;
 };
 
-/** The database every measured start finds: migrated, a project of 20 nodes, demo storage objects with rules. */
+/** The database every measured start finds: migrated, a project of NODES linked vpcs, demo storage objects with rules. */
 async function prepare(databaseUrl: string, dataDir: string): Promise<{ projectId: string; firstStartMs: number }> {
   const s = await start(databaseUrl, dataDir, ["--demo"]);
   try {
-    const { project_id: projectId } = await api(s.port, "POST", "/v2/projects", { name: "startup-bench" });
-    for (let i = 0; i < 20; i++) {
-      await api(s.port, "POST", `/v2/projects/${projectId}/nodes`, { name: `pc${i}`, node_type: "vpcs", compute_id: "local" });
-    }
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const projectId = await buildProject(agent, s.port, "startup-bench", NODES, "pcs");
+    agent.destroy();
     for (const qtree of ["qt1", "qt2"]) {
       await api(s.port, "POST", "/api/storage/quota/rules?return_timeout=15", {
         svm: { name: "vs0" }, volume: { name: "vol1" }, type: "tree", qtree: { name: qtree }, space: { hard_limit: 1024 ** 3 },
@@ -164,32 +182,39 @@ async function warmUp(port: number, projectId: string): Promise<void> {
 async function main() {
   const db = await freshDatabase();
   console.log(machineLine());
-  console.log(`database: ${db.kind}; command: npm start (${JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start}); ${RUNS} runs`);
+  const command = COMMAND === "bin" ? "node --max-semi-space-size=4 dist/launch.js" : `npm start (${JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start})`;
+  console.log(`database: ${db.kind}; command: ${command}; ${RUNS} runs; project of ${NODES} linked vpcs${BRINGUP ? ", all started before the idle reading" : ""}`);
   try {
     const { projectId, firstStartMs } = await prepare(db.url, db.dataDir);
     console.log(`first start (creates and migrates the database): ${firstStartMs.toFixed(0)} ms`);
-    const rows: { ms: number; graphqlMs: number; idle: number; warm: number; hwm: number }[] = [];
+    const rows: { ms: number; graphqlMs: number; idle: number; settled: number; warm: number; hwm: number }[] = [];
     for (let run = 1; run <= RUNS; run++) {
       const s = await start(db.url, db.dataDir);
       try {
         const pid = serverPid(s.npm.pid!);
         if (!pid) throw new Error("server process not found under npm");
+        if (BRINGUP) {
+          await api(s.port, "POST", `/v2/projects/${projectId}/open`, {});
+          await api(s.port, "POST", `/v2/projects/${projectId}/nodes/start`, {});
+        }
         await sleep(IDLE_S * 1000);
         const idle = memory(pid).rss;
+        await sleep(SETTLE_S * 1000);
+        const settled = memory(pid).rss;
         await warmUp(s.port, projectId);
         await sleep(2000);
         const { rss: warm, hwm } = memory(pid);
-        rows.push({ ms: s.ms, graphqlMs: s.graphqlMs, idle, warm, hwm });
-        console.log(`run ${run}: start ${s.ms.toFixed(0)} ms, first GraphQL answer ${s.graphqlMs.toFixed(0)} ms, idle RSS ${idle.toFixed(0)} MB, after warm-up ${warm.toFixed(0)} MB, peak ${hwm.toFixed(0)} MB`);
+        rows.push({ ms: s.ms, graphqlMs: s.graphqlMs, idle, settled, warm, hwm });
+        console.log(`run ${run}: start ${s.ms.toFixed(0)} ms, first GraphQL answer ${s.graphqlMs.toFixed(0)} ms, idle RSS ${idle.toFixed(0)} MB, ${SETTLE_S} s later ${settled.toFixed(0)} MB, after warm-up ${warm.toFixed(0)} MB, peak ${hwm.toFixed(0)} MB`);
       } finally {
         await stop(s);
       }
     }
     const m = (k: keyof (typeof rows)[0]) => median(rows.map((r) => r[k]));
     console.log();
-    console.log("| database | start → first answer (median) | → first GraphQL answer | idle RSS | RSS after warm-up | peak RSS |");
-    console.log("|---|---:|---:|---:|---:|---:|");
-    console.log(`| ${db.kind} | ${m("ms").toFixed(0)} ms | ${m("graphqlMs").toFixed(0)} ms | ${m("idle").toFixed(0)} MB | ${m("warm").toFixed(0)} MB | ${m("hwm").toFixed(0)} MB |`);
+    console.log(`| database | start → first answer (median) | → first GraphQL answer | idle RSS (${IDLE_S} s) | settled (+${SETTLE_S} s) | RSS after warm-up | peak RSS | load1 |`);
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+    console.log(`| ${db.kind} | ${m("ms").toFixed(0)} ms | ${m("graphqlMs").toFixed(0)} ms | ${m("idle").toFixed(0)} MB | ${m("settled").toFixed(0)} MB | ${m("warm").toFixed(0)} MB | ${m("hwm").toFixed(0)} MB | ${os.loadavg()[0].toFixed(1)} |`);
   } finally {
     await db.drop();
   }

@@ -37,6 +37,33 @@ export function isStale() {
 const BUNDLE = path.join(DIST, "patchbay.cjs");
 const isBundleOutput = (rel) => rel.startsWith("patchbay.") || rel.startsWith(`lab${path.sep}`);
 
+/**
+ * dockerode loads its SSH transport (ssh2, with a 16 MB WebAssembly heap for Poly1305) and BuildKit sessions (gRPC,
+ * protobufjs) when it is loaded: ~20 MB of memory a server pays as soon as it lists containers (at start, to find a
+ * previous run's leftovers, wherever a dockerd socket exists), though it only speaks HTTP to the local socket. Here
+ * both are required when first called (an ssh:// DOCKER_HOST, a BuildKit build) instead. Each rewrite must apply: a
+ * dockerode or docker-modem update that changes those lines fails the build rather than silently loading them again.
+ */
+const DEFERRED_REQUIRES = [
+  { file: /docker-modem\/lib\/modem\.js$/, from: "ssh = require('./ssh'),", to: "ssh = function (opt) { return require('./ssh')(opt); }," },
+  { file: /dockerode\/lib\/docker\.js$/, from: "withSession = require('./session'),", to: "withSession = function () { return require('./session').apply(this, arguments); }," },
+];
+/** What those load, left outside the bundle too (1.4 MB of source the bundle would hold in memory for nothing). */
+const DEFERRED_PACKAGES = ["ssh2", "@grpc/grpc-js", "@grpc/proto-loader"];
+const deferredRequires = {
+  name: "dockerode-deferred-transports",
+  setup(build) {
+    build.onLoad({ filter: /(docker-modem|dockerode)[\\/]lib[\\/](modem|docker)\.js$/ }, (args) => {
+      let text = fs.readFileSync(args.path, "utf8");
+      for (const r of DEFERRED_REQUIRES.filter((r) => r.file.test(args.path.replaceAll("\\", "/")))) {
+        if (!text.includes(r.from)) throw new Error(`${args.path} no longer has \`${r.from}\` (scripts/build.mjs, DEFERRED_REQUIRES)`);
+        text = text.replace(r.from, r.to);
+      }
+      return { contents: text, loader: "js" };
+    });
+  },
+};
+
 const queryCompilersOutside = {
   name: "prisma-query-compilers-outside",
   setup(build) {
@@ -51,7 +78,8 @@ const queryCompilersOutside = {
  * dist/main.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
  * instead of ~900 modules, and CommonJS because only a classic script takes V8's code cache on Node 20 (launch.ts).
  * Left outside: native drivers and addons (the data directory lock's), the GraphiQL page's 9 MB of assets (loaded
- * when the page is first asked for), and Prisma's query compilers (2.2 MB of base64 each: only the database in use
+ * when the page is first asked for), dockerode's SSH and gRPC dependencies (see DEFERRED_REQUIRES), and Prisma's
+ * query compilers (2.2 MB of base64 each: only the database in use
  * loads its own, as its CommonJS form).
  * Code that names files beside itself goes through platform/core/package-root.ts, which works from the bundle too.
  */
@@ -75,11 +103,11 @@ async function bundle() {
       // import() becomes require(): a vm.Script (launch.ts) has no module loader for import() without an experimental flag.
       supported: { "dynamic-import": false },
       // "*.node": native addons dockerode's ssh transport tries inside try/catch (ssh2, cpu-features; their builds are denied).
-      external: ["libsql", "pg-native", "fs-native-extensions", "@graphql-yoga/render-graphiql", "*.node"],
+      external: ["libsql", "pg-native", "fs-native-extensions", "@graphql-yoga/render-graphiql", ...DEFERRED_PACKAGES, "*.node"],
       define: { "import.meta.dirname": "__dirname", "import.meta.url": "__import_meta_url" },
       // "use strict" first: after the banner, esbuild's own directive would no longer be one (ES modules are strict).
       banner: { js: '"use strict";\nvar __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-      plugins: [queryCompilersOutside],
+      plugins: [queryCompilersOutside, deferredRequires],
       logLevel: "error",
     });
     // ASCII only, so launch.ts can read it as one-byte text (~2 ms instead of ~25-120 ms of UTF-8 decoding): esbuild

@@ -46,6 +46,49 @@ describe("read views: one instance", () => {
     await Promise.all(readers);
   });
 
+  it("a list's ETag is Express's for its bytes (kept with the view, not hashed per hit), and a match is a 304", async () => {
+    const { createHash } = await import("node:crypto");
+    const p = (await call(s.url, "POST", "/v2/projects", { name: "views-etag" })).body.project_id;
+    await call(s.url, "POST", `/v2/projects/${p}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
+    for (const list of ["nodes", "links"]) {
+      const url = `${s.url}/v2/projects/${p}/${list}`;
+      const first = await fetch(url);
+      const bytes = Buffer.from(await first.arrayBuffer());
+      const tag = first.headers.get("etag");
+      expect(tag).toBe(`W/"${bytes.length.toString(16)}-${createHash("sha1").update(bytes).digest("base64").slice(0, 27)}"`);
+      expect((await fetch(url)).headers.get("etag")).toBe(tag); // a hit
+      // fetch adds "Cache-Control: no-cache" to a conditional request (which asks for a full answer) unless told otherwise.
+      expect((await fetch(url, { headers: { "If-None-Match": tag!, "Cache-Control": "max-age=0" } })).status).toBe(304);
+    }
+    const before = (await fetch(`${s.url}/v2/projects/${p}/nodes`)).headers.get("etag");
+    await call(s.url, "POST", `/v2/projects/${p}/nodes`, { name: "PC2", node_type: "vpcs", compute_id: "local" });
+    const after = await fetch(`${s.url}/v2/projects/${p}/nodes`, { headers: { "If-None-Match": before!, "Cache-Control": "max-age=0" } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(before);
+  });
+
+  it("a kept GraphQL answer is sent as the same text on every hit (cost included), and a write moves it", async () => {
+    const p = (await call(s.url, "POST", "/v2/projects", { name: "views-graphql" })).body.project_id;
+    await call(s.url, "POST", `/v2/projects/${p}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
+    const ask = async () => {
+      const r = await fetch(`${s.url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "query($id: ID!) { project(id: $id) { id nodes { name ports { name } } } }", variables: { id: p } }),
+      });
+      expect(r.status).toBe(200);
+      return r.text();
+    };
+    const [miss, hit, again] = [await ask(), await ask(), await ask()];
+    expect(JSON.parse(miss).extensions.cost.requested).toBeGreaterThan(0);
+    expect(hit).toBe(miss);
+    expect(again).toBe(miss);
+    await call(s.url, "POST", `/v2/projects/${p}/nodes`, { name: "PC2", node_type: "vpcs", compute_id: "local" });
+    const [moved, movedHit] = [await ask(), await ask()];
+    expect(JSON.parse(moved).data.project.nodes.map((n: { name: string }) => n.name)).toEqual(["PC1", "PC2"]);
+    expect(movedHit).toBe(moved);
+  });
+
   it("the list follows the project: closed (topology form), reopened, deleted (404)", async () => {
     const p = (await call(s.url, "POST", "/v2/projects", { name: "views-life" })).body.project_id;
     await call(s.url, "POST", `/v2/projects/${p}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { uuidSchema } from "../../platform/input.js";
 import { wireLabelSchema } from "../nodes/rest.js";
+import { viewTag } from "../../platform/read-views.js";
 import { gns3Bytes, sendJson, sendJsonBytes, type Gns3Routes } from "../rest/kit.js";
 import { availableFilters, createLink, deleteLink, getLink, listLinks, listNodeLinks, updateLink } from "./operations.js";
 import { linkEndFields, linkFields, type NewLink } from "./schema.js";
@@ -53,7 +54,7 @@ export function linkRoutes(routes: Gns3Routes, ctx: AppContext): void {
       const { project, links } = await listLinks(ctx, params.project_id);
       return gns3Bytes(links.map(project.status === "opened" ? linkToRest : linkToTopology));
     });
-    sendJsonBytes(res, 200, body);
+    sendJsonBytes(res, 200, body, viewTag(body));
   });
   routes.add("GET", L, async ({ res, params }) => sendJson(res, 200, linkToRest(await getLink(ctx, params.project_id, params.link_id))));
   // GNS3 answers a link update with 201.

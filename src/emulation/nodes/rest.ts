@@ -2,6 +2,7 @@ import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import type { AppContext } from "../../platform/context.js";
 import { uuidSchema } from "../../platform/input.js";
+import { viewTag } from "../../platform/read-views.js";
 import { projectDir } from "../projects/serialize.js";
 import { gns3Bytes, readRawBody, sendJson, sendJsonBytes, type Gns3Routes } from "../rest/kit.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
@@ -92,7 +93,7 @@ export function nodeRoutes(routes: Gns3Routes, ctx: AppContext): void {
       const dir = projectDir(ctx, project);
       return gns3Bytes(nodes.map((n) => (project.status === "opened" ? nodeToRest(n, dir) : nodeToTopology(n))));
     });
-    sendJsonBytes(res, 200, body);
+    sendJsonBytes(res, 200, body, viewTag(body));
   });
   routes.add("GET", N, async ({ res, params }) => sendJson(res, 200, await restNode(ctx, await getNode(ctx, params.project_id, params.node_id))));
   routes.add(

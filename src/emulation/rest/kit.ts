@@ -66,8 +66,10 @@ export function sendJson(res: Response, status: number, body: unknown): void {
 /** The body as GNS3 sends it (sorted keys, 4-space indentation), encoded once: the read views keep these bytes. */
 export const gns3Bytes = (body: unknown) => Buffer.from(gns3Body(body));
 
-export function sendJsonBytes(res: Response, status: number, bytes: Buffer): void {
+/** With `etag` (a read view's, platform/read-views.ts `viewTag`), Express sends it instead of hashing the bytes. */
+export function sendJsonBytes(res: Response, status: number, bytes: Buffer, etag?: string): void {
   res.status(status).setHeader("Content-Type", JSON_CONTENT_TYPE);
+  if (etag) res.setHeader("ETag", etag);
   res.send(bytes);
 }
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import Docker from "dockerode";
+import type Docker from "dockerode";
 import { ConflictError } from "../../platform/core/errors.js";
 import {
   checkVolume,
@@ -39,7 +39,12 @@ const ERRNO_TEXT: Record<string, string> = {
 };
 
 export class DockerEngine {
-  private readonly docker: Docker;
+  /**
+   * dockerode, loaded on the first call: with its SSH, gRPC and protobuf dependencies it is ~200 modules that a
+   * server without docker nodes never needs (issue 24: nothing only a first request needs is loaded at start).
+   */
+  private docker?: Promise<Docker>;
+  private readonly host = process.env.DOCKER_HOST;
   private readonly where: string;
   /** Whether dockerd answered at least once (GNS3 words the first failure differently). */
   private reached = false;
@@ -47,9 +52,13 @@ export class DockerEngine {
   reachable = false;
 
   constructor() {
-    const host = process.env.DOCKER_HOST;
-    this.docker = host ? new Docker() : new Docker({ socketPath: SOCKET });
-    this.where = host ?? `unix socket ${SOCKET}`;
+    this.where = this.host ?? `unix socket ${SOCKET}`;
+  }
+
+  private client(): Promise<Docker> {
+    return (this.docker ??= import("dockerode").then(({ default: Docker }) =>
+      this.host ? new Docker() : new Docker({ socketPath: SOCKET }),
+    ));
   }
 
   /** Whether a dockerd may be there at all: `DOCKER_HOST` set, or the default socket exists. */
@@ -60,7 +69,7 @@ export class DockerEngine {
   /** Runs one Engine API call; connection failures and API errors become GNS3's 409s. */
   async call<T>(fn: (d: Docker) => Promise<T>): Promise<T> {
     try {
-      const out = await fn(this.docker);
+      const out = await fn(await this.client());
       this.reached = this.reachable = true;
       return out;
     } catch (e) {
@@ -139,8 +148,8 @@ export class DockerEngine {
     return found.length;
   }
 
-  container(id: string): Docker.Container {
-    return this.docker.getContainer(id);
+  async container(id: string): Promise<Docker.Container> {
+    return (await this.client()).getContainer(id);
   }
 
   /**

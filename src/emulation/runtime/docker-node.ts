@@ -61,7 +61,7 @@ export class DockerNodeProcess {
 
   async start(): Promise<void> {
     const { engine, node } = this.o;
-    const c = engine.container(this.o.containerId);
+    const c = await engine.container(this.o.containerId);
     const info = await engine.call(() => c.inspect());
     if (info.State.Running) await engine.call(() => c.kill()).catch(() => {}); // a leftover run: its interfaces are gone
     // Attached before the start, so the console keeps the boot output for its first client.
@@ -122,7 +122,7 @@ export class DockerNodeProcess {
    */
   private async startHttpConsole(port: number): Promise<void> {
     const { engine } = this.o;
-    const c = engine.container(this.o.containerId);
+    const c = await engine.container(this.o.containerId);
     const server = net.createServer((socket) => {
       this.httpSockets.add(socket);
       socket.on("close", () => this.httpSockets.delete(socket));
@@ -156,7 +156,7 @@ export class DockerNodeProcess {
    */
   private async startAux(port: number): Promise<void> {
     const { engine } = this.o;
-    const c = engine.container(this.o.containerId);
+    const c = await engine.container(this.o.containerId);
     const exec = await engine.call(() =>
       c.exec({
         Cmd: ["/gns3/bin/busybox", "sh", "-c", "while true; do TERM=vt100 /gns3/bin/busybox sh; done"],
@@ -227,7 +227,7 @@ export class DockerNodeProcess {
   /** The last lines the container printed (its TTY), or "". */
   private async logTail(): Promise<string> {
     try {
-      const buf = (await this.o.engine.call(() => this.o.engine.container(this.o.containerId).logs({ stdout: true, stderr: true, tail: 20 }))) as unknown as Buffer;
+      const buf = (await this.o.engine.call(async () => (await this.o.engine.container(this.o.containerId)).logs({ stdout: true, stderr: true, tail: 20 }))) as unknown as Buffer;
       return buf.toString("utf8").trim();
     } catch {
       return "";
@@ -243,14 +243,14 @@ export class DockerNodeProcess {
   }
 
   async suspend(): Promise<void> {
-    const c = this.o.engine.container(this.o.containerId);
+    const c = await this.o.engine.container(this.o.containerId);
     await this.o.engine.call(() => c.pause()).catch((e) => {
       if ((e as { statusCode?: number }).statusCode !== 409) throw e; // already paused
     });
   }
 
   async resume(): Promise<void> {
-    const c = this.o.engine.container(this.o.containerId);
+    const c = await this.o.engine.container(this.o.containerId);
     const info = await this.o.engine.call(() => c.inspect());
     if (info.State.Paused) await this.o.engine.call(() => c.unpause());
   }
@@ -258,7 +258,7 @@ export class DockerNodeProcess {
   /** Stop: console closed, the container stopped (SIGTERM, SIGKILL after 5 s, as GNS3), helpers gone. Kept. */
   async stop(): Promise<void> {
     this.stopping = true;
-    const c = this.o.engine.container(this.o.containerId);
+    const c = await this.o.engine.container(this.o.containerId);
     try {
       const info = await this.o.engine.call(() => c.inspect());
       if (info.State.Paused) await this.o.engine.call(() => c.unpause());
