@@ -38,6 +38,15 @@ export interface HostPortDeviceOptions {
   log: { error(msg: string, data?: object): void };
 }
 
+/** A cloud or NAT node's device: the compute's environment, and what its driver knows of the node's ports. */
+export function hostPortDevice(
+  node: { id: string; name: string },
+  env: { owner: string; runDir: string; nat: NatNetwork; ctx: { log: HostPortDeviceOptions["log"] } },
+  ports: Pick<HostPortDeviceOptions, "target" | "refusal">,
+): HostPortDevice {
+  return new HostPortDevice({ owner: env.owner, runDir: env.runDir, nodeId: node.id, nodeName: node.name, nat: env.nat, log: env.ctx.log, ...ports });
+}
+
 /** A TAP name of our own: `pbt` + 8 hex characters (interface names have at most 15). */
 const tapName = () => `pbt${randomBytes(4).toString("hex")}`;
 

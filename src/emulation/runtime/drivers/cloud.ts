@@ -5,7 +5,7 @@ import { parseInput } from "../../../platform/input.js";
 import { nodeProperties } from "../../node-model/serialize.js";
 import { hostInterfaces, INTERFACE_NAME, interfaceExists } from "../host-interfaces.js";
 import { hostLinkUnavailable } from "../host-link.js";
-import { HostPortDevice, type HostPortTarget } from "../host-port-device.js";
+import { hostPortDevice, type HostPortDevice, type HostPortTarget } from "../host-port-device.js";
 import type { DeviceDriver, HostPolicy } from "./driver.js";
 
 /**
@@ -100,13 +100,7 @@ export const cloudDriver = {
   },
 
   create: (node, env) =>
-    new HostPortDevice({
-      owner: env.owner,
-      runDir: env.runDir,
-      nodeId: node.id,
-      nodeName: node.name,
-      nat: env.nat,
-      log: env.ctx.log,
+    hostPortDevice(node, env, {
       target: (port) => {
         const p = cloudPorts(nodeProperties(node)).find((m) => m.port_number === port);
         return p && target(p);

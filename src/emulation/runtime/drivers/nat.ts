@@ -1,7 +1,7 @@
 import type { Node } from "../../../generated/prisma-sqlite/client.js";
 import { ConflictError, ForbiddenError } from "../../../platform/core/errors.js";
 import { hostLinkUnavailable } from "../host-link.js";
-import { HostPortDevice } from "../host-port-device.js";
+import { hostPortDevice, type HostPortDevice } from "../host-port-device.js";
 import { natInterfaceFor, natUnavailable } from "../nat-network.js";
 import type { DeviceDriver, HostPolicy } from "./driver.js";
 
@@ -38,13 +38,7 @@ export const natDriver = {
   prepareProperties: async (ctx, _node, merged) => ({ ...merged, ports_mapping: natMapping({ local: ctx.config.local, nat: ctx.config.nat }) }),
 
   create: (node, env) =>
-    new HostPortDevice({
-      owner: env.owner,
-      runDir: env.runDir,
-      nodeId: node.id,
-      nodeName: node.name,
-      nat: env.nat,
-      log: env.ctx.log,
+    hostPortDevice(node, env, {
       target: (port) => (port === 0 ? { kind: "nat" } : undefined),
       refusal: () => (env.host.local ? reason(env.host) : localOnly(node)),
     }),
