@@ -9,7 +9,7 @@ import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
 import { COMPUTE_HOST, computeInstance, registerCompute } from "../support/computes.js";
 import { consoleAnswers, icmpEchoes } from "../support/lab.js";
-import { call, gql, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
 import { dockerdAnswers, toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
 
@@ -129,9 +129,9 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     const files = await call(s.url, "GET", `${P}/nodes/${D1}/files/etc/network/interfaces`);
     expect(files.text).toContain("#iface eth1 inet static");
     // GraphQL: the same settings, typed.
-    const q = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { name nodeType docker { image adapters macAddress environment extraHosts containerId consoleResolution } } } }`, { p: projectId });
+    const q = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { name nodeType docker { image adapters macAddress environment extraHosts containerId consoleResolution } } } } } }`, { p: projectId });
     expect(q.errors).toBeUndefined();
-    expect(q.data.project.nodes).toEqual([
+    expect(nodesOf(q.data.project.nodes)).toEqual([
       {
         name: "D1",
         nodeType: "DOCKER",

@@ -61,7 +61,7 @@ const WRITE_NODE_FILE = `mutation($p: ID!, $n: ID!, $path: String!, $file: File!
     __typename ... on MutationWriteNodeFileSuccess { data { path size } } ... on Error { message } } }`;
 const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
   importProject(id: $id, name: $name, path: $path, file: $file) {
-    __typename ... on MutationImportProjectSuccess { data { id name status nodes { name } } } ... on Error { message } } }`;
+    __typename ... on MutationImportProjectSuccess { data { id name status nodes { edges { node { name } } } } } ... on Error { message } } }`;
 
 async function exportUrl(projectId: string, args = "") {
   const r = await query(`query($id: ID!) { project(id: $id) { exportUrl${args} {
@@ -105,7 +105,7 @@ describe("project archives and files", () => {
     expect(imported.status).toBe(200);
     expect(imported.body.data.importProject).toEqual({
       __typename: "MutationImportProjectSuccess",
-      data: { id, name: "imported copy", status: "CLOSED", nodes: [{ name: "PC1" }] },
+      data: { id, name: "imported copy", status: "CLOSED", nodes: { edges: [{ node: { name: "PC1" } }] } },
     });
     const notes = await projectFileUrl(id, "notes.txt");
     expect((await download(notes.data.url)).body.toString()).toBe("lab notes\n");

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { jobResult, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf, withJob } from "../jobs/graphql.js";
 import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js"; // and the Volume type a qtree belongs to
 import { createQtree, deleteQtree, getQtree, updateQtree } from "./operations.js";
@@ -17,18 +17,21 @@ builder.prismaObject("Qtree", {
   }),
 });
 
+const qtreeWhere = (volumeUuid: string | number | null | undefined) => (volumeUuid == null ? {} : { volumeUuid: String(volumeUuid) });
+
 builder.queryFields((t) => ({
-  qtrees: t.prismaField({
-    type: ["Qtree"],
-    description: "Qtrees by volume and id, of one volume when volumeUuid is given",
-    args: { volumeUuid: t.arg.id() },
-    resolve: (query, _r, args, ctx) =>
-      ctx.db.qtree.findMany({
-        ...query,
-        where: args.volumeUuid == null ? {} : { volumeUuid: String(args.volumeUuid) },
-        orderBy: [{ volumeUuid: "asc" }, { qtreeId: "asc" }],
-      }),
-  }),
+  qtrees: t.prismaConnection(
+    {
+      type: "Qtree",
+      cursor: "key",
+      description: "Qtrees by volume and id, of one volume when volumeUuid is given",
+      args: { volumeUuid: t.arg.id() },
+      resolve: (query, _r, args, ctx) =>
+        ctx.db.qtree.findMany({ ...usableQuery(query), where: qtreeWhere(args.volumeUuid), orderBy: [{ volumeUuid: "asc" }, { qtreeId: "asc" }] }),
+      totalCount: (_r, args, ctx) => ctx.db.qtree.count({ where: qtreeWhere(args.volumeUuid) }),
+    },
+    {},
+  ),
   qtree: t.prismaField({
     type: "Qtree",
     errors: { types: DOMAIN_ERRORS },
