@@ -160,7 +160,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const capture = await mutate(
         s,
         "startCapture",
-        `mutation($p: String!, $l: String!) { startCapture(projectId: $p, linkId: $l) { __typename ... on MutationStartCaptureSuccess { data { linkId capturing computeId fileName filePath } } ${ERR} } }`,
+        `mutation($p: ID!, $l: ID!) { startCapture(projectId: $p, linkId: $l) { __typename ... on MutationStartCaptureSuccess { data { linkId capturing computeId fileName filePath } } ${ERR} } }`,
         { p: projectId, l: links[0] },
       );
       expect(capture).toEqual({
@@ -212,7 +212,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const stop = await mutate(
         s,
         "stopCapture",
-        `mutation($p: String!, $l: String!) { stopCapture(projectId: $p, linkId: $l) { __typename ... on MutationStopCaptureSuccess { data { capturing computeId fileName filePath } } ${ERR} } }`,
+        `mutation($p: ID!, $l: ID!) { stopCapture(projectId: $p, linkId: $l) { __typename ... on MutationStopCaptureSuccess { data { capturing computeId fileName filePath } } ${ERR} } }`,
         { p: projectId, l: links[0] },
       );
       expect(stop).toMatchObject({ capturing: false, computeId: null, fileName: "PC1_0-0_to_SW1_0-0.pcap" });

@@ -47,7 +47,7 @@ describe("GraphQL parity: ONTAP reads", () => {
     );
     expect(nodesOf(all.data.qtrees).map((q: { name: string }) => q.name)).toEqual(["qt1", "qt2"]);
 
-    const QTREE = `query($v: ID!, $id: Int!) { qtree(volumeUuid: $v, id: $id) { ${RESULT} ... on QueryQtreeSuccess { data { id name } } } }`;
+    const QTREE = `query($v: ID!, $id: ID!) { qtree(volumeUuid: $v, id: $id) { ${RESULT} ... on QueryQtreeSuccess { data { id name } } } }`;
     const first = rest[0];
     expect((await field("qtree", QTREE, { v: fixture.volumeUuid, id: first.id })).data).toEqual({ id: first.id, name: first.name });
     expect(await field("qtree", QTREE, { v: fixture.volumeUuid, id: 999 })).toEqual(await restNotFound(`/api/storage/qtrees/${fixture.volumeUuid}/999`));

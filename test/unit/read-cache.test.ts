@@ -28,7 +28,7 @@ describe("GraphQL read cache: which queries may be answered from memory", () => 
     expect(isCacheableQuery(schema, parse(`mutation { deleteProject(id: "x") { __typename } }`))).toBe(false);
     expect(isCacheableQuery(schema, parse(`query A { projects { totalCount } } query B { projects { totalCount } }`))).toBe(false);
     expect(isCacheableQuery(schema, parse(`{ project(id: "x") { id snapshots { edges { node { name } } } } }`))).toBe(false);
-    expect(isCacheableQuery(schema, parse(`{ computes { id connected } }`))).toBe(false);
+    expect(isCacheableQuery(schema, parse(`{ computes { edges { node { id connected } } } }`))).toBe(false);
     expect(isCacheableQuery(schema, parse(`{ projects { edges { node { id } } } svms { name } }`))).toBe(false);
   });
 

@@ -563,7 +563,7 @@ $("#watch-packets").onclick = async () => {
   $("#packets-title").textContent = `— ${linkName(link)}`;
   try {
     if (!link.capturing)
-      unwrap((await request(`mutation($p: String!, $l: String!) { startCapture(projectId: $p, linkId: $l) { __typename ${ERR} } }`, { p: projectId, l: link.id })).startCapture);
+      unwrap((await request(`mutation($p: ID!, $l: ID!) { startCapture(projectId: $p, linkId: $l) { __typename ${ERR} } }`, { p: projectId, l: link.id })).startCapture);
   } catch (e) {
     return say(`Capture: ${errorText(e)}`, true);
   }

@@ -160,7 +160,7 @@ const CreateNodeInput = builder.inputType("CreateNodeInput", {
     projectId: t.id({ required: true }),
     name: t.string({ required: true, description: "Spaces are removed; a taken name is renumbered; {0} is a template" }),
     nodeType: t.field({ type: NodeTypeEnum, required: true }),
-    computeId: t.string({ defaultValue: "local" }),
+    computeId: t.id({ defaultValue: "local" }),
     id: t.id({ description: "Chosen node id (UUID)" }),
     ...settableFields(t),
   }),

@@ -49,7 +49,7 @@ const CreateTemplateInput = builder.inputType("CreateTemplateInput", {
     id: t.id({ description: "Chosen template id (UUID)" }),
     name: t.string({ required: true }),
     templateType: t.field({ type: NodeTypeEnum, required: true }),
-    computeId: t.string({ description: "null: the client picks a compute for each node" }),
+    computeId: t.id({ description: "null: the client picks a compute for each node" }),
     ...templateFields(t),
   }),
 });
@@ -141,7 +141,7 @@ builder.mutationFields((t) => ({
       x: t.arg.int({ required: true }),
       y: t.arg.int({ required: true }),
       name: t.arg.string(),
-      computeId: t.arg.string({ description: "Required for built-ins; a user template's own compute wins" }),
+      computeId: t.arg.id({ description: "Required for built-ins; a user template's own compute wins" }),
     },
     resolve: (_q, _r, { projectId, templateId, x, y, name, computeId }, ctx) =>
       createNodeFromTemplate(ctx, String(projectId), String(templateId), { x, y, name, computeId }),

@@ -14,6 +14,8 @@ export const builder = new SchemaBuilder<{
   Context: AppContext;
   PrismaTypes: PrismaTypes;
   Scalars: {
+    // graphql-js hands every ID input over as a string (an integer literal too).
+    ID: { Input: string; Output: string | number };
     DateTime: { Input: Date; Output: Date };
     BigInt: { Input: bigint; Output: bigint | number };
     JSON: { Input: unknown; Output: unknown };
