@@ -74,6 +74,16 @@ describe("GraphQL: running nodes across all projects", () => {
     expect(stopped).toEqual({ totalCount: 1, edges: [{ node: { name: "PC-beta" } }] });
   });
 
+  it("counts a page inside a result union by its first", async () => {
+    const res = await fetch(`${s.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: `{ images(type: QEMU, first: 3) { ... on QueryImagesSuccess { data { edges { node { filename } } } } } }` }),
+    });
+    // images (1 + data (1 + edges: 3 × (1 + node (1 + filename))))
+    expect(((await res.json()) as any).extensions.cost.requested).toBe(1 + 1 + 3 * 3);
+  });
+
   it("refuses a page above 100 as a typed error, and a cursor no page gave as a client error", async () => {
     const r = await gql(s.url, `{ nodes(first: 101) { totalCount } }`);
     expect(r.data).toBeUndefined();
