@@ -24,8 +24,8 @@ const SELF = fileURLToPath(import.meta.url);
 const SIZES = (process.env.BENCH_SIZES ?? "50,1000").split(",").map(Number);
 
 const PROJECT_QUERY = `query($id: ID!) { project(id: $id) { id name status
-  nodes { id name nodeType status console consoleHost x y z ports { name shortName adapterNumber portNumber linkType } }
-  links { id linkType capturing suspend endpoints { adapterNumber portNumber node { id name } } } } }`;
+  nodes(first: 100) { totalCount edges { node { id name nodeType status console consoleHost x y z ports { name shortName adapterNumber portNumber linkType } } } }
+  links(first: 100) { totalCount edges { node { id linkType capturing suspend endpoints { adapterNumber portNumber node { id name } } } } } } }`;
 
 async function statementsPerRequest(child: ChildProcess, agent: http.Agent, port: number, r: Req, times = 5): Promise<number> {
   const count = async () => (await ask(child, "statements", "statements")).statements as number;
@@ -63,8 +63,8 @@ async function main() {
       const gqlBody = (await request(agent, port, gqlReq)).body;
       const gql = JSON.parse(gqlBody);
       check(!gql.errors, `GraphQL errors ${JSON.stringify(gql.errors)}`);
-      check(gql.data.project.nodes.length === size, `GraphQL returns ${size} nodes`);
-      check(gql.data.project.links.every((l: any) => l.endpoints.length === 2), "every link has two endpoints");
+      check(gql.data.project.nodes.totalCount === size, `GraphQL counts ${size} nodes (a page of ${Math.min(size, 100)})`);
+      check(gql.data.project.links.edges.every((e: any) => e.node.endpoints.length === 2), "every link has two endpoints");
       sql.push(`${size} nodes: REST list ${await statementsPerRequest(pb.child, agent, port, restReq)}, GraphQL project ${await statementsPerRequest(pb.child, agent, port, gqlReq)}`);
 
       const bareRest = await startBare(SELF, restBody);

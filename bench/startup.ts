@@ -162,7 +162,7 @@ async function prepare(databaseUrl: string, dataDir: string): Promise<{ projectI
   }
 }
 
-const GRAPHQL = JSON.stringify({ query: "query($id: ID!) { project(id: $id) { id name nodes { id name status ports { name } } links { id } } }" });
+const GRAPHQL = JSON.stringify({ query: "query($id: ID!) { project(id: $id) { id name nodes(first: 100) { edges { node { id name status ports { name } } } } links(first: 100) { edges { node { id } } } } }" });
 
 /** A short warm-up: the requests a GUI and an API client send first. */
 async function warmUp(port: number, projectId: string): Promise<void> {

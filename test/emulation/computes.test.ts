@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controllerTopic } from "../../src/emulation/core/events.js";
 import { asGns3 } from "../support/gns3-events.js";
-import { busSubscribed, call, gql, onPostgres, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, nodesOf, onPostgres, startTestServer, type TestServer } from "../support/server.js";
 import { localNodeTypes } from "../support/tools.js";
 
 async function waitFor<T>(probe: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
@@ -309,8 +309,9 @@ describe("computes: GraphQL", () => {
     const badPort = await gql(s.url, `mutation { createCompute(input: { protocol: HTTP, host: "h", port: 0 }) { __typename } }`);
     expect(badPort.data.createCompute.__typename).toBe("InvalidInputError");
 
-    const listed = await gql(s.url, `{ computes { id } compute(id: "g1") { ... on QueryComputeSuccess { data { name } } } }`);
-    expect(listed.data.computes.map((c: any) => c.id)).toEqual(["local", "g1"]);
+    const listed = await gql(s.url, `{ computes { totalCount edges { node { id } } } compute(id: "g1") { ... on QueryComputeSuccess { data { name } } } }`);
+    expect(nodesOf(listed.data.computes).map((c: any) => c.id)).toEqual(["local", "g1"]);
+    expect(listed.data.computes.totalCount).toBe(2);
     expect(listed.data.compute.data.name).toBe("G1");
     const missing = await gql(s.url, `{ compute(id: "zz") { __typename ... on Error { message } } }`);
     expect(missing.data.compute).toEqual({ __typename: "NotFoundError", message: "Compute ID zz doesn't exist" });
@@ -346,7 +347,7 @@ describe("computes: GraphQL", () => {
   it("never exposes a password field", async () => {
     const t = await gql(s.url, `{ __type(name: "Compute") { fields { name } } }`);
     expect(t.data.__type.fields.map((f: any) => f.name)).not.toContain("password");
-    const q = await gql(s.url, `{ computes { password } }`);
+    const q = await gql(s.url, `{ computes { edges { node { password } } } }`);
     expect(q.errors?.[0].message).toMatch(/Cannot query field "password"/);
   });
 });

@@ -9,7 +9,7 @@ import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
 import { COMPUTE_HOST, computeInstance, registerCompute } from "../support/computes.js";
 import { consoleAnswers, icmpEchoes } from "../support/lab.js";
-import { call, gql, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
 import { dockerdAnswers, toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
 
@@ -71,8 +71,8 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     const controller = await call(s.url, "GET", "/v2/computes/local/docker/images");
     expect(controller.status).toBe(200);
     expect(controller.body).toEqual(compute.body);
-    const q = await gql(s.url, `{ dockerImages(computeId: "local") { ... on QueryDockerImagesSuccess { data { image } } } }`);
-    expect(q.data.dockerImages.data).toEqual(compute.body);
+    const q = await gql(s.url, `{ dockerImages(computeId: "local", first: 100) { ... on QueryDockerImagesSuccess { data { edges { node { image } } } } } }`);
+    expect(nodesOf(q.data.dockerImages.data)).toEqual(compute.body);
     const local = await call(s.url, "GET", "/v2/computes/local");
     expect(local.body.capabilities.node_types).toContain("docker");
   });
@@ -129,9 +129,9 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     const files = await call(s.url, "GET", `${P}/nodes/${D1}/files/etc/network/interfaces`);
     expect(files.text).toContain("#iface eth1 inet static");
     // GraphQL: the same settings, typed.
-    const q = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { name nodeType docker { image adapters macAddress environment extraHosts containerId consoleResolution } } } }`, { p: projectId });
+    const q = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { name nodeType docker { image adapters macAddress environment extraHosts containerId consoleResolution } } } } } }`, { p: projectId });
     expect(q.errors).toBeUndefined();
-    expect(q.data.project.nodes).toEqual([
+    expect(nodesOf(q.data.project.nodes)).toEqual([
       {
         name: "D1",
         nodeType: "DOCKER",

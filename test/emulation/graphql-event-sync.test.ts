@@ -1,6 +1,6 @@
 import type { Client } from "graphql-ws";
 import { describe, expect, it } from "vitest";
-import { busSubscribed, call, gql, serverWithGraphqlClient, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, nodesOf, serverWithGraphqlClient, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 
 /**
@@ -13,7 +13,8 @@ import { waitFor } from "../support/wait.js";
 const NODE = "id name x";
 const LINK = `id suspend endpoints { adapterNumber portNumber node { id name } }`;
 const DRAWING = "id x";
-const READ = `query($p: ID!) { project(id: $p) { eventCursor nodes { ${NODE} } links { ${LINK} } drawings { ${DRAWING} } } }`;
+const READ = `query($p: ID!) { project(id: $p) { eventCursor nodes(first: 100) { edges { node { ${NODE} } } }
+  links(first: 100) { edges { node { ${LINK} } } } drawings(first: 100) { edges { node { ${DRAWING} } } } } }`;
 const EVENTS = `subscription($p: ID!, $after: String) { projectEvents(projectId: $p, after: $after) {
   __typename ... on SubscriptionProjectEventsSuccess { data { __typename cursor action
     ... on NodeEvent { kind node { ${NODE} } }
@@ -36,7 +37,7 @@ async function read(s: TestServer, projectId: string): Promise<{ model: Model; c
   const r = await gql(s.url, READ, { p: projectId });
   expect(r.errors).toBeUndefined();
   const p = r.data.project;
-  return { model: { nodes: byId(p.nodes), links: byId(p.links), drawings: byId(p.drawings) }, cursor: p.eventCursor };
+  return { model: { nodes: byId(nodesOf(p.nodes)), links: byId(nodesOf(p.links)), drawings: byId(nodesOf(p.drawings)) }, cursor: p.eventCursor };
 }
 
 /** A follower of the stream that applies every event to its model (and re-reads on a ResyncEvent). */

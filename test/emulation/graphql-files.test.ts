@@ -7,7 +7,7 @@ import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { followPcap, icmpEchoes } from "../support/lab.js";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
 import { unzip, zipWith } from "./archive-support.js";
@@ -61,7 +61,7 @@ const WRITE_NODE_FILE = `mutation($p: ID!, $n: ID!, $path: String!, $file: File!
     __typename ... on MutationWriteNodeFileSuccess { data { path size } } ... on Error { message } } }`;
 const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
   importProject(id: $id, name: $name, path: $path, file: $file) {
-    __typename ... on MutationImportProjectSuccess { data { id name status nodes { name } } } ... on Error { message } } }`;
+    __typename ... on MutationImportProjectSuccess { data { id name status nodes { edges { node { name } } } } } ... on Error { message } } }`;
 
 async function exportUrl(projectId: string, args = "") {
   const r = await query(`query($id: ID!) { project(id: $id) { exportUrl${args} {
@@ -105,7 +105,7 @@ describe("project archives and files", () => {
     expect(imported.status).toBe(200);
     expect(imported.body.data.importProject).toEqual({
       __typename: "MutationImportProjectSuccess",
-      data: { id, name: "imported copy", status: "CLOSED", nodes: [{ name: "PC1" }] },
+      data: { id, name: "imported copy", status: "CLOSED", nodes: { edges: [{ node: { name: "PC1" } }] } },
     });
     const notes = await projectFileUrl(id, "notes.txt");
     expect((await download(notes.data.url)).body.toString()).toBe("lab notes\n");
@@ -224,7 +224,7 @@ describe("signed URLs", () => {
 
 describe("symbols", () => {
   const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30"/></svg>`;
-  const UPLOAD_SYMBOL = `mutation($id: String!, $file: File!) { uploadSymbol(id: $id, file: $file) {
+  const UPLOAD_SYMBOL = `mutation($id: ID!, $file: File!) { uploadSymbol(id: $id, file: $file) {
     __typename ... on MutationUploadSymbolSuccess { data { id theme builtin size { width height } rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }
     ... on Error { message code target } } }`;
 
@@ -239,8 +239,8 @@ describe("symbols", () => {
     expect(raw.headers.get("content-type")).toBe("image/svg+xml");
     expect(raw.body.toString()).toBe(SVG);
 
-    const builtin = await query(`{ symbols(theme: "Classic") { id rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }`);
-    const computer = builtin.data.symbols.find((x: any) => x.id === ":/symbols/classic/computer.svg");
+    const builtin = await query(`{ symbols(theme: "Classic", first: 100) { edges { node { id rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } } } }`);
+    const computer = nodesOf(builtin.data.symbols).find((x: any) => x.id === ":/symbols/classic/computer.svg");
     expect(computer.rawUrl.data.url).toMatch(/^\/v2\/symbols\/%3A%2Fsymbols%2Fclassic%2Fcomputer\.svg\/raw\?token=/);
     expect((await download(computer.rawUrl.data.url)).body.toString()).toContain("<svg");
   });

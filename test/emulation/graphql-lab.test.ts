@@ -8,7 +8,7 @@ import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes } from "../support/lab.js";
 import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 
 /**
@@ -160,7 +160,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const capture = await mutate(
         s,
         "startCapture",
-        `mutation($p: String!, $l: String!) { startCapture(projectId: $p, linkId: $l) { __typename ... on MutationStartCaptureSuccess { data { linkId capturing computeId fileName filePath } } ${ERR} } }`,
+        `mutation($p: ID!, $l: ID!) { startCapture(projectId: $p, linkId: $l) { __typename ... on MutationStartCaptureSuccess { data { linkId capturing computeId fileName filePath } } ${ERR} } }`,
         { p: projectId, l: links[0] },
       );
       expect(capture).toEqual({
@@ -177,14 +177,14 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const r = await gql(
         s.url,
         `query($p: ID!) { project(id: $p) { id status
-          nodes { id name nodeType status console consoleType }
-          links { id capturing captureFileName captureFilePath endpoints { node { id } } } } }`,
+          nodes { edges { node { id name nodeType status console consoleType } } }
+          links { edges { node { id capturing captureFileName captureFilePath endpoints { node { id } } } } } } }`,
         { p: projectId },
       );
       expect(r.errors).toBeUndefined();
       const p = r.data.project;
       expect(p).toMatchObject({ id: projectId, status: "OPENED" });
-      const byName = Object.fromEntries(p.nodes.map((n: any) => [n.name, n]));
+      const byName = Object.fromEntries(nodesOf(p.nodes).map((n: any) => [n.name, n]));
       expect(Object.keys(byName).sort()).toEqual(["PC1", "PC2", "SW1"]);
       for (const pc of ["PC1", "PC2"]) {
         expect(byName[pc]).toMatchObject({ id: ids[pc], nodeType: "VPCS", status: "STARTED", consoleType: "TELNET" });
@@ -193,7 +193,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       }
       expect(byName.PC1.console).not.toBe(byName.PC2.console);
       expect(byName.SW1.status).toBe("STARTED");
-      const byId = Object.fromEntries(p.links.map((l: any) => [l.id, l]));
+      const byId = Object.fromEntries(nodesOf(p.links).map((l: any) => [l.id, l]));
       expect(byId[links[0]]).toMatchObject({ capturing: true, captureFileName: "PC1_0-0_to_SW1_0-0.pcap" });
       expect(byId[links[0]].captureFilePath).toMatch(/project-files\/captures\/PC1_0-0_to_SW1_0-0\.pcap$/);
       expect(byId[links[1]].capturing).toBe(false);
@@ -212,12 +212,12 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const stop = await mutate(
         s,
         "stopCapture",
-        `mutation($p: String!, $l: String!) { stopCapture(projectId: $p, linkId: $l) { __typename ... on MutationStopCaptureSuccess { data { capturing computeId fileName filePath } } ${ERR} } }`,
+        `mutation($p: ID!, $l: ID!) { stopCapture(projectId: $p, linkId: $l) { __typename ... on MutationStopCaptureSuccess { data { capturing computeId fileName filePath } } ${ERR} } }`,
         { p: projectId, l: links[0] },
       );
       expect(stop).toMatchObject({ capturing: false, computeId: null, fileName: "PC1_0-0_to_SW1_0-0.pcap" });
 
-      const link = (await gql(s.url, `query($p: ID!) { project(id: $p) { links { id capturing captureFilePath } } }`, { p: projectId })).data.project.links.find(
+      const link = (await gql(s.url, `query($p: ID!) { project(id: $p) { links { edges { node { id capturing captureFilePath } } } } }`, { p: projectId })).data.project.links.edges.map((e: any) => e.node).find(
         (l: any) => l.id === links[0],
       );
       expect(link.capturing).toBe(false);
@@ -253,9 +253,9 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       ).toBe(true);
       await waitFor(() => statusEvent(ids.PC2, "stopped") !== undefined);
 
-      const r = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { name status } } }`, { p: projectId });
+      const r = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { name status } } } } }`, { p: projectId });
       expect(r.errors).toBeUndefined();
-      const status = Object.fromEntries(r.data.project.nodes.map((n: any) => [n.name, n.status]));
+      const status = Object.fromEntries(nodesOf(r.data.project.nodes).map((n: any) => [n.name, n.status]));
       expect(status).toMatchObject({ PC1: "STOPPED", PC2: "STOPPED" });
       expect(subscriptionErrors).toEqual([]);
       const rest = await call(s.url, "GET", `/v2/projects/${projectId}/nodes/${ids.PC2}`);

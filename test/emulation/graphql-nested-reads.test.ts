@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/platform/config.js";
 import { startServer, type RunningServer } from "../../src/server.js";
-import { freshDatabaseUrl, gql, portWindow } from "../support/server.js";
+import { freshDatabaseUrl, gql, nodesOf, portWindow } from "../support/server.js";
 
 /**
  * Issue 22 point 1: reads cost what they return. Every relation of the emulation graph is planned with its parent
@@ -63,7 +63,10 @@ async function project(n: number) {
   return { projectId, nodes, links };
 }
 
-const NESTED = `query($id: ID!) { project(id: $id) { nodes { id name links { id endpoints { node { name } } availableFilters { type } } } } }`;
+// 40 nodes a page: links and endpoints count as 20 each (cost.ts), so 40 × 20 × 20 × … stays within the budget.
+const PAGE = 40;
+const NESTED = `query($id: ID!, $after: String) { project(id: $id) { nodes(first: ${PAGE}, after: $after) { totalCount pageInfo { hasNextPage endCursor }
+  edges { node { id name links { id endpoints { node { name } } availableFilters { type } } } } } } }`;
 
 async function counted<T>(read: () => Promise<T>): Promise<{ result: T; statements: number }> {
   s.ctx.services.emulation.reads.invalidate("*"); // no read cache: what a read costs
@@ -73,18 +76,32 @@ async function counted<T>(read: () => Promise<T>): Promise<{ result: T; statemen
 }
 
 describe("nested reads", { timeout: 180_000 }, () => {
-  it("project{nodes{links{endpoints{node}}}} answers on 1,000 nodes in as many statements as on 50", async () => {
+  it("project{nodes{links{endpoints{node}}}} pages 1,000 nodes, each page in as many statements as one of 50 nodes", async () => {
     const small = await project(50);
     const large = await project(1000);
     const a = await counted(() => gql(s.url, NESTED, { id: small.projectId }));
-    const b = await counted(() => gql(s.url, NESTED, { id: large.projectId }));
     expect(a.result.errors).toBeUndefined();
-    expect(b.result.errors).toBeUndefined();
-    expect(b.statements).toBe(a.statements);
-    expect(b.statements).toBeLessThanOrEqual(12);
-
-    const nodes = b.result.data.project.nodes as { id: string; name: string; links: { id: string; endpoints: { node: { name: string } }[]; availableFilters: unknown[] }[] }[];
+    expect(a.result.data.project.nodes.totalCount).toBe(50);
+    expect(a.result.data.project.nodes.edges).toHaveLength(PAGE);
+    expect(a.statements).toBeLessThanOrEqual(12);
+    type N = { id: string; name: string; links: { id: string; endpoints: { node: { name: string } }[]; availableFilters: unknown[] }[] };
+    const nodes: N[] = [];
+    const pageStatements: number[] = [];
+    for (let after: string | undefined, more = true; more; ) {
+      const b = await counted(() => gql(s.url, NESTED, { id: large.projectId, after }));
+      expect(b.result.errors).toBeUndefined();
+      const page = b.result.data.project.nodes;
+      expect(page.totalCount).toBe(1000);
+      nodes.push(...nodesOf(page));
+      pageStatements.push(b.statements);
+      ({ hasNextPage: more, endCursor: after } = page.pageInfo);
+    }
+    expect(pageStatements).toHaveLength(1000 / PAGE);
+    // Every page costs what the small project's one page does (a page after a cursor one statement more at most;
+    // background work on a loaded host may add one or two): not one statement more per node or link.
+    for (const n of pageStatements) expect(n).toBeLessThanOrEqual(Math.max(a.statements + 1, 12));
     expect(nodes).toHaveLength(1000);
+    expect(new Set(nodes.map((n) => n.id)).size).toBe(1000);
     // Every link is seen from both its ends, with both ends' names; a switch has 8 links at most, a PC one.
     const seen = new Map<string, string>();
     for (const n of nodes) {
@@ -119,22 +136,29 @@ describe("nested reads", { timeout: 180_000 }, () => {
     const res = await fetch(`${s.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: `{ projects { id stats { nodes links } nodes { id } } }` }),
+      body: JSON.stringify({ query: `{ projects(first: 10) { edges { node { id stats { nodes links } nodes(first: 5) { totalCount edges { node { id } } } } } } }` }),
     });
     const body = await res.json();
     expect(body.errors).toBeUndefined();
-    expect(body.data.projects.find((p: any) => p.id === projectId).stats).toEqual({ nodes: 30, links: 29 });
-    // projects (20) × (1 + id + stats (1 + 2) + nodes (20 × (1 + id))), as the cost model counts (lists as 20)
-    expect(body.extensions.cost).toEqual({ requested: 20 * (1 + 1 + 3 + 20 * 2), limit: 100_000, listSize: 20 });
+    const listed = nodesOf(body.data.projects).find((p: any) => p.id === projectId);
+    expect(listed.stats).toEqual({ nodes: 30, links: 29 });
+    expect(listed.nodes.totalCount).toBe(30);
+    expect(listed.nodes.edges).toHaveLength(5);
+    // projects (1 + edges: 10 × (1 + node (1 + id + stats (1 + 2) + nodes (1 + totalCount + edges: 5 × (1 + node (1 + id)))))),
+    // as the cost model counts (a page by its `first`)
+    expect(body.extensions.cost).toEqual({ requested: 1 + 10 * (1 + 1 + 1 + 3 + (1 + 1 + 5 * (1 + 1 + 1))), limit: 100_000, listSize: 20 });
 
     // A query the read cache answers (the second time, without execution) reports its cost too.
     for (let i = 0; i < 2; i++) {
-      const cached = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: `{ project(id: "${projectId}") { id nodes { id } } }` }) });
-      expect(((await cached.json()) as any).extensions).toEqual({ cost: { requested: 1 + 1 + 20 * 2, limit: 100_000, listSize: 20 } });
+      const cached = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: `{ project(id: "${projectId}") { id nodes { edges { node { id } } } } }` }) });
+      // project (1 + id + nodes (1 + edges: 20 × (1 + node (1 + id)))): a page without `first` counts as 20
+      expect(((await cached.json()) as any).extensions).toEqual({ cost: { requested: 1 + 1 + 1 + 20 * 3, limit: 100_000, listSize: 20 } });
     }
 
-    const many = await counted(() => gql(s.url, `{ projects { nodes { links { id } } links { endpoints { node { name } } } stats { nodes } } }`));
-    const few = await counted(() => gql(s.url, `{ projects { id } }`));
+    const many = await counted(() =>
+      gql(s.url, `{ projects { edges { node { nodes { edges { node { links { id } } } } links { edges { node { endpoints { node { name } } } } } stats { nodes } } } } }`),
+    );
+    const few = await counted(() => gql(s.url, `{ projects { edges { node { id } } } }`));
     expect(many.result.errors).toBeUndefined();
     expect(many.statements).toBeLessThanOrEqual(few.statements + 8); // per level, not per project or node
   });

@@ -162,7 +162,7 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
 
   it("symbolDimensions, appliances, computeStatistics and computePorts answer as their REST routes", async () => {
     const symbol = (await call(s.url, "GET", "/v2/symbols")).body.find((x: { symbol_id: string }) => x.symbol_id.endsWith(".svg")).symbol_id;
-    const DIM = `query($id: String!) { symbolDimensions(id: $id) { ${RESULT} ... on QuerySymbolDimensionsSuccess { data { width height } } } }`;
+    const DIM = `query($id: ID!) { symbolDimensions(id: $id) { ${RESULT} ... on QuerySymbolDimensionsSuccess { data { width height } } } }`;
     const dims = await field(s, "symbolDimensions", DIM, { id: symbol });
     expect(dims.data).toEqual((await call(s.url, "GET", `/v2/symbols/${encodeURIComponent(symbol)}/dimensions`)).body);
     // An unknown id falls back to the default symbol, as on REST; an image whose size cannot be read is a conflict.
@@ -176,7 +176,7 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
       { computeId: "local", computeName: expect.any(String), statistics: { memoryTotal: expect.any(Number), loadAveragePercent: expect.any(Array) } },
     ]);
 
-    const PORTS = `query($c: String!) { computePorts(computeId: $c) { ${RESULT} ... on QueryComputePortsSuccess { data { consolePortRange consolePorts udpPortRange udpPorts } } } }`;
+    const PORTS = `query($c: ID!) { computePorts(computeId: $c) { ${RESULT} ... on QueryComputePortsSuccess { data { consolePortRange consolePorts udpPortRange udpPorts } } } }`;
     const ports = await field(s, "computePorts", PORTS, { c: "local" });
     const rest = (await call(s.url, "GET", "/v2/computes/local/ports")).body;
     expect(ports.data).toEqual({ consolePortRange: rest.console_port_range, consolePorts: rest.console_ports, udpPortRange: rest.udp_port_range, udpPorts: rest.udp_ports });
@@ -231,9 +231,9 @@ describe("GraphQL parity: the pass-through to a remote compute", () => {
     await cmp?.close();
   });
 
-  const GET = `query($c: String!, $e: String!, $p: String!) { computeResource(computeId: $c, emulator: $e, path: $p) {
+  const GET = `query($c: ID!, $e: String!, $p: String!) { computeResource(computeId: $c, emulator: $e, path: $p) {
     ${RESULT} ... on QueryComputeResourceSuccess { data } } }`;
-  const SEND = `mutation($c: String!, $e: String!, $p: String!, $b: JSON) { forwardToCompute(computeId: $c, method: POST, emulator: $e, path: $p, body: $b) {
+  const SEND = `mutation($c: ID!, $e: String!, $p: String!, $b: JSON) { forwardToCompute(computeId: $c, method: POST, emulator: $e, path: $p, body: $b) {
     ${RESULT} ... on MutationForwardToComputeSuccess { data } } }`;
 
   it("computeResource reads through the compute API as GET /v2/computes/{id}/{emulator}/{path}", async () => {

@@ -152,7 +152,8 @@ describe("emulation: GraphQL topology", () => {
     const b = (await createNode({ projectId: small, name: "B", nodeType: "VPCS" })).data.createNode.data.id;
     await call(s.url, "POST", `/v2/projects/${small}/links`, { nodes: [{ node_id: a, adapter_number: 0, port_number: 0 }, { node_id: b, adapter_number: 0, port_number: 0 }] });
 
-    const query = `query($id: ID!) { project(id: $id) { name nodes { id name nodeType nodeDirectory ports { name } } links { id endpoints { adapterNumber portNumber node { id name } } } } }`;
+    const query = `query($id: ID!) { project(id: $id) { name nodes { edges { node { id name nodeType nodeDirectory ports { name } } } }
+      links { edges { node { id endpoints { adapterNumber portNumber node { id name } } } } } } }`;
     const original = s.ctx.db;
     let count = 0;
     // Count the topology reads only: background work (compute monitor, runtime) shares the client.
@@ -181,10 +182,10 @@ describe("emulation: GraphQL topology", () => {
         }
         counts.push(Math.min(...runs));
         if (id === big) {
-          expect(r.data.project.nodes).toHaveLength(10);
-          expect(r.data.project.links).toHaveLength(9);
-          expect(r.data.project.links[0].endpoints.map((e: any) => e.node.id)).toEqual([sws[0], sws[1]]);
-          expect(r.data.project.nodes[0].ports).toHaveLength(8);
+          expect(r.data.project.nodes.edges).toHaveLength(10);
+          expect(r.data.project.links.edges).toHaveLength(9);
+          expect(r.data.project.links.edges[0].node.endpoints.map((e: any) => e.node.id)).toEqual([sws[0], sws[1]]);
+          expect(r.data.project.nodes.edges[0].node.ports).toHaveLength(8);
         }
       }
       expect(counts[0]).toBeGreaterThan(0); // the counter sees the queries

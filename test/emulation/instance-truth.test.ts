@@ -8,7 +8,7 @@ import { findOwnedPids, isAlive } from "../../src/emulation/runtime/processes.js
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { notificationSocket } from "../support/gns3-ws.js";
 import { REDIS_URL, redisUp } from "../support/redis.js";
-import { call, gql, onPostgres, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, onPostgres, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
 
@@ -29,8 +29,8 @@ const runnerOn = async (s: TestServer, pid: string) =>
 async function statusesOnB(b: TestServer, pid: string, nid: string): Promise<string[]> {
   const list = (await call(b.url, "GET", `/v2/projects/${pid}/nodes`)).body as { node_id: string; status: string }[];
   const single = (await call(b.url, "GET", `/v2/projects/${pid}/nodes/${nid}`)).body.status as string;
-  const q = await gql(b.url, `query($p: ID!) { project(id: $p) { nodes { id status } } }`, { p: pid });
-  const viaGraphql = (q.data.project.nodes as { id: string; status: string }[]).find((n) => n.id === nid)!.status.toLowerCase();
+  const q = await gql(b.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { id status } } } } }`, { p: pid });
+  const viaGraphql = (nodesOf(q.data.project.nodes) as { id: string; status: string }[]).find((n) => n.id === nid)!.status.toLowerCase();
   return [list.find((n) => n.node_id === nid)!.status, single, viaGraphql];
 }
 

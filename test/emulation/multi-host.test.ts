@@ -12,7 +12,7 @@ import { icmpEchoes } from "../support/lab.js";
 import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
 import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
-import { call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, graphqlWsClient, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { localNodeTypes, toolAvailable } from "../support/tools.js";
 
 /**
@@ -126,9 +126,9 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
       expect((await call(cmp.url, "POST", `${C}/stop`)).status).toBe(204);
       const stopped = () => events.slice(from).some((e) => e.action === "node.updated" && e.event.node_id === ids.PC2 && e.event.status === "stopped");
       await waitFor(stopped, 5_000);
-      const q = await gql(ctl.url, `query($id: ID!) { project(id: $id) { nodes { name status } } }`, { id: projectId });
+      const q = await gql(ctl.url, `query($id: ID!) { project(id: $id) { nodes { edges { node { name status } } } } }`, { id: projectId });
       expect(q.errors).toBeUndefined();
-      expect(q.data.project.nodes.find((n: any) => n.name === "PC2").status).toMatch(/^stopped$/i);
+      expect(nodesOf(q.data.project.nodes).find((n: any) => n.name === "PC2").status).toMatch(/^stopped$/i);
       const renamed = await call(ctl.url, "PUT", `${P}/nodes/${ids.PC2}`, { name: "PC2b" });
       expect(renamed.status).toBe(200);
       await waitFor(async () => (await call(cmp.url, "GET", C)).body.name === "PC2b", 5_000);

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controllerTopic, projectTopic } from "../../src/emulation/core/events.js";
 import { asGns3 } from "../support/gns3-events.js";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 
 const DEFAULTS = {
   auto_close: true,
@@ -370,9 +370,9 @@ describe("GNS3 projects", () => {
     expect(closed.data.closeProject.data.status).toBe("CLOSED");
     const opened = await gql(s.url, `mutation($id: ID!) { openProject(id: $id) { ... on MutationOpenProjectSuccess { data { status } } } }`, { id: p.id });
     expect(opened.data.openProject.data.status).toBe("OPENED");
-    const q = await gql(s.url, `query($id: ID!) { project(id: $id) { name snapshots { name } } projects { id } }`, { id: p.id });
-    expect(q.data.project).toEqual({ name: "gql2", snapshots: [] });
-    expect(q.data.projects.map((x: any) => x.id)).toContain(p.id);
+    const q = await gql(s.url, `query($id: ID!) { project(id: $id) { name snapshots { edges { node { name } } } } projects(first: 100) { edges { node { id } } } }`, { id: p.id });
+    expect(q.data.project).toEqual({ name: "gql2", snapshots: { edges: [] } });
+    expect(nodesOf(q.data.projects).map((x: any) => x.id)).toContain(p.id);
     const dupe = await gql(
       s.url,
       `mutation($id: ID!) { duplicateProject(id: $id, input: {name: "gql-copy"}) { ... on MutationDuplicateProjectSuccess { data { name status } } } }`,

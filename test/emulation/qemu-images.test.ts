@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 
 /**
@@ -84,8 +84,8 @@ describe("qemu images on this server", () => {
       expect(missing.body).toEqual({ message: "The image nope.bin is missing", status: 409 });
     }
     // GraphQL: a signed URL of that route.
-    const q = await gql(s.url, `{ images(type: QEMU) { ... on QueryImagesSuccess { data { filename downloadUrl { url } } } } }`);
-    const url = q.data.images.data.find((i: any) => i.filename === "dl.img").downloadUrl.url;
+    const q = await gql(s.url, `{ images(type: QEMU, first: 100) { ... on QueryImagesSuccess { data { edges { node { filename downloadUrl { url } } } } } } }`);
+    const url = nodesOf(q.data.images.data).find((i: any) => i.filename === "dl.img").downloadUrl.url;
     expect(await (await fetch(new URL(url, s.url))).text()).toBe("download me");
   });
 
@@ -161,8 +161,9 @@ describe("qemu images on this server", () => {
     expect(await upload("gql.qcow2", "uploaded over GraphQL")).toEqual({ __typename: "MutationUploadImageSuccess", data: true });
     expect(fs.readFileSync(path.join(images, "gql.qcow2"), "utf8")).toBe("uploaded over GraphQL");
     expect(await upload("../gql.qcow2", "nope nope")).toMatchObject({ __typename: "ForbiddenError", message: expect.stringMatching(/^Could not write image: \.\.\/gql\.qcow2/) });
-    const list = await gql(s.url, `{ images(type: QEMU) { __typename ... on QueryImagesSuccess { data { filename path md5sum filesize } } } }`);
-    expect(list.data.images.data).toContainEqual({ filename: "gql.qcow2", path: "gql.qcow2", md5sum: md5("uploaded over GraphQL"), filesize: 21 });
+    const list = await gql(s.url, `{ images(type: QEMU, first: 100) { __typename ... on QueryImagesSuccess { data { totalCount edges { node { filename path md5sum filesize } } } } } }`);
+    expect(list.data.images.data.totalCount).toBe(list.data.images.data.edges.length);
+    expect(nodesOf(list.data.images.data)).toContainEqual({ filename: "gql.qcow2", path: "gql.qcow2", md5sum: md5("uploaded over GraphQL"), filesize: 21 });
     const none = await gql(s.url, `{ images(computeId: "nope", type: QEMU) { __typename ... on Error { message } } }`);
     expect(none.data.images).toEqual({ __typename: "NotFoundError", message: "Compute ID nope doesn't exist" });
   });
@@ -199,7 +200,7 @@ describe("qemu images on this server", () => {
     });
     // Kept by the read cache until the node changes: a change through REST shows at once.
     const ram = async () =>
-      (await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { qemu { ram } } } }`, { p: p.body.project_id })).data.project.nodes[0].qemu.ram;
+      (await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { qemu { ram } } } } } }`, { p: p.body.project_id })).data.project.nodes.edges[0].node.qemu.ram;
     expect(await ram()).toBe(192);
     expect(await ram()).toBe(192);
     expect((await call(s.url, "PUT", `/v2/projects/${p.body.project_id}/nodes/${n.body.node_id}`, { properties: { ram: 320 } })).status).toBe(200);
@@ -240,8 +241,8 @@ describe("qemu images on a remote compute, through the controller", () => {
       { filename: "initrd.gz", path: "initrd.gz", md5sum: md5(INITRD), filesize: INITRD.length },
       { filename: "vmlinuz", path: "vmlinuz", md5sum: md5(KERNEL), filesize: KERNEL.length },
     ]);
-    const gq = await gql(ctl.url, `{ images(computeId: "hostb", type: QEMU) { ... on QueryImagesSuccess { data { filename } } } }`);
-    expect(mine(gq.data.images.data).map((i: any) => i.filename)).toEqual(["initrd.gz", "vmlinuz"]);
+    const gq = await gql(ctl.url, `{ images(computeId: "hostb", type: QEMU, first: 100) { ... on QueryImagesSuccess { data { edges { node { filename } } } } } }`);
+    expect(mine(nodesOf(gq.data.images.data)).map((i: any) => i.filename)).toEqual(["initrd.gz", "vmlinuz"]);
     // A remote compute's image is downloaded from that compute (upstream's controller cannot relay it either).
     const dl = await call(ctl.url, "GET", "/v2/computes/hostb/qemu/images/vmlinuz");
     expect(dl.status).toBe(409);

@@ -72,7 +72,7 @@ describe("runtime REST without vpcs processes", () => {
     expect(r.errors).toBeUndefined();
     expect(r.data.startNode.__typename).toBe("ConflictError");
     expect(r.data.startNode.message).toMatch(/iou nodes are not supported.*IOU binary/);
-    const nf = await gql(s.url, `mutation($p: String!) { stopCapture(projectId: $p, linkId: "nope") { __typename ... on NotFoundError { message } } }`, { p: pid });
+    const nf = await gql(s.url, `mutation($p: ID!) { stopCapture(projectId: $p, linkId: "nope") { __typename ... on NotFoundError { message } } }`, { p: pid });
     expect(nf.data.stopCapture).toEqual({ __typename: "NotFoundError", message: "Link ID nope doesn't exist" });
     const stop = await gql(
       s.url,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controllerTopic, projectTopic, type EmulationEvent } from "../../src/emulation/core/events.js";
 import type { Topic } from "../../src/platform/events.js";
 import { asGns3 } from "../support/gns3-events.js";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { unzip } from "./archive-support.js";
 
 const end = (node_id: string, port_number = 0) => ({ node_id, adapter_number: 0, port_number });
@@ -231,8 +231,8 @@ describe("GNS3 snapshots", () => {
     expect(new Date(snap.createdAt).getTime()).toBeGreaterThan(0);
     const dupe = await gql(s.url, `mutation($p: ID!) { createSnapshot(projectId: $p, name: "g1") { __typename ... on Error { message } } }`, { p: pid });
     expect(dupe.data.createSnapshot).toEqual({ __typename: "ConflictError", message: "The snapshot name g1 already exists" });
-    const listed = await gql(s.url, `query($p: ID!) { project(id: $p) { snapshots { name } } }`, { p: pid });
-    expect(listed.data.project.snapshots.map((x: any) => x.name).sort()).toEqual(["g1", "snap1"]);
+    const listed = await gql(s.url, `query($p: ID!) { project(id: $p) { snapshots { edges { node { name } } } } }`, { p: pid });
+    expect(nodesOf(listed.data.project.snapshots).map((x: any) => x.name).sort()).toEqual(["g1", "snap1"]);
     const restored = await gql(
       s.url,
       `mutation($p: ID!, $id: ID!) { restoreSnapshot(projectId: $p, id: $id) { ... on MutationRestoreSnapshotSuccess { data { id status } } } }`,

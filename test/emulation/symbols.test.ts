@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, gql, startTestServer, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 
 const BUILTIN = path.resolve("src/emulation/symbols/builtin/classic");
 const builtinFile = (name: string) => fs.readFileSync(path.join(BUILTIN, name), "utf8");
@@ -190,10 +190,11 @@ describe("symbols", () => {
   });
 
   it("offers the same catalogue over GraphQL", async () => {
-    const r = await gql(s.url, `{ symbols(theme: "Classic") { id filename theme builtin size { width height } } defaultSymbols { theme role symbolId } }`);
+    const r = await gql(s.url, `{ symbols(theme: "Classic", first: 100) { totalCount edges { node { id filename theme builtin size { width height } } } } defaultSymbols { theme role symbolId } }`);
     expect(r.errors).toBeUndefined();
-    expect(r.data.symbols.map((x: any) => x.filename).sort()).toEqual(OWN_SET);
-    expect(r.data.symbols.find((x: any) => x.filename === "router.svg")).toEqual({
+    expect(r.data.symbols.totalCount).toBe(OWN_SET.length);
+    expect(nodesOf(r.data.symbols).map((x: any) => x.filename).sort()).toEqual(OWN_SET);
+    expect(nodesOf(r.data.symbols).find((x: any) => x.filename === "router.svg")).toEqual({
       id: ":/symbols/classic/router.svg",
       filename: "router.svg",
       theme: "Classic",

@@ -1,6 +1,6 @@
 import type { Client } from "graphql-ws";
 import { describe, expect, it } from "vitest";
-import { busSubscribed, call, gql, serverWithGraphqlClient, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, nodesOf, serverWithGraphqlClient, type TestServer } from "../support/server.js";
 
 const VPCS_ID = "19021f99-e36f-394d-b4a1-8aaa902ab9cc";
 const FRAME_RELAY_ID = "dd0f6f3a-ba58-3249-81cb-a1dd88407a47";
@@ -13,11 +13,12 @@ describe("emulation: templates (GraphQL)", () => {
   serverWithGraphqlClient((server, ws) => ((s = server), (client = ws)));
 
   it("lists the built-ins as the REST face does, and reads one", async () => {
-    const r = await gql(s.url, `{ templates { ${TEMPLATE} } template(id: "${VPCS_ID}") { __typename ... on QueryTemplateSuccess { data { name settings } } } }`);
+    const r = await gql(s.url, `{ templates(first: 100) { totalCount edges { node { ${TEMPLATE} } } } template(id: "${VPCS_ID}") { __typename ... on QueryTemplateSuccess { data { name settings } } } }`);
     expect(r.errors).toBeUndefined();
     const rest = (await call(s.url, "GET", "/v2/templates")).body;
-    expect(r.data.templates.map((t: any) => t.id)).toEqual(rest.map((t: any) => t.template_id));
-    expect(r.data.templates.find((t: any) => t.id === VPCS_ID)).toEqual({
+    expect(r.data.templates.totalCount).toBe(rest.length);
+    expect(nodesOf(r.data.templates).map((t: any) => t.id)).toEqual(rest.map((t: any) => t.template_id));
+    expect(nodesOf(r.data.templates).find((t: any) => t.id === VPCS_ID)).toEqual({
       id: VPCS_ID,
       name: "VPCS",
       templateType: "VPCS",

@@ -50,9 +50,9 @@ describe("SVG checks take linear time", () => {
   it("reads Drawing.shape of a drawing with 30,000 `<svg` in a comment in milliseconds", async () => {
     const svg = `<svg>x<!--${"<svg".repeat(30_000)}-->x</svg>`;
     expect((await postDrawing(svg)).status).toBe(201);
-    const r = await quickly(() => gql(s.url, `query($p: ID!) { project(id: $p) { drawings { shape } } }`, { p: projectId }));
+    const r = await quickly(() => gql(s.url, `query($p: ID!) { project(id: $p) { drawings { edges { node { shape } } } } }`, { p: projectId }));
     expect(r.errors).toBeUndefined();
-    expect(r.data.project.drawings.map((d: { shape: string }) => d.shape)).toContain("IMAGE");
+    expect(r.data.project.drawings.edges.map((d: { node: { shape: string } }) => d.node.shape)).toContain("IMAGE");
   });
 
   it.each(["<!-->", "<!--->", "<!-- x --!>"])("refuses a comment an HTML parser ends early: %s", async (opening) => {
@@ -136,29 +136,49 @@ describe("GraphQL operations are refused above a cost budget, before they run", 
   };
 
   it("refuses links of the nodes of links of the nodes of a project, directly or through fragments", async () => {
-    refused(await quickly(() => gql(s.url, `query($p: ID!) { project(id: $p) { nodes { links { endpoints { node { links { endpoints { node { id } } } } } } } } }`, { p: mesh })));
-    const fragments = `query($p: ID!) { project(id: $p) { nodes { ...L } } }
+    refused(await quickly(() => gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { links { endpoints { node { links { endpoints { node { id } } } } } } } } } } }`, { p: mesh })));
+    const fragments = `query($p: ID!) { project(id: $p) { nodes { edges { node { ...L } } } } }
       fragment L on EmulatedNode { links { endpoints { node { ...M } } } }
       fragment M on EmulatedNode { links { endpoints { node { id } } } }`;
     refused(await quickly(() => gql(s.url, fragments, { p: mesh })));
   });
 
   it("answers a project's nodes, their links and the nodes at their ends (issue 22)", async () => {
-    const r = await quickly(() => gql(s.url, `query($p: ID!) { project(id: $p) { nodes { links { endpoints { node { name } } } } } }`, { p: mesh }));
+    const r = await quickly(() => gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { links { endpoints { node { name } } } } } } } }`, { p: mesh }));
     expect(r.errors).toBeUndefined();
-    expect(r.data.project.nodes).toHaveLength(9);
-    expect(r.data.project.nodes[0].links).toHaveLength(8);
+    expect(r.data.project.nodes.edges).toHaveLength(9);
+    expect(r.data.project.nodes.edges[0].node.links).toHaveLength(8);
   });
 
   it("counts a page by its first/last argument, from a literal or a variable", async () => {
+    // 100 projects × 100 nodes × 20 links (assumed) × 2 ends… is beyond the budget; 1 project × 5 nodes is not.
+    const nodes = `query($n: Int) { projects(first: $n) { edges { node { nodes(first: $n) { edges { node { links { endpoints { node { name } } } } } } } } } }`;
+    refused(await quickly(() => gql(s.url, nodes, { n: 100 })));
+    expect((await gql(s.url, nodes, { n: 5 })).errors).toBeUndefined();
+  });
+
+  it("refuses a page larger than 100 before running anything, naming the connection and the limit (as GitHub does)", async () => {
     const rules = `query($n: Int) { quotaRules(first: $n) { edges { node { uuid users { name } } } } }`;
-    refused(await quickly(() => gql(s.url, rules, { n: 1_000_000 })));
+    for (const [query, variables, field, argument] of [
+      [rules, { n: 1_000_000 }, "quotaRules", "first"],
+      [`{ projects(last: 101) { totalCount } }`, {}, "projects", "last"],
+      [`query($p: ID!) { project(id: $p) { nodes(first: 1000) { totalCount } } }`, { p: mesh }, "nodes", "first"],
+      [`{ images(type: QEMU, first: 101) { __typename } }`, {}, "images", "first"],
+    ] as const) {
+      const r = await gql(s.url, query, variables);
+      expect(r.data).toBeUndefined();
+      expect(r.errors).toHaveLength(1);
+      expect(r.errors?.[0]).toMatchObject({
+        message: expect.stringMatching(new RegExp(`^Requesting \\d+ records on the \`${field}\` connection exceeds the \`${argument}\` limit of 100 records\\.$`)),
+        extensions: { code: "EXCESSIVE_PAGINATION", argument, maximum: 100 },
+      });
+    }
     expect((await gql(s.url, rules, { n: 100 })).errors).toBeUndefined();
   });
 
   it("holds operations over graphql-ws to the same budget", async () => {
     const client = graphqlWsClient(s);
-    const query = `query($p: ID!) { project(id: $p) { nodes { links { endpoints { node { links { endpoints { node { id } } } } } } } } }`;
+    const query = `query($p: ID!) { project(id: $p) { nodes { edges { node { links { endpoints { node { links { endpoints { node { id } } } } } } } } } } }`;
     const errors = await quickly(
       () =>
         new Promise<any>((resolve) =>

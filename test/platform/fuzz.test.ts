@@ -388,6 +388,6 @@ describe("fuzz: every route, malformed input, never a 5xx", () => {
     expect(svm.status, svm.text).toBe(201);
     const project = await call(s.url, "POST", "/v2/projects", { name: "after-fuzz" });
     expect(project.status, project.text).toBe(201);
-    expect(await gql(s.url, "{ svms { name } }")).toMatchObject({ data: { svms: expect.any(Array) } });
+    expect(await gql(s.url, "{ svms { edges { node { name } } } }")).toMatchObject({ data: { svms: { edges: expect.any(Array) } } });
   });
 });

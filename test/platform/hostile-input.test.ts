@@ -49,7 +49,7 @@ async function expectServing() {
   const svm = await call(s.url, "POST", "/api/svm/svms?return_timeout=5", { name: `alive${Date.now()}` });
   expect(svm.status, svm.text).toBe(201);
   expect((await call(s.url, "GET", "/v2/projects")).status).toBe(200);
-  expect((await gql(s.url, "{ svms { name } }")).errors).toBeUndefined();
+  expect((await gql(s.url, "{ svms { edges { node { name } } } }")).errors).toBeUndefined();
 }
 
 describe("item 1: no client key reaches an object prototype", () => {

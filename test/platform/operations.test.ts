@@ -149,9 +149,9 @@ describe("operations endpoints", () => {
   });
 
   it("keeps GraphQL mistakes' messages and says what to send when a document holds several operations", async () => {
-    const several = await gql(s.url, "query A { projects { id } } query B { computes { id } }", undefined, auth);
+    const several = await gql(s.url, "query A { projects { totalCount } } query B { computes { totalCount } }", undefined, auth);
     expect(several.errors?.[0].message).toBe("The document has 2 operations (A, B): send one operation, or choose one with operationName.");
-    const anonymous = await gql(s.url, "{ projects { id } } { computes { id } }", undefined, auth);
+    const anonymous = await gql(s.url, "{ projects { totalCount } } { computes { totalCount } }", undefined, auth);
     expect(anonymous.errors?.[0].message).toMatch(/2 operations .*name each operation/);
     const syntax = await gql(s.url, "query {", undefined, auth);
     expect(syntax.errors?.[0].message).toMatch(/^Syntax Error: Expected Name, found <EOF>/);
@@ -176,7 +176,7 @@ describe("operations endpoints when something is wrong", () => {
       const res = await fetch(`${s.url}/graphql`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-request-id": "masked-1" },
-        body: JSON.stringify({ query: "{ projects { id } }" }),
+        body: JSON.stringify({ query: "{ projects { totalCount } }" }),
       });
       const body = (await res.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
       expect(body.errors[0]).toMatchObject({ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR", requestId: "masked-1" } });

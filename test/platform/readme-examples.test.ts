@@ -249,7 +249,7 @@ async function followFromARead(s: TestServer, project: string): Promise<void> {
   const [query, subscription] = parse(substitute(script("gns3-graphql-sync"), [['"<project id>"', `"${project}"`]])).definitions.map((d) => print(d));
   const read = await gql(s.url, query);
   expect(read.errors).toBeUndefined();
-  expect(read.data.project.links.find((l: { id: string }) => l.id === link).endpoints.map((e: { node: { name: string } }) => e.node.name).sort()).toEqual(["HUB1", "HUB2"]);
+  expect(read.data.project.links.edges.map((e: { node: { id: string } }) => e.node).find((l: { id: string }) => l.id === link).endpoints.map((e: { node: { name: string } }) => e.node.name).sort()).toEqual(["HUB1", "HUB2"]);
   const cursor = read.data.project.eventCursor as string;
   expect(cursor).toEqual(expect.any(String));
   const client = graphqlWsClient(s);
@@ -422,8 +422,10 @@ const EXAMPLES: Record<string, Example> = {
         const { answers, events } = await runGraphql(s, document, async () => {
           expect((await call(s.url, "PUT", `/v2/projects/${project}`, { name: "renamed" })).status).toBe(200); // a controller event
         });
-        expect(answers[0].project.nodes.map((n: { name: string }) => n.name)).toEqual(["PC1"]);
-        expect(answers[1].createNode.data.name).toBe("PC3");
+        expect(answers[0].project.nodes.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(["PC1"]);
+        expect(answers[1].nodes.totalCount).toBe(answers[1].nodes.edges.length);
+        expect(answers[1].nodes.edges.every((e: { node: { status: string } }) => e.node.status === "STARTED")).toBe(true);
+        expect(answers[2].createNode.data.name).toBe("PC3");
         expect((await call(s.url, "GET", `/v2/projects/${project}/nodes/${node.body.node_id}`)).body.status).toBe("started");
         expect(events[0][0]).toMatchObject({ data: { projectEvents: { data: { kind: "CREATED", node: { name: "PC3" } } } } });
         await followFromARead(s, project);

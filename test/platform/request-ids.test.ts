@@ -115,7 +115,7 @@ describe("platform: request ids in headers and log lines", () => {
     expect(ontap.body.error.code).toBe("1");
     expect(ontap.headers.get("x-request-id")).toBe("broken-ontap");
 
-    const graphql = await gql(url, "{ projects { id } }", undefined, { "X-Request-Id": "broken-graphql" });
+    const graphql = await gql(url, "{ projects { totalCount } }", undefined, { "X-Request-Id": "broken-graphql" });
     expect(graphql.errors?.[0].message).toBe("Unexpected error.");
 
     for (const [id, msg] of [["broken-gns3", "unexpected error"], ["broken-ontap", "unexpected error"], ["broken-graphql", "graphql"]]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, gql, type TestServer } from "../support/server.js";
+import { call, gql, nodesOf, type TestServer } from "../support/server.js";
 import { postRule, serverWithFixture, storageFixture } from "./fixture.js";
 
 /**
@@ -34,20 +34,20 @@ describe("GraphQL parity: ONTAP reads", () => {
   });
 
   it("svm answers as GET /api/svm/svms/{uuid}; an unknown uuid is REST's 404 as a NotFoundError", async () => {
-    const SVM = `query($u: ID!) { svm(uuid: $u) { ${RESULT} ... on QuerySvmSuccess { data { uuid name volumes { name } } } } }`;
-    expect((await field("svm", SVM, { u: fixture.svmUuid })).data).toEqual({ uuid: fixture.svmUuid, name: "svm1", volumes: [{ name: "vol1" }] });
+    const SVM = `query($u: ID!) { svm(uuid: $u) { ${RESULT} ... on QuerySvmSuccess { data { uuid name volumes { totalCount edges { node { name } } } } } } }`;
+    expect((await field("svm", SVM, { u: fixture.svmUuid })).data).toEqual({ uuid: fixture.svmUuid, name: "svm1", volumes: { totalCount: 1, edges: [{ node: { name: "vol1" } }] } });
     expect(await field("svm", SVM, { u: MISSING })).toEqual(await restNotFound(`/api/svm/svms/${MISSING}`));
   });
 
   it("qtrees and qtree answer as GET /api/storage/qtrees[/{volume}/{id}]", async () => {
     const rest = (await call(s.url, "GET", `/api/storage/qtrees?volume.uuid=${fixture.volumeUuid}&fields=name,security_style,unix_permissions`)).body.records;
-    const all = await gql(s.url, `query($v: ID) { qtrees(volumeUuid: $v) { id name securityStyle unixPermissions volume { uuid } } }`, { v: fixture.volumeUuid });
-    expect(all.data.qtrees).toEqual(
+    const all = await gql(s.url, `query($v: ID) { qtrees(volumeUuid: $v) { edges { node { id name securityStyle unixPermissions volume { uuid } } } } }`, { v: fixture.volumeUuid });
+    expect(nodesOf(all.data.qtrees)).toEqual(
       rest.map((q: any) => ({ id: q.id, name: q.name, securityStyle: q.security_style.toUpperCase(), unixPermissions: q.unix_permissions, volume: { uuid: fixture.volumeUuid } })),
     );
-    expect(all.data.qtrees.map((q: { name: string }) => q.name)).toEqual(["qt1", "qt2"]);
+    expect(nodesOf(all.data.qtrees).map((q: { name: string }) => q.name)).toEqual(["qt1", "qt2"]);
 
-    const QTREE = `query($v: ID!, $id: Int!) { qtree(volumeUuid: $v, id: $id) { ${RESULT} ... on QueryQtreeSuccess { data { id name } } } }`;
+    const QTREE = `query($v: ID!, $id: ID!) { qtree(volumeUuid: $v, id: $id) { ${RESULT} ... on QueryQtreeSuccess { data { id name } } } }`;
     const first = rest[0];
     expect((await field("qtree", QTREE, { v: fixture.volumeUuid, id: first.id })).data).toEqual({ id: first.id, name: first.name });
     expect(await field("qtree", QTREE, { v: fixture.volumeUuid, id: 999 })).toEqual(await restNotFound(`/api/storage/qtrees/${fixture.volumeUuid}/999`));

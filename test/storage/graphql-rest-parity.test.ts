@@ -327,7 +327,7 @@ describe("volumes and qtrees: REST's PATCH and DELETE, with their jobs", () => {
   it("changes a qtree's security style and permissions in its job; bad permissions are a typed error", async () => {
     const { volumeUuid } = await storageFixture(s.url, "qsvm", "qvol");
     const qt = (await rest(`/api/storage/qtrees?volume.uuid=${volumeUuid}&name=qt1`)).body.records[0];
-    const UPDATE = `mutation($u: ID!, $id: Int!, $p: Int, $t: Int) { updateQtree(volumeUuid: $u, id: $id, securityStyle: NTFS, unixPermissions: $p, returnTimeout: $t) {
+    const UPDATE = `mutation($u: ID!, $id: ID!, $p: Int, $t: Int) { updateQtree(volumeUuid: $u, id: $id, securityStyle: NTFS, unixPermissions: $p, returnTimeout: $t) {
       ... on MutationUpdateQtreeSuccess { data { securityStyle unixPermissions } job { uuid state } } ${ERR} } }`;
     const started = await gql(s.url, UPDATE, { u: volumeUuid, id: qt.id, p: 750, t: 0 });
     expect(started.data.updateQtree.job.state).toBe("QUEUED");

@@ -1,7 +1,7 @@
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { busSubscribed, gql, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 import { storageFixture, volumePerTest } from "./fixture.js";
 
@@ -83,12 +83,13 @@ describe("storage GraphQL", () => {
     await create({ type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 30 } });
     const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true) { ... on MutationSetVolumeQuotaSuccess { data { state } } } }`, { v: volumeUuid });
     expect(on.data.setVolumeQuota.data.state).toBe("SUCCESS");
-    const r = await gql(s.url, `query($v: ID!, $svm: String!) { volumes(svm: { name: $svm }) { name quotaState } quotaReports(volumeUuid: $v) { type qtreeName filesHardLimit } }`, {
+    const r = await gql(s.url, `query($v: ID!, $svm: String!) { volumes(svm: { name: $svm }) { edges { node { name quotaState } } } quotaReports(volumeUuid: $v) { totalCount edges { node { type qtreeName filesHardLimit } } } }`, {
       v: volumeUuid,
       svm,
     });
-    expect(r.data.volumes).toEqual([{ name: volumeName, quotaState: "ON" }]);
-    expect(r.data.quotaReports.find((x: any) => x.qtreeName === "qt2").filesHardLimit).toBe(30);
+    expect(nodesOf(r.data.volumes)).toEqual([{ name: volumeName, quotaState: "ON" }]);
+    expect(r.data.quotaReports.totalCount).toBe(r.data.quotaReports.edges.length);
+    expect(nodesOf(r.data.quotaReports).find((x: any) => x.qtreeName === "qt2").filesHardLimit).toBe(30);
   });
 
   it("streams rule changes scoped by volume over graphql-ws, and resumes from a cursor", async () => {
@@ -132,7 +133,7 @@ describe("storage GraphQL", () => {
     await create({ type: "TREE", qtreeName: "qt2" });
     const [first, second, third] = (await sub.done).map((e) => e.quotaChanges);
     await sub.dispose();
-    const qt1 = (await gql(s.url, `query($svm: String!) { volumes(svm: { name: $svm }) { qtrees { id name } } }`, { svm })).data.volumes[0].qtrees.find((q: any) => q.name === "qt1");
+    const qt1 = (await gql(s.url, `query($svm: String!) { volumes(svm: { name: $svm }) { edges { node { qtrees { edges { node { id name } } } } } } }`, { svm })).data.volumes.edges[0].node.qtrees.edges.map((e: any) => e.node).find((q: any) => q.name === "qt1");
     // `rule` is the rule as it is when the event is delivered: the second update may already be in
     expect(first).toMatchObject({ kind: "RULE_UPDATED", changed: ["filesHardLimit", "userMapping"], rule: { uuid, userMapping: true, qtree: { id: qt1.id, name: "qt1" } } });
     expect(second).toMatchObject({ kind: "RULE_UPDATED", changed: ["spaceHardLimit"] });

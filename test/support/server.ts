@@ -153,6 +153,21 @@ export async function gql(base: string, query: string, variables?: Record<string
   return (await res.json()) as { data?: any; errors?: { message: string }[] };
 }
 
+/** The elements of a connection's page (`edges { node }`). */
+export const nodesOf = (connection: { edges: { node: any }[] }) => connection.edges.map((e) => e.node);
+
+type Page = { edges: { node: any }[]; pageInfo: { hasNextPage: boolean; endCursor?: string | null } };
+/** Every element of a connection, page after page: `page(after)` reads one (with `pageInfo { hasNextPage endCursor }`). */
+export async function allPages(page: (after: string | undefined) => Promise<Page>): Promise<any[]> {
+  const all: any[] = [];
+  for (let after: string | undefined; ; ) {
+    const p = await page(after);
+    all.push(...nodesOf(p));
+    if (!p.pageInfo.hasNextPage) return all;
+    after = p.pageInfo.endCursor ?? undefined;
+  }
+}
+
 /** A graphql-ws client of the server's /graphql (lazy: it connects on its first subscription). */
 export const graphqlWsClient = (s: { url: string }) =>
   createClient({ url: `${s.url.replace(/^http/, "ws")}/graphql`, webSocketImpl: WebSocket, lazy: true });

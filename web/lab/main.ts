@@ -92,6 +92,21 @@ const ERR = "... on Error { message }";
 const NODE = "id name nodeType status x y z width height consoleType";
 const DRAWING = "id x y z rotation svg";
 
+/** A page of a connection as the lab reads it: the most a page holds, and where the next one starts. */
+type Page<T = any> = { pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { node: T }[] };
+const page = (field: string, selection: string, after = "") =>
+  `${field}(first: 100${after && `, after: ${after}`}) { pageInfo { hasNextPage endCursor } edges { node { ${selection} } } }`;
+
+/** Every element of a connection whose first page is `first`; `next(after)` reads the page after a cursor. */
+async function allPages<T = any>(first: Page<T>, next: (after: string) => Promise<Page<T>>): Promise<T[]> {
+  const all = first.edges.map((e) => e.node);
+  for (let p = first; p.pageInfo.hasNextPage && p.pageInfo.endCursor; ) {
+    p = await next(p.pageInfo.endCursor);
+    all.push(...p.edges.map((e) => e.node));
+  }
+  return all;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Page state and small DOM helpers
 
@@ -288,7 +303,8 @@ function selectLink(id: string | undefined) {
 // Projects
 
 async function loadProjects() {
-  const { projects } = await request("{ projects { id name status } }");
+  const first = (await request(`{ ${page("projects", "id name status")} }`)).projects;
+  const projects = await allPages(first, async (after) => (await request(`query($after: String) { ${page("projects", "id name status", "$after")} }`, { after })).projects);
   $("#projects").replaceChildren(
     ...(projects as { id: string; name: string; status: string }[])
       .sort((a, b) => a.name.localeCompare(b.name))
@@ -327,17 +343,25 @@ async function openProject(id: string, refresh = false) {
   unwrap((await request(`mutation($id: ID!) { openProject(id: $id) { __typename ... on MutationOpenProjectSuccess { data { id } } ${ERR} } }`, { id })).openProject);
   // Events first, then the snapshot: what changes meanwhile is applied twice, never missed.
   startEvents(id);
+  // One request for a project of up to 100 nodes, links and drawings; the pages after those, one request each.
+  const TOPOLOGY = { nodes: NODE, links: "id capturing endpoints { adapterNumber portNumber node { id } }", drawings: DRAWING };
   const { project } = await request(
-    `query($id: ID!) { project(id: $id) { id name nodes { ${NODE} } links { id capturing endpoints { adapterNumber portNumber node { id } } } drawings { ${DRAWING} } } }`,
+    `query($id: ID!) { project(id: $id) { id name ${Object.entries(TOPOLOGY).map(([field, selection]) => page(field, selection)).join(" ")} } }`,
     { id },
   );
   if (projectId !== id) return;
   if (!project) throw new Error("no such project");
+  const [drawingList, nodeList, linkList] = await Promise.all(
+    (["drawings", "nodes", "links"] as const).map((field) =>
+      allPages<any>(project[field], async (after) => (await request(`query($id: ID!, $after: String) { project(id: $id) { ${page(field, TOPOLOGY[field], "$after")} } }`, { id, after })).project[field]),
+    ),
+  );
+  if (projectId !== id) return;
   $("#project-name").textContent = project.name;
   document.title = `${project.name} — Patchbay lab`;
-  for (const d of project.drawings) putDrawing(d);
-  for (const n of project.nodes) putNode(n);
-  for (const l of project.links)
+  for (const d of drawingList) putDrawing(d);
+  for (const n of nodeList) putNode(n);
+  for (const l of linkList)
     putLink({ id: l.id, capturing: l.capturing, ends: l.endpoints.map((e: any) => ({ nodeId: e.node.id, adapterNumber: e.adapterNumber, portNumber: e.portNumber })) });
   if (selectedNode && !nodes.has(selectedNode)) selectedNode = undefined;
   if (selectedLink && !links.has(selectedLink)) selectedLink = undefined;
@@ -347,7 +371,7 @@ async function openProject(id: string, refresh = false) {
     if (cy.zoom() > 1.5) cy.zoom(1.5).center();
   }
   document.querySelectorAll<HTMLElement>("#projects li").forEach((li) => li.classList.toggle("selected", li.dataset.id === id));
-  say(`${project.nodes.length} nodes, ${project.links.length} links.`);
+  say(`${nodeList.length} nodes, ${linkList.length} links.`);
   renderLists();
 }
 
@@ -539,7 +563,7 @@ $("#watch-packets").onclick = async () => {
   $("#packets-title").textContent = `— ${linkName(link)}`;
   try {
     if (!link.capturing)
-      unwrap((await request(`mutation($p: String!, $l: String!) { startCapture(projectId: $p, linkId: $l) { __typename ${ERR} } }`, { p: projectId, l: link.id })).startCapture);
+      unwrap((await request(`mutation($p: ID!, $l: ID!) { startCapture(projectId: $p, linkId: $l) { __typename ${ERR} } }`, { p: projectId, l: link.id })).startCapture);
   } catch (e) {
     return say(`Capture: ${errorText(e)}`, true);
   }
@@ -591,7 +615,8 @@ function renderRules() {
 }
 
 async function loadVolumes() {
-  const { volumes } = await request("{ volumes { uuid name svm { name } } }");
+  const first = (await request(`{ ${page("volumes", "uuid name svm { name }")} }`)).volumes;
+  const volumes = await allPages(first, async (after) => (await request(`query($after: String) { ${page("volumes", "uuid name svm { name }", "$after")} }`, { after })).volumes);
   volumeSelect.replaceChildren(
     el("option", { value: "", textContent: volumes.length ? "— volume —" : "no volume" }),
     ...volumes.map((v: any) => el("option", { value: v.uuid, textContent: `${v.svm.name}:${v.name}` })),

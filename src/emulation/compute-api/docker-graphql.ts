@@ -1,4 +1,5 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { dockerImages } from "./docker-images.js";
 
 /** `GET /v2/computes/{compute_id}/docker/images` over GraphQL: the images a docker node or template can use. */
@@ -8,11 +9,14 @@ const DockerImageRef = builder.objectRef<{ image: string }>("DockerImage").imple
 });
 
 builder.queryField("dockerImages", (t) =>
-  t.field({
-    type: [DockerImageRef],
-    description: "The docker images of a compute, sorted (ConflictError when its dockerd does not answer)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { computeId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => dockerImages(ctx, args.computeId),
-  }),
+  t.connection(
+    {
+      type: DockerImageRef,
+      description: "The docker images of a compute, sorted (ConflictError when its dockerd does not answer)",
+      errors: { types: DOMAIN_ERRORS },
+      args: { computeId: t.arg.id({ required: true }) },
+      resolve: async (_r, args, ctx) => arrayPage(args, await dockerImages(ctx, args.computeId)),
+    },
+    arrayConnectionOptions,
+  ),
 );

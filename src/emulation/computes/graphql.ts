@@ -1,5 +1,6 @@
 import type { ArgBuilder } from "@pothos/core";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
@@ -51,7 +52,7 @@ const fields = (required: boolean) => (t: PothosSchemaTypes.InputFieldBuilder<Ty
 });
 
 const CreateComputeInput = builder.inputType("CreateComputeInput", {
-  fields: (t) => ({ id: t.string({ required: false, description: "Chosen by the server when absent" }), ...fields(true)(t) }),
+  fields: (t) => ({ id: t.id({ required: false, description: "Chosen by the server when absent" }), ...fields(true)(t) }),
 });
 const UpdateComputeInput = builder.inputType("UpdateComputeInput", {
   description: "Only the fields given change; password null removes it",
@@ -67,11 +68,14 @@ function toOperationInput(input: Record<string, unknown>) {
 }
 
 builder.queryFields((t) => ({
-  computes: t.field({ type: [ComputeRef], resolve: (_r, _a, ctx) => listComputes(ctx) }),
+  computes: t.connection(
+    { type: ComputeRef, description: "The computes: this host (local) and the remote ones registered", resolve: async (_r, args, ctx) => arrayPage(args, await listComputes(ctx)) },
+    arrayConnectionOptions,
+  ),
   compute: t.field({
     type: ComputeRef,
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.string({ required: true }) },
+    args: { id: t.arg.id({ required: true }) },
     resolve: (_r, args, ctx) => getCompute(ctx, args.id),
   }),
 }));
@@ -86,14 +90,14 @@ builder.mutationFields((t) => ({
   updateCompute: t.field({
     type: ComputeRef,
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.string({ required: true }), input: t.arg({ type: UpdateComputeInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateComputeInput, required: true }) },
     resolve: (_r, args, ctx) => updateCompute(ctx, args.id, toOperationInput(args.input)),
   }),
   deleteCompute: t.field({
     type: "Boolean",
     description: "True when a compute was deleted, false when there was none with this id",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.string({ required: true }) },
+    args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, args, ctx) => Boolean(await deleteCompute(ctx, args.id)),
   }),
 }));
@@ -134,7 +138,7 @@ const PortUsageRef = builder.objectRef<PortUsage>("ComputePortUsage").implement(
 const ForwardMethod = builder.enumType("ComputeForwardMethod", { values: ["POST", "PUT"] as const });
 /** The compute-API path after /v2/compute/{emulator}/ (segments kept as given; the operation encodes them). */
 const forwardArgs = (t: ArgBuilder<Types>) => ({
-  computeId: t.string({ required: true }),
+  computeId: t.id({ required: true }),
   emulator: t.string({ required: true, description: "qemu, docker, vpcs …" }),
   path: t.string({ required: true, description: "What follows /v2/compute/{emulator}/ on the compute" }),
 });
@@ -148,7 +152,7 @@ builder.queryFields((t) => ({
   computePorts: t.field({
     type: PortUsageRef,
     errors: { types: DOMAIN_ERRORS },
-    args: { computeId: t.arg.string({ required: true }) },
+    args: { computeId: t.arg.id({ required: true }) },
     resolve: (_r, args, ctx) => computePorts(ctx, args.computeId),
   }),
   computeResource: t.field({

@@ -27,7 +27,12 @@ export const DrawingRef = builder.prismaObject("Drawing", {
 });
 
 builder.prismaObjectField("Project", "drawings", (t) =>
-  t.relation("drawings", { query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } }),
+  t.relatedConnection("drawings", {
+    cursor: "id",
+    description: "The project's drawings in creation order",
+    query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
+    totalCount: true,
+  }),
 );
 
 const svgRules = `At most ${SVG_MAX_LENGTH} characters, one <svg> root; no scripts, event handlers nor external references`;

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import "../../platform/graphql/upload.js"; // the File scalar
 import { DownloadUrlRef, downloadUrl, encodeFilePath, validForArg } from "../files/graphql.js";
 import { computeImageList, uploadImage } from "./operations.js";
@@ -44,16 +45,19 @@ async function* chunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
 }
 
 builder.queryField("images", (t) =>
-  t.field({
-    type: [EmulatorImageRef],
-    description: "The images of a compute, sorted by filename (GET /v2/computes/{compute_id}/{emulator}/images)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { computeId: t.arg.string({ required: true, defaultValue: "local" }), type: t.arg({ type: ImageTypeEnum, required: true }) },
-    resolve: async (_r, args, ctx) => {
-      const emulator = args.type as ImageEmulator;
-      return (await computeImageList(ctx, args.computeId, emulator)).map((i) => ({ ...i, computeId: args.computeId, emulator }));
+  t.connection(
+    {
+      type: EmulatorImageRef,
+      description: "The images of a compute, sorted by filename (GET /v2/computes/{compute_id}/{emulator}/images)",
+      errors: { types: DOMAIN_ERRORS },
+      args: { computeId: t.arg.id({ required: true, defaultValue: "local" }), type: t.arg({ type: ImageTypeEnum, required: true }) },
+      resolve: async (_r, args, ctx) => {
+        const emulator = args.type as ImageEmulator;
+        return arrayPage(args, (await computeImageList(ctx, args.computeId, emulator)).map((i) => ({ ...i, computeId: args.computeId, emulator })));
+      },
     },
-  }),
+    arrayConnectionOptions,
+  ),
 );
 
 builder.mutationField("uploadImage", (t) =>
@@ -63,7 +67,7 @@ builder.mutationField("uploadImage", (t) =>
       "Stores an image on a compute under `filename` (a name relative to the image directory; POST /v2/computes/{compute_id}/{emulator}/images/{filename}); an existing image of that name is replaced",
     errors: { types: DOMAIN_ERRORS },
     args: {
-      computeId: t.arg.string({ required: true, defaultValue: "local" }),
+      computeId: t.arg.id({ required: true, defaultValue: "local" }),
       type: t.arg({ type: ImageTypeEnum, required: true }),
       filename: t.arg.string({ required: true }),
       file: t.arg({ type: "File", required: true }),

@@ -34,8 +34,8 @@ builder.mutationFields((t) => ({
     description: "Starts capturing the link's traffic into <project>/project-files/captures/<fileName>",
     errors: { types: DOMAIN_ERRORS },
     args: {
-      projectId: t.arg.string({ required: true }),
-      linkId: t.arg.string({ required: true }),
+      projectId: t.arg.id({ required: true }),
+      linkId: t.arg.id({ required: true }),
       fileName: t.arg.string({ required: false, description: "Default: <node1>_<a>-<p>_to_<node2>_<a>-<p>.pcap" }),
       dataLinkType: t.arg({ type: CaptureDataLinkType, required: false }),
     },
@@ -48,7 +48,7 @@ builder.mutationFields((t) => ({
   stopCapture: t.field({
     type: LinkCaptureState,
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.string({ required: true }), linkId: t.arg.string({ required: true }) },
+    args: { projectId: t.arg.id({ required: true }), linkId: t.arg.id({ required: true }) },
     resolve: (_r, a, ctx) => stopLinkCapture(ctx, a.projectId, a.linkId),
   }),
 }));

@@ -52,7 +52,12 @@ builder.prismaObject("LinkEndpoint", {
 });
 
 builder.prismaObjectFields("Project", (t) => ({
-  links: t.relation("links", { query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } }),
+  links: t.relatedConnection("links", {
+    cursor: "id",
+    description: "The project's links in creation order",
+    query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
+    totalCount: true,
+  }),
 }));
 
 const LinkEndInput = builder.inputType("LinkEndInput", {

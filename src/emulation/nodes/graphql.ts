@@ -51,6 +51,7 @@ export const NodeRef = builder.prismaObject("Node", {
   fields: (t) => ({
     id: t.exposeID("id"),
     projectId: t.exposeID("projectId"),
+    project: t.relation("project", { description: "The project the node belongs to" }),
     computeId: t.exposeString("computeId"),
     templateId: t.exposeString("templateId", { nullable: true }),
     nodeType: t.field({ type: NodeTypeEnum, resolve: (n) => n.nodeType as (typeof NODE_TYPES)[number] }),
@@ -89,9 +90,51 @@ export const NodeRef = builder.prismaObject("Node", {
   }),
 });
 
+const nodeFilterFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
+  status: t.field({ type: [NodeStatusEnum], description: "Nodes in one of these states" }),
+  nodeType: t.field({ type: [NodeTypeEnum], description: "Nodes of one of these types" }),
+});
+const ProjectNodeFilter = builder.inputType("ProjectNodeFilter", {
+  description: "A project's nodes matching every field given",
+  fields: nodeFilterFields,
+});
+const NodeFilter = builder.inputType("NodeFilter", {
+  description: "Nodes of any project matching every field given",
+  fields: (t) => ({ ...nodeFilterFields(t), project: t.id({ description: "Only the nodes of this project" }) }),
+});
+
+type NodeFilterInput = { status?: readonly string[] | null; nodeType?: readonly string[] | null; project?: string | number | null };
+const nodeWhere = (f: NodeFilterInput | null | undefined) => ({
+  ...(f?.status?.length ? { status: { in: [...f.status] } } : {}),
+  ...(f?.nodeType?.length ? { nodeType: { in: [...f.nodeType] } } : {}),
+  ...(f?.project != null ? { projectId: String(f.project) } : {}),
+});
+const NODE_ORDER = [{ createdAt: "asc" }, { id: "asc" }] as const;
+
 builder.prismaObjectFields("Project", (t) => ({
-  nodes: t.relation("nodes", { query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } }),
+  // Planned with the project (one statement per level for a page of projects), the count with it.
+  nodes: t.relatedConnection("nodes", {
+    cursor: "id",
+    description: "The project's nodes in creation order",
+    args: { filter: t.arg({ type: ProjectNodeFilter }) },
+    query: (args) => ({ where: nodeWhere(args.filter), orderBy: [...NODE_ORDER] }),
+    totalCount: true,
+  }),
 }));
+
+builder.queryField("nodes", (t) =>
+  t.prismaConnection(
+    {
+      type: "Node",
+      cursor: "id",
+      description: "Nodes across all projects, in creation order (e.g. every started node: filter {status: STARTED})",
+      args: { filter: t.arg({ type: NodeFilter }) },
+      resolve: (query, _r, args, ctx) => ctx.db.node.findMany({ ...usableQuery(query), where: nodeWhere(args.filter), orderBy: [...NODE_ORDER] }),
+      totalCount: (_r, args, ctx) => ctx.db.node.count({ where: nodeWhere(args.filter) }),
+    },
+    {},
+  ),
+);
 
 /** Fields a client may set on create and update. */
 const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
@@ -117,7 +160,7 @@ const CreateNodeInput = builder.inputType("CreateNodeInput", {
     projectId: t.id({ required: true }),
     name: t.string({ required: true, description: "Spaces are removed; a taken name is renumbered; {0} is a template" }),
     nodeType: t.field({ type: NodeTypeEnum, required: true }),
-    computeId: t.string({ defaultValue: "local" }),
+    computeId: t.id({ defaultValue: "local" }),
     id: t.id({ description: "Chosen node id (UUID)" }),
     ...settableFields(t),
   }),

@@ -133,16 +133,36 @@ function toSettings(input: Record<string, unknown>): ProjectSettings {
   return out as ProjectSettings;
 }
 
-builder.queryFields((t) => ({
-  // Planned like `project`: the selected relations of every project in a fixed number of statements.
-  projects: t.prismaField({
-    type: ["Project"],
-    resolve: async (query, _r, _a, ctx) => {
-      const cursor = await ctx.bus.lastId(); // before the read: nothing published after it is missed
-      const rows = await ctx.db.project.findMany({ ...usableQuery(query), orderBy: { createdAt: "asc" } });
-      return rows.map((p) => withCursor(p, cursor));
-    },
+const ProjectFilter = builder.inputType("ProjectFilter", {
+  description: "Projects matching every field given",
+  fields: (t) => ({
+    status: t.field({ type: ProjectStatus, description: "Only opened or only closed projects" }),
+    name: t.string({ description: "The project of this exact name" }),
   }),
+});
+
+const projectWhere = (f: typeof ProjectFilter.$inferInput | null | undefined) => ({
+  ...(f?.status ? { status: f.status } : {}),
+  ...(f?.name != null ? { name: f.name } : {}),
+});
+
+builder.queryFields((t) => ({
+  // Planned like `project`: the selected relations of every project of the page in a fixed number of statements.
+  projects: t.prismaConnection(
+    {
+      type: "Project",
+      cursor: "id",
+      description: "The projects in creation order",
+      args: { filter: t.arg({ type: ProjectFilter }) },
+      resolve: async (query, _r, args, ctx) => {
+        const cursor = await ctx.bus.lastId(); // before the read: nothing published after it is missed
+        const rows = await ctx.db.project.findMany({ ...usableQuery(query), where: projectWhere(args.filter), orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+        return rows.map((p) => withCursor(p, cursor));
+      },
+      totalCount: (_r, args, ctx) => ctx.db.project.count({ where: projectWhere(args.filter) }),
+    },
+    {},
+  ),
   project: t.prismaField({
     type: "Project",
     nullable: true,

@@ -1,4 +1,5 @@
 import type { ReadViews } from "../../platform/read-views.js";
+import { connectionCoordinates } from "../../platform/graphql/connection.js";
 import { useReadCache } from "../../platform/graphql/read-cache.js";
 
 /**
@@ -15,6 +16,7 @@ export const CACHEABLE_FIELDS = new Set([
   "QueryEmulatedNodeSuccess.data",
   "QueryLinkSuccess.data",
   "QueryDrawingSuccess.data",
+  ...["QueryProjectsConnection", "ProjectNodesConnection", "ProjectLinksConnection", "ProjectDrawingsConnection"].flatMap(connectionCoordinates),
   ...[
     "id", "name", "path", "filename", "status", "autoClose", "autoOpen", "autoStart", "sceneHeight", "sceneWidth", "zoom",
     "showLayers", "snapToGrid", "showGrid", "gridSize", "drawingGridSize", "showInterfaceLabels", "supplier", "variables",

@@ -14,7 +14,12 @@ export const SnapshotRef = builder.prismaObject("Snapshot", {
 });
 
 builder.prismaObjectField("Project", "snapshots", (t) =>
-  t.relation("snapshots", { query: { orderBy: [{ createdAt: "asc" }, { name: "asc" }] } }),
+  t.relatedConnection("snapshots", {
+    cursor: "id",
+    description: "The project's snapshots, oldest first",
+    query: { orderBy: [{ createdAt: "asc" }, { name: "asc" }, { id: "asc" }] },
+    totalCount: true,
+  }),
 );
 
 builder.mutationFields((t) => ({

@@ -20,7 +20,7 @@ builder.mutationField("uploadSymbol", (t) =>
     type: NodeSymbol,
     description: `Stores a custom symbol (POST /v2/symbols/{id}/raw): the id's last path segment names it; at most ${SYMBOL_MAX_BYTES} bytes`,
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.string({ required: true }), file: t.arg({ type: "File", required: true }) },
+    args: { id: t.arg.id({ required: true }), file: t.arg({ type: "File", required: true }) },
     resolve: async (_r, args, ctx) => uploadSymbol(ctx, args.id, await uploadBytes(args.file, SYMBOL_MAX_BYTES)),
   }),
 );

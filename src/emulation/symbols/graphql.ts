@@ -1,4 +1,5 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { defaultSymbols, listSymbols, symbolDimensions, type SymbolEntry } from "./operations.js";
 
 const SymbolSize = builder.objectRef<{ width: number; height: number }>("SymbolSize").implement({
@@ -27,11 +28,15 @@ const DefaultSymbol = builder.objectRef<{ theme: string; role: string; symbolId:
 });
 
 builder.queryFields((t) => ({
-  symbols: t.field({
-    type: [NodeSymbol],
-    args: { theme: t.arg.string({ required: false }) },
-    resolve: (_r, args, ctx) => listSymbols(ctx).filter((s) => args.theme == null || s.theme === args.theme),
-  }),
+  symbols: t.connection(
+    {
+      type: NodeSymbol,
+      description: "Built-in and custom symbols, by theme",
+      args: { theme: t.arg.string({ required: false, description: "Only this theme's (\"Classic\", \"Custom symbols\" …)" }) },
+      resolve: (_r, args, ctx) => arrayPage(args, listSymbols(ctx).filter((s) => args.theme == null || s.theme === args.theme)),
+    },
+    arrayConnectionOptions,
+  ),
   defaultSymbols: t.field({
     type: [DefaultSymbol],
     resolve: () =>
@@ -44,7 +49,7 @@ builder.queryField("symbolDimensions", (t) =>
     type: SymbolSize,
     description: "A symbol's image size, by id (built-in or custom)",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.string({ required: true }) },
+    args: { id: t.arg.id({ required: true }) },
     resolve: (_r, args, ctx) => symbolDimensions(ctx, args.id),
   }),
 );

@@ -1,5 +1,6 @@
 import "../nodes/graphql.js"; // the EmulatedNode type and the NodeType enum
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { NodeTypeEnum } from "../nodes/graphql.js";
 import { listAppliances } from "./appliances.js";
 import { CATEGORIES, type TemplateObject } from "./builtin.js";
@@ -48,7 +49,7 @@ const CreateTemplateInput = builder.inputType("CreateTemplateInput", {
     id: t.id({ description: "Chosen template id (UUID)" }),
     name: t.string({ required: true }),
     templateType: t.field({ type: NodeTypeEnum, required: true }),
-    computeId: t.string({ description: "null: the client picks a compute for each node" }),
+    computeId: t.id({ description: "null: the client picks a compute for each node" }),
     ...templateFields(t),
   }),
 });
@@ -63,8 +64,31 @@ function toGns3(input: { name?: string | null; category?: string | null; symbol?
   return { ...settings, ...Object.fromEntries(Object.entries(common).filter(([, v]) => v != null)) };
 }
 
+const TemplateFilter = builder.inputType("TemplateFilter", {
+  description: "Templates matching every field given",
+  fields: (t) => ({
+    templateType: t.field({ type: [NodeTypeEnum], description: "Templates of one of these node types" }),
+    category: t.field({ type: TemplateCategoryEnum }),
+    builtin: t.boolean({ description: "Only built-ins (true) or only user templates (false)" }),
+  }),
+});
+
 builder.queryFields((t) => ({
-  templates: t.field({ type: [Template], description: "Built-in templates first, then user templates", resolve: (_r, _a, ctx) => listTemplates(ctx) }),
+  templates: t.connection(
+    {
+      type: Template,
+      description: "Built-in templates first, then user templates",
+      args: { filter: t.arg({ type: TemplateFilter }) },
+      resolve: async (_r, args, ctx) => {
+        const f = args.filter;
+        const list = (await listTemplates(ctx)).filter(
+          (x) => (!f?.templateType?.length || f.templateType.includes(x.template_type)) && (f?.category == null || x.category === f.category) && (f?.builtin == null || x.builtin === f.builtin),
+        );
+        return arrayPage(args, list);
+      },
+    },
+    arrayConnectionOptions,
+  ),
   template: t.field({
     type: Template,
     errors: { types: DOMAIN_ERRORS },
@@ -117,7 +141,7 @@ builder.mutationFields((t) => ({
       x: t.arg.int({ required: true }),
       y: t.arg.int({ required: true }),
       name: t.arg.string(),
-      computeId: t.arg.string({ description: "Required for built-ins; a user template's own compute wins" }),
+      computeId: t.arg.id({ description: "Required for built-ins; a user template's own compute wins" }),
     },
     resolve: (_q, _r, { projectId, templateId, x, y, name, computeId }, ctx) =>
       createNodeFromTemplate(ctx, String(projectId), String(templateId), { x, y, name, computeId }),

@@ -6,6 +6,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import type PrismaTypes from "../../generated/pothos-types.js";
 import { getDatamodel } from "../../generated/pothos-types.js";
 import type { AppContext } from "../context.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./connection.js";
 import { checkJsonValue, UnsafeJsonError } from "../http/safe-json.js";
 import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../core/errors.js";
 
@@ -13,6 +14,8 @@ export const builder = new SchemaBuilder<{
   Context: AppContext;
   PrismaTypes: PrismaTypes;
   Scalars: {
+    // graphql-js hands every ID input over as a string (an integer literal too).
+    ID: { Input: string; Output: string | number };
     DateTime: { Input: Date; Output: Date };
     BigInt: { Input: bigint; Output: bigint | number };
     JSON: { Input: unknown; Output: unknown };
@@ -30,6 +33,9 @@ export const builder = new SchemaBuilder<{
     client: (ctx) => ctx.db,
     dmmf: getDatamodel(),
     onUnusedQuery: null,
+    // A larger `first`/`last` never reaches a resolver: the cost check refuses it first (connection.ts).
+    maxConnectionSize: MAX_PAGE_SIZE,
+    defaultConnectionSize: DEFAULT_PAGE_SIZE,
   },
   relay: { clientMutationId: "omit", cursorType: "String" },
 });
@@ -108,8 +114,9 @@ export const DOMAIN_ERRORS = errorTypes.map(([cls]) => cls);
 
 /**
  * With plugin-errors, a selection of only `__typename` hands the resolver an empty `select`, which Prisma 7
- * rejects; drop it.
+ * rejects; drop it (a connection's page arguments stay).
  */
-export function usableQuery<Q extends { select?: object }>(query: Q): Q | Record<string, never> {
-  return query.select && Object.keys(query.select).length === 0 ? {} : query;
+export function usableQuery<Q extends object>(query: Q): Q {
+  const { select, ...rest } = query as Q & { select?: object };
+  return select && Object.keys(select).length === 0 ? (rest as Q) : query;
 }

@@ -15,6 +15,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from "graphql";
+import { excessivePagination, isPagedField, MAX_PAGE_SIZE } from "./connection.js";
 
 /**
  * The static cost of a GraphQL operation, known before it runs: every field selected counts once per value the
@@ -36,16 +37,21 @@ interface Walk {
   fragments: Map<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
   model: CostModel;
+  /** The first page asked larger than MAX_PAGE_SIZE, if any. */
+  excessive?: GraphQLError;
 }
 
-/** `first` or `last` of a field, when given as a whole number (a literal or a variable). */
-function pageSize(args: readonly { name: { value: string }; value: ValueNode }[] | undefined, variables: Record<string, unknown>): number | undefined {
+type ArgumentNodes = readonly { name: { value: string }; value: ValueNode }[] | undefined;
+
+/** `first` and `last` of a field, when given as whole numbers (literals or variables). */
+function pageArgs(args: ArgumentNodes, variables: Record<string, unknown>): { name: string; size: number }[] {
+  const sizes: { name: string; size: number }[] = [];
   for (const arg of args ?? []) {
     if (arg.name.value !== "first" && arg.name.value !== "last") continue;
     const v = arg.value.kind === Kind.VARIABLE ? variables[arg.value.name.value] : arg.value.kind === Kind.INT ? Number(arg.value.value) : undefined;
-    if (typeof v === "number" && Number.isInteger(v) && v >= 0) return v;
+    if (typeof v === "number" && Number.isInteger(v) && v >= 0) sizes.push({ name: arg.name.value, size: v });
   }
-  return undefined;
+  return sizes;
 }
 
 /**
@@ -60,11 +66,17 @@ function selectionCost(w: Walk, set: SelectionSetNode, type: GraphQLCompositeTyp
       if (name.startsWith("__")) continue;
       const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[name] : undefined;
       if (!field) continue; // validation has reported it
-      const page = pageSize(sel.arguments, w.variables);
+      const sizes = pageArgs(sel.arguments, w.variables);
+      const page = sizes[0]?.size;
+      const over = isPagedField(field) && sizes.find((p) => p.size > MAX_PAGE_SIZE);
+      if (over) w.excessive ??= excessivePagination(name, over.name, over.size);
       const isList = isListType(getNullableType(field.type));
       const times = isList ? (page ?? lists) : 1;
       const inner = getNamedType(field.type);
-      const innerLists = (!isList && page) || w.model.listSize;
+      // A result union's `data` (images(first: 5) { ... on QueryImagesSuccess { data { edges … } } }) is the page
+      // its field asked for.
+      const resultData = name === "data" && type.name.endsWith("Success");
+      const innerLists = (!isList && page) || (resultData ? lists : w.model.listSize);
       const nested = sel.selectionSet && isCompositeType(inner) ? selectionCost(w, sel.selectionSet, inner, innerLists) : 0;
       cost += times * (1 + nested);
     } else {
@@ -77,8 +89,11 @@ function selectionCost(w: Walk, set: SelectionSetNode, type: GraphQLCompositeTyp
   return cost;
 }
 
-/** The cost of the operation a request runs (`operationName`, or the document's only one). */
-export function operationCost(schema: GraphQLSchema, doc: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>, model: CostModel): number {
+/**
+ * The cost of the operation a request runs (`operationName`, or the document's only one), and the first page it
+ * asks larger than MAX_PAGE_SIZE (an error), if any.
+ */
+function walkOperation(schema: GraphQLSchema, doc: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>, model: CostModel): { cost: number; excessive?: GraphQLError } {
   const fragments = new Map<string, FragmentDefinitionNode>();
   let operation: OperationDefinitionNode | undefined;
   for (const d of doc.definitions) {
@@ -86,14 +101,25 @@ export function operationCost(schema: GraphQLSchema, doc: DocumentNode, operatio
     else if (d.kind === Kind.OPERATION_DEFINITION && (!operationName || d.name?.value === operationName)) operation ??= d;
   }
   const root = operation && schema.getRootType(operation.operation);
-  if (!operation || !root) return 0; // execution reports it
-  return selectionCost({ schema, fragments, variables, model }, operation.selectionSet, root, model.listSize);
+  if (!operation || !root) return { cost: 0 }; // execution reports it
+  const walk: Walk = { schema, fragments, variables, model };
+  const cost = selectionCost(walk, operation.selectionSet, root, model.listSize);
+  return { cost, excessive: walk.excessive };
 }
 
-/** The operation's cost against the budget: a QUERY_TOO_COMPLEX error naming both when beyond it. */
-export function checkCost(...args: Parameters<typeof operationCost>): GraphQLError | undefined {
+/** The cost of the operation a request runs (`operationName`, or the document's only one). */
+export function operationCost(...args: Parameters<typeof walkOperation>): number {
+  return walkOperation(...args).cost;
+}
+
+/**
+ * A page larger than MAX_PAGE_SIZE (EXCESSIVE_PAGINATION), else the operation's cost against the budget: a
+ * QUERY_TOO_COMPLEX error naming both when beyond it.
+ */
+export function checkCost(...args: Parameters<typeof walkOperation>): GraphQLError | undefined {
   const model = args[4];
-  const cost = operationCost(...args);
+  const { cost, excessive } = walkOperation(...args);
+  if (excessive) return excessive;
   if (cost <= model.limit) return undefined;
   return new GraphQLError(
     `Query cost ${Math.round(cost)} exceeds the budget of ${model.limit} (each list counted as ${model.listSize} elements unless first/last says otherwise; PATCHBAY_GRAPHQL_COST_LIMIT).`,

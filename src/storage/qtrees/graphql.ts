@@ -1,5 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { jobResult, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf, withJob } from "../jobs/graphql.js";
 import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js"; // and the Volume type a qtree belongs to
 import { createQtree, deleteQtree, getQtree, updateQtree } from "./operations.js";
@@ -17,23 +18,33 @@ builder.prismaObject("Qtree", {
   }),
 });
 
+const QTREE_ID = "The qtree's id within its volume (a whole number, as Qtree.id)";
+/** A qtree id argument: an ID (every identifier argument is one) holding the qtree's number within its volume. */
+function qtreeNumber(id: string): number {
+  if (!/^\d{1,9}$/.test(id)) throw new InvalidInputError(`Qtree id "${id}" is not a qtree number`, { target: "id" });
+  return Number(id);
+}
+
+const qtreeWhere = (volumeUuid: string | number | null | undefined) => (volumeUuid == null ? {} : { volumeUuid: String(volumeUuid) });
+
 builder.queryFields((t) => ({
-  qtrees: t.prismaField({
-    type: ["Qtree"],
-    description: "Qtrees by volume and id, of one volume when volumeUuid is given",
-    args: { volumeUuid: t.arg.id() },
-    resolve: (query, _r, args, ctx) =>
-      ctx.db.qtree.findMany({
-        ...query,
-        where: args.volumeUuid == null ? {} : { volumeUuid: String(args.volumeUuid) },
-        orderBy: [{ volumeUuid: "asc" }, { qtreeId: "asc" }],
-      }),
-  }),
+  qtrees: t.prismaConnection(
+    {
+      type: "Qtree",
+      cursor: "key",
+      description: "Qtrees by volume and id, of one volume when volumeUuid is given",
+      args: { volumeUuid: t.arg.id() },
+      resolve: (query, _r, args, ctx) =>
+        ctx.db.qtree.findMany({ ...usableQuery(query), where: qtreeWhere(args.volumeUuid), orderBy: [{ volumeUuid: "asc" }, { qtreeId: "asc" }] }),
+      totalCount: (_r, args, ctx) => ctx.db.qtree.count({ where: qtreeWhere(args.volumeUuid) }),
+    },
+    {},
+  ),
   qtree: t.prismaField({
     type: "Qtree",
     errors: { types: DOMAIN_ERRORS },
-    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.int({ required: true }) },
-    resolve: (_q, _r, args, ctx) => getQtree(ctx, String(args.volumeUuid), args.id),
+    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.id({ required: true, description: QTREE_ID }) },
+    resolve: (_q, _r, args, ctx) => getQtree(ctx, String(args.volumeUuid), qtreeNumber(args.id)),
   }),
 }));
 
@@ -62,7 +73,7 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS, result: jobResult },
     args: {
       volumeUuid: t.arg.id({ required: true }),
-      id: t.arg.int({ required: true }),
+      id: t.arg.id({ required: true, description: QTREE_ID }),
       name: t.arg.string({ required: true }),
       returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
     },
@@ -74,7 +85,7 @@ builder.mutationFields((t) => ({
     errors: { types: DOMAIN_ERRORS, result: jobResult },
     args: {
       volumeUuid: t.arg.id({ required: true }),
-      id: t.arg.int({ required: true }),
+      id: t.arg.id({ required: true, description: QTREE_ID }),
       securityStyle: t.arg({ type: SecurityStyle }),
       unixPermissions: t.arg.int(),
       returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
@@ -84,17 +95,17 @@ builder.mutationFields((t) => ({
   deleteQtree: t.boolean({
     description: "Delete a qtree and the quota rules scoped to it",
     errors: { types: DOMAIN_ERRORS },
-    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.int({ required: true }) },
+    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.id({ required: true, description: QTREE_ID }) },
     resolve: async (_r, args, ctx) => {
-      await (await deleteQtree(ctx, String(args.volumeUuid), args.id)).succeeded();
+      await (await deleteQtree(ctx, String(args.volumeUuid), qtreeNumber(args.id))).succeeded();
       return true;
     },
   }),
 }));
 
 /** A qtree change runs as a job (REST's PATCH): the qtree as it is after the wait, with the job. */
-async function changeQtree(ctx: AppContext, args: { volumeUuid: string | number; id: number; returnTimeout?: number | null }, patch: UpdateQtreeInput) {
+async function changeQtree(ctx: AppContext, args: { volumeUuid: string | number; id: string; returnTimeout?: number | null }, patch: UpdateQtreeInput) {
   const timeout = returnTimeoutOf(args.returnTimeout);
-  const job = await jobWithin(await updateQtree(ctx, String(args.volumeUuid), args.id, patch), timeout);
-  return withJob(await getQtree(ctx, String(args.volumeUuid), args.id), job);
+  const job = await jobWithin(await updateQtree(ctx, String(args.volumeUuid), qtreeNumber(args.id), patch), timeout);
+  return withJob(await getQtree(ctx, String(args.volumeUuid), qtreeNumber(args.id)), job);
 }

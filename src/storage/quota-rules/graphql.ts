@@ -234,13 +234,18 @@ builder.queryFields((t) => ({
     },
     {},
   ),
-  quotaReports: t.prismaField({
-    type: ["EnforcedQuota"],
-    description: "The limits currently enforced in the file system of a volume",
-    args: { volumeUuid: t.arg.id({ required: true }) },
-    resolve: (query, _r, args, ctx) =>
-      ctx.db.enforcedQuota.findMany({ ...query, where: { volumeUuid: String(args.volumeUuid) }, orderBy: { reportIndex: "asc" } }),
-  }),
+  quotaReports: t.prismaConnection(
+    {
+      type: "EnforcedQuota",
+      cursor: "ruleUuid",
+      description: "The limits currently enforced in the file system of a volume, by report index",
+      args: { volumeUuid: t.arg.id({ required: true }) },
+      resolve: (query, _r, args, ctx) =>
+        ctx.db.enforcedQuota.findMany({ ...usableQuery(query), where: { volumeUuid: String(args.volumeUuid) }, orderBy: { reportIndex: "asc" } }),
+      totalCount: (_r, args, ctx) => ctx.db.enforcedQuota.count({ where: { volumeUuid: String(args.volumeUuid) } }),
+    },
+    {},
+  ),
 }));
 
 builder.prismaObject("EnforcedQuota", {

@@ -1,3 +1,4 @@
+import { connectionCoordinates } from "../../platform/graphql/connection.js";
 import { useReadCache } from "../../platform/graphql/read-cache.js";
 import type { ReadViews } from "../../platform/read-views.js";
 
@@ -9,9 +10,7 @@ import type { ReadViews } from "../../platform/read-views.js";
 export const RULE_PAGE_FIELDS = new Set([
   "Query.quotaRules",
   "Query.quotaRule",
-  ...["edges", "pageInfo", "totalCount"].map((f) => `QueryQuotaRulesConnection.${f}`),
-  ...["cursor", "node"].map((f) => `QueryQuotaRulesConnectionEdge.${f}`),
-  ...["endCursor", "hasNextPage", "hasPreviousPage", "startCursor"].map((f) => `PageInfo.${f}`),
+  ...connectionCoordinates("QueryQuotaRulesConnection"),
   ...["uuid", "type", "qtreeName", "qtree", "users", "group", "volume", "spaceHardLimit", "spaceSoftLimit", "filesHardLimit", "filesSoftLimit", "userMapping"].map(
     (f) => `QuotaRule.${f}`,
   ),

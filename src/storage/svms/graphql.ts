@@ -1,4 +1,4 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { createSvm, deleteSvm, getSvm } from "./operations.js";
 
 builder.prismaObject("Svm", {
@@ -6,12 +6,21 @@ builder.prismaObject("Svm", {
   fields: (t) => ({
     uuid: t.exposeID("uuid"),
     name: t.exposeString("name"),
-    volumes: t.relation("volumes", { query: { orderBy: { name: "asc" } } }),
+    volumes: t.relatedConnection("volumes", { cursor: "uuid", description: "The SVM's volumes by name", query: { orderBy: [{ name: "asc" }, { uuid: "asc" }] }, totalCount: true }),
   }),
 });
 
 builder.queryFields((t) => ({
-  svms: t.prismaField({ type: ["Svm"], resolve: (query, _r, _a, ctx) => ctx.db.svm.findMany({ ...query, orderBy: { name: "asc" } }) }),
+  svms: t.prismaConnection(
+    {
+      type: "Svm",
+      cursor: "uuid",
+      description: "The SVMs by name",
+      resolve: (query, _r, _a, ctx) => ctx.db.svm.findMany({ ...usableQuery(query), orderBy: [{ name: "asc" }, { uuid: "asc" }] }),
+      totalCount: (_r, _a, ctx) => ctx.db.svm.count(),
+    },
+    {},
+  ),
   svm: t.prismaField({
     type: "Svm",
     errors: { types: DOMAIN_ERRORS },

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf } from "../jobs/graphql.js";
 import { createVolume, deleteVolume, getVolume, updateVolume } from "./operations.js";
 import type { UpdateVolumeInput } from "./schema.js";
@@ -17,7 +17,7 @@ builder.prismaObject("Volume", {
     size: t.expose("sizeBytes", { type: "BigInt", nullable: true }),
     quotaEnabled: t.exposeBoolean("quotaEnabled"),
     quotaState: t.field({ type: QuotaState, resolve: (v) => v.quotaState.toUpperCase() as "OFF" }),
-    qtrees: t.relation("qtrees", { query: { orderBy: { qtreeId: "asc" } } }),
+    qtrees: t.relatedConnection("qtrees", { cursor: "key", description: "The volume's qtrees by id", query: { orderBy: { qtreeId: "asc" } }, totalCount: true }),
   }),
 });
 
@@ -34,17 +34,23 @@ const sel = (s: { name?: string | null; uuid?: string | number | null } | null |
   ...(s?.uuid != null ? { uuid: String(s.uuid) } : {}),
 });
 
+const volumeWhere = (svm: { name?: string | null; uuid?: string | number | null } | null | undefined) => ({
+  ...(svm?.uuid ? { svmUuid: String(svm.uuid) } : {}),
+  ...(svm?.name ? { svm: { name: svm.name } } : {}),
+});
+
 builder.queryFields((t) => ({
-  volumes: t.prismaField({
-    type: ["Volume"],
-    args: { svm: t.arg({ type: SvmSelector }) },
-    resolve: (query, _r, args, ctx) =>
-      ctx.db.volume.findMany({
-        ...query,
-        where: { ...(args.svm?.uuid ? { svmUuid: String(args.svm.uuid) } : {}), ...(args.svm?.name ? { svm: { name: args.svm.name } } : {}) },
-        orderBy: { name: "asc" },
-      }),
-  }),
+  volumes: t.prismaConnection(
+    {
+      type: "Volume",
+      cursor: "uuid",
+      description: "Volumes by name (then uuid), of one SVM when `svm` is given",
+      args: { svm: t.arg({ type: SvmSelector }) },
+      resolve: (query, _r, args, ctx) => ctx.db.volume.findMany({ ...usableQuery(query), where: volumeWhere(args.svm), orderBy: [{ name: "asc" }, { uuid: "asc" }] }),
+      totalCount: (_r, args, ctx) => ctx.db.volume.count({ where: volumeWhere(args.svm) }),
+    },
+    {},
+  ),
   volume: t.prismaField({
     type: "Volume",
     errors: { types: DOMAIN_ERRORS },

@@ -1,0 +1,119 @@
+import {
+  buildSchema,
+  getNamedType,
+  getNullableType,
+  isCompositeType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  isUnionType,
+  type GraphQLNamedType,
+  type GraphQLArgument,
+  type GraphQLInputField,
+} from "graphql";
+import { describe, expect, it } from "vitest";
+import { printedSchema } from "../../src/schema.js";
+
+/**
+ * Issue 22's schema lint, over the printed schema (what clients see, schema.graphql): rules a reviewer would
+ * otherwise have to remember. Not (yet) a rule: "every type and field has a description" — most of the schema's
+ * types and fields have none today (issue 22 point 6); add the rule when they do.
+ */
+const schema = buildSchema(printedSchema());
+const types = Object.values(schema.getTypeMap()).filter((t) => !t.name.startsWith("__"));
+
+/** A name that says it identifies something: `id`, `ids`, `…Id`, `…Ids`, `…Uuid`. */
+const IDENTIFIER = /^(id|ids|uuid)$|(Id|Ids|Uuid)$/;
+
+/** Identifier-named inputs that are values of the domain, not references to an object of the graph. */
+const NOT_OBJECT_IDS: Record<string, string> = {
+  "QuotaUserInput.id": "a UNIX user id (or Windows SID) as the file system knows it",
+  "QuotaGroupInput.id": "a UNIX group id as the file system knows it",
+};
+
+/**
+ * Lists of objects that cannot grow with use, so a page would only cost the client a round trip. Everything
+ * else that holds objects is a connection.
+ */
+const BOUNDED_LISTS: Record<string, string> = {
+  "EmulatedNode.ports": "the node's interfaces: fixed by its type and adapters",
+  "EmulatedNode.links": "at most one per port of the node",
+  "Link.endpoints": "two ends at most",
+  "Link.availableFilters": "the fixed catalogue of packet filters",
+  "LinkFilterSpec.parameters": "a filter's fixed parameters",
+  "CloudSettings.ports": "the ports a cloud node was given (input lists hold at most 100)",
+  "NatSettings.ports": "the ports a NAT node was given (input lists hold at most 100)",
+  "Project.variables": "set as one input list (at most 100)",
+  "QemuSettings.disks": "the four disk slots of a QEMU VM",
+  "QuotaRule.users": "a rule's users: set as one input list (at most 100)",
+  "QuotaReport.users": "the users of one report entry, as its rule's",
+  "Query.defaultSymbols": "the fixed catalogue of built-in symbols",
+  "Query.hostInterfaces": "the network interfaces of this host",
+  "Query.simVmEngines": "the fixed list of VM engines",
+  "Query.computeStatistics": "one entry per compute: this host and each connected remote compute",
+};
+
+function identifierViolations(): string[] {
+  const bad: string[] = [];
+  const check = (where: string, input: GraphQLArgument | GraphQLInputField) => {
+    const named = getNamedType(input.type);
+    if (IDENTIFIER.test(input.name) && (named.name === "String" || named.name === "Int") && !NOT_OBJECT_IDS[where]) bad.push(`${where}: ${String(input.type)}`);
+  };
+  for (const t of types) {
+    if (isObjectType(t) || isInterfaceType(t)) for (const f of Object.values(t.getFields())) for (const a of f.args) check(`${t.name}.${f.name}(${a.name})`, a);
+    if (isInputObjectType(t)) for (const f of Object.values(t.getFields())) check(`${t.name}.${f.name}`, f);
+  }
+  return bad;
+}
+
+function collectionViolations(): string[] {
+  const bad: string[] = [];
+  for (const t of types) {
+    if (!(isObjectType(t) || isInterfaceType(t)) || t.name.endsWith("Connection")) continue; // a connection's own `edges`
+    for (const f of Object.values(t.getFields())) {
+      const coordinate = `${t.name}.${f.name}`;
+      if (isListType(getNullableType(f.type)) && isCompositeType(getNamedType(f.type)) && !BOUNDED_LISTS[coordinate]) bad.push(`${coordinate}: ${String(f.type)}`);
+    }
+  }
+  return bad;
+}
+
+describe("schema lint (issue 22)", () => {
+  it("every identifier argument and input field is an ID (no `nodeId: String!`)", () => {
+    expect(identifierViolations()).toEqual([]);
+  });
+
+  it("every collection of objects is a connection, unless it is bounded by nature (listed, with why)", () => {
+    expect(collectionViolations()).toEqual([]);
+  });
+
+  it("every connection pages both ways and counts (also inside a result union)", () => {
+    /** The connection a field answers: its type, or the `data` of its result union's success member. */
+    const connectionOf = (named: GraphQLNamedType) => {
+      const success = isUnionType(named) ? named.getTypes().find((m) => m.name.endsWith("Success")) : undefined;
+      const type = success ? getNamedType(success.getFields().data?.type) : named;
+      return isObjectType(type) && type.name.endsWith("Connection") ? type : undefined;
+    };
+    let connections = 0;
+    for (const t of types) {
+      if (!isObjectType(t) || t.name.endsWith("Success")) continue;
+      for (const f of Object.values(t.getFields())) {
+        const connection = connectionOf(getNamedType(f.type));
+        if (!connection) continue;
+        connections++;
+        expect(f.args.map((a) => a.name), `${t.name}.${f.name}`).toEqual(expect.arrayContaining(["first", "after", "last", "before"]));
+        expect(Object.keys(connection.getFields()), connection.name).toEqual(expect.arrayContaining(["edges", "pageInfo", "totalCount"]));
+      }
+    }
+    expect(connections).toBeGreaterThanOrEqual(18);
+  });
+
+  it("the allowlists name only fields that exist", () => {
+    for (const coordinate of [...Object.keys(BOUNDED_LISTS), ...Object.keys(NOT_OBJECT_IDS)]) {
+      const [type, field] = coordinate.split(".");
+      const t = schema.getType(type);
+      expect(t && (isObjectType(t) || isInterfaceType(t) || isInputObjectType(t)) ? t.getFields()[field] : undefined, coordinate).toBeDefined();
+    }
+  });
+});
