@@ -15,10 +15,7 @@ import type { ChildProcess } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  ask, BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, PATCHBAY_ROLE, printTable, request, serveBare,
-  buildProject, servePatchbay, startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
-} from "./harness.js";
+import { ask, BARE_ROLE, benchRun, buildProject, check, CONCURRENCY, DURATION_S, measure, PATCHBAY_ROLE, printTable, request, serveBare, servePatchbay, startBare, WARMUP_S, type Req, type Result } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const SIZES = (process.env.BENCH_SIZES ?? "50,1000").split(",").map(Number);
@@ -35,15 +32,7 @@ async function statementsPerRequest(child: ChildProcess, agent: http.Agent, port
 }
 
 async function main() {
-  const db = await freshDatabase();
-  console.log(`patchbay emulation benchmark: ${db.kind}, ${CONCURRENCY} keep-alive connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per scenario`);
-  console.log(machineLine());
-  const children: ChildProcess[] = [];
-  try {
-    const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
-    children.push(pb.child);
-    const port = pb.msg.port as number;
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  await benchRun(SELF, (kind) => `patchbay emulation benchmark: ${kind}, ${CONCURRENCY} keep-alive connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per scenario`, 8, async ({ patchbay, port, agent, children }) => {
     const results: Result[] = [];
     const bareOf = new Map<Result, Result>();
     const sql: string[] = [];
@@ -65,7 +54,7 @@ async function main() {
       check(!gql.errors, `GraphQL errors ${JSON.stringify(gql.errors)}`);
       check(gql.data.project.nodes.totalCount === size, `GraphQL counts ${size} nodes (a page of ${Math.min(size, 100)})`);
       check(gql.data.project.links.edges.every((e: any) => e.node.endpoints.length === 2), "every link has two endpoints");
-      sql.push(`${size} nodes: REST list ${await statementsPerRequest(pb.child, agent, port, restReq)}, GraphQL project ${await statementsPerRequest(pb.child, agent, port, gqlReq)}`);
+      sql.push(`${size} nodes: REST list ${await statementsPerRequest(patchbay, agent, port, restReq)}, GraphQL project ${await statementsPerRequest(patchbay, agent, port, gqlReq)}`);
 
       const bareRest = await startBare(SELF, restBody);
       const bareGql = await startBare(SELF, gqlBody);
@@ -82,10 +71,7 @@ async function main() {
     printTable(results, (r) => bareOf.get(r) ?? r);
     console.log(`\nSQL statements per request (after the first, which fills the read views): ${sql.join("; ")}`);
     console.log(`Writes through the REST API (8 keep-alive connections): ${writes.join("; ")}`);
-  } finally {
-    await stopChildren(children);
-    await db.drop();
-  }
+  });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {

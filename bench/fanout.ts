@@ -21,7 +21,6 @@
  * HTTP stream, each message written to each socket as it comes (res.write, ws.send): no bus, no routing, no
  * per-subscriber work beyond the write, and no coalescing of writes.
  */
-import type { ChildProcess } from "node:child_process";
 import { fork } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
@@ -29,7 +28,7 @@ import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
 import { clientTextFrame, openRecordedStream, type RecordedStream } from "./stream-client.js";
-import { ask, CHILD_EXEC_ARGV, DURATION_S, WARMUP_S, freshDatabase, machineLine, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, stopChildren } from "./harness.js";
+import { ask, benchRun, CHILD_EXEC_ARGV, DURATION_S, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, WARMUP_S } from "./harness.js";
 import type { RunningServer } from "../src/server.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -296,15 +295,7 @@ async function measure(target: Target): Promise<void> {
 }
 
 async function main() {
-  const db = await freshDatabase();
-  console.log(`patchbay event fan-out benchmark: ${db.kind}, ${SUBSCRIBERS} subscribers, ${RATE} events/s for ${DURATION_S} s`);
-  console.log(machineLine());
-  const children: ChildProcess[] = [];
-  try {
-    const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
-    children.push(pb.child);
-    const port = pb.msg.port as number;
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  await benchRun(SELF, (kind) => `patchbay event fan-out benchmark: ${kind}, ${SUBSCRIBERS} subscribers, ${RATE} events/s for ${DURATION_S} s`, 32, async ({ patchbay, port, agent, children }) => {
     const project = await requestJson(agent, port, "POST", "/v2/projects", { name: "fanout", auto_close: false });
     const node = await requestJson(agent, port, "POST", `/v2/projects/${project.project_id}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
 
@@ -324,7 +315,7 @@ async function main() {
           if (Date.now() - t0 > 60_000) throw new Error(`only ${open} of ${n} subscribers attached`);
         }
       },
-      publish: (total) => ask(pb.child, { publish: { projectId: project.project_id, nodeId: node.node_id, rate: RATE, total } }, "sent"),
+      publish: (total) => ask(patchbay, { publish: { projectId: project.project_id, nodeId: node.node_id, rate: RATE, total } }, "sent"),
     });
     agent.destroy();
 
@@ -343,10 +334,7 @@ async function main() {
       },
       publish: (total) => ask(bare.child, { publish: { node, rate: RATE, total } }, "sent"),
     });
-  } finally {
-    await stopChildren(children);
-    await db.drop();
-  }
+  });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {

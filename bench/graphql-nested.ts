@@ -17,10 +17,7 @@ import type { ChildProcess } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  ask, BARE_ROLE, buildProject, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, PATCHBAY_ROLE, printTable, request,
-  requestJson, serveBare, servePatchbay, startBare, startChild, stopChildren, WARMUP_S, type Req, type Result,
-} from "./harness.js";
+import { ask, BARE_ROLE, benchRun, buildProject, check, CONCURRENCY, DURATION_S, measure, PATCHBAY_ROLE, printTable, request, requestJson, serveBare, servePatchbay, startBare, WARMUP_S, type Req, type Result } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const SIZES = (process.env.BENCH_SIZES ?? "50,1000").split(",").map(Number);
@@ -108,15 +105,7 @@ async function coldReads(child: ChildProcess, agent: http.Agent, port: number, p
 }
 
 async function main() {
-  const db = await freshDatabase();
-  console.log(`patchbay nested GraphQL reads: ${db.kind}, ${COLD_READS} cold reads each, ${CONCURRENCY} keep-alive connections, ${WARMUP_S} s warm-up + ${DURATION_S} s for warm reads`);
-  console.log(machineLine());
-  const children: ChildProcess[] = [];
-  try {
-    const pb = await startChild(SELF, [PATCHBAY_ROLE, db.url, db.dataDir]);
-    children.push(pb.child);
-    const port = pb.msg.port as number;
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  await benchRun(SELF, (kind) => `patchbay nested GraphQL reads: ${kind}, ${COLD_READS} cold reads each, ${CONCURRENCY} keep-alive connections, ${WARMUP_S} s warm-up + ${DURATION_S} s for warm reads`, 8, async ({ patchbay, port, agent, children }) => {
     const cold: Cold[] = [];
     const results: Result[] = [];
     const bareOf = new Map<Result, Result>();
@@ -125,7 +114,7 @@ async function main() {
       const nodes = await requestJson(agent, port, "GET", `/v2/projects/${id}/nodes`);
       check(nodes.length === size, `${size} nodes built`);
       const pc = nodes.find((n: { node_type: string }) => n.node_type === "vpcs").node_id as string;
-      for (const [name, query] of READS) cold.push(await coldReads(pb.child, agent, port, id, pc, `${name}, ${size} nodes`, query));
+      for (const [name, query] of READS) cold.push(await coldReads(patchbay, agent, port, id, pc, `${name}, ${size} nodes`, query));
 
       const [name, query] = Object.entries(NESTED_READS)[0];
       const req: Req = { method: "POST", path: "/graphql", body: JSON.stringify({ query, variables: { id } }) };
@@ -149,10 +138,7 @@ async function main() {
     console.log("|---|---:|---:|---:|---:|---|");
     for (const c of cold) console.log(`| ${c.name} | ${c.p50.toFixed(0)} | ${c.max.toFixed(0)} | ${c.health.toFixed(0)} | ${c.statements} | ${c.outcome} |`);
     if (results.length) printTable(results, (r) => bareOf.get(r) ?? r);
-  } finally {
-    await stopChildren(children);
-    await db.drop();
-  }
+  });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {

@@ -193,6 +193,38 @@ export async function freshDatabase(): Promise<{ url: string; dataDir: string; d
 }
 
 
+/** What a benchmark run works with: Patchbay in a child process, a keep-alive agent, and the children to stop. */
+export interface BenchRun {
+  patchbay: ChildProcess;
+  port: number;
+  agent: http.Agent;
+  children: ChildProcess[];
+}
+
+/**
+ * One benchmark run: a fresh database, the title (given the database kind) and the machine line printed, Patchbay
+ * started from `script` in a child process; every child is stopped and the database dropped however `run` ends.
+ */
+export async function benchRun(script: string, title: (kind: string) => string, maxSockets: number, run: (b: BenchRun) => Promise<void>): Promise<void> {
+  const db = await freshDatabase();
+  console.log(title(db.kind));
+  console.log(machineLine());
+  const children: ChildProcess[] = [];
+  try {
+    const pb = await startChild(script, [PATCHBAY_ROLE, db.url, db.dataDir]);
+    children.push(pb.child);
+    const agent = new http.Agent({ keepAlive: true, maxSockets });
+    try {
+      await run({ patchbay: pb.child, port: pb.msg.port as number, agent, children });
+    } finally {
+      agent.destroy();
+    }
+  } finally {
+    await stopChildren(children);
+    await db.drop();
+  }
+}
+
 /**
  * A project of `n` nodes: switches of 8 ports, each with 7 vpcs nodes and an uplink to the previous switch. With
  * `count: "pcs"`, `n` counts the vpcs nodes only (the switches come on top).

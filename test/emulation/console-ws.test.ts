@@ -4,7 +4,7 @@ import { createClient, type Client } from "graphql-ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
-import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
+import { COMPUTE_HOST, computeInstance, twoHosts } from "../support/computes.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { pause, waitFor } from "../support/wait.js";
@@ -380,10 +380,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("console WebSocket 
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    ctl = await startTestServer({ host: CONTROLLER_HOST, corsOrigins: [LISTED] });
-    compute = await computeInstance();
-    cmp = await compute.start();
-    await registerCompute(ctl, "hostb", cmp.port);
+    ({ ctl, cmp, compute } = await twoHosts({ corsOrigins: [LISTED] }));
     projectId = (await call(ctl.url, "POST", "/v2/projects", { name: "vpcs-consoles" })).body.project_id;
     P = `/v2/projects/${projectId}`;
     for (const [name, computeId] of [["PC1", "local"], ["PC2", "hostb"]]) {

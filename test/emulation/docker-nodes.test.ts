@@ -7,7 +7,7 @@ import { findOwnedPids } from "../../src/emulation/runtime/processes.js";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
-import { COMPUTE_HOST, computeInstance, registerCompute } from "../support/computes.js";
+import { COMPUTE_HOST, twoHosts } from "../support/computes.js";
 import { consoleAnswers, icmpEchoes } from "../support/lab.js";
 import { call, gql, nodesOf, spawnCliServer, startTestServer, type TestServer } from "../support/server.js";
 import { dockerdAnswers, toolAvailable } from "../support/tools.js";
@@ -328,11 +328,8 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
 
 describe.skipIf(!ready)("docker nodes on a remote compute (controller → compute API)", () => {
   it("the controller lists the compute's images, and creates, starts and deletes a container there", async () => {
-    const ctl = await startTestServer();
-    const compute = await computeInstance();
-    const cmp = await compute.start();
+    const { ctl, cmp, compute } = await twoHosts();
     try {
-      await registerCompute(ctl, "hostb", cmp.port);
       expect((await call(ctl.url, "GET", "/v2/computes/hostb/docker/images")).body).toContainEqual({ image: IMAGE });
       const p = await call(ctl.url, "POST", "/v2/projects", { name: "remote-docker" });
       const P = `/v2/projects/${p.body.project_id}`;

@@ -11,8 +11,8 @@ import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
 import { icmpEchoes } from "../support/lab.js";
 import { step } from "../support/steps.js";
 import { waitFor } from "../support/wait.js";
-import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
-import { call, gql, graphqlWsClient, nodesOf, startTestServer, type TestServer } from "../support/server.js";
+import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, twoHosts } from "../support/computes.js";
+import { call, gql, graphqlWsClient, nodesOf, type TestServer } from "../support/server.js";
 import { localNodeTypes, toolAvailable } from "../support/tools.js";
 
 /**
@@ -31,10 +31,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
   const events: { action: string; event: any }[] = [];
 
   beforeAll(async () => {
-    ctl = await startTestServer({ host: CONTROLLER_HOST });
-    compute = await computeInstance();
-    cmp = await compute.start();
-    await registerCompute(ctl, "hostb", cmp.port);
+    ({ ctl, cmp, compute } = await twoHosts());
     const p = await call(ctl.url, "POST", "/v2/projects", { name: `multi-${randomUUID().slice(0, 8)}` });
     expect(p.status).toBe(201);
     projectId = p.body.project_id;
@@ -206,10 +203,7 @@ describe("compute mode, the compute node API and forwarding (no vpcs needed)", (
   const C = `/v2/compute/projects/${projectId}`;
 
   beforeAll(async () => {
-    ctl = await startTestServer({ host: CONTROLLER_HOST });
-    compute = await computeInstance();
-    cmp = await compute.start();
-    await registerCompute(ctl, "hostb", cmp.port);
+    ({ ctl, cmp, compute } = await twoHosts());
     expect((await call(cmp.url, "POST", "/v2/compute/projects", { name: "lab", project_id: projectId })).status).toBe(201);
   }, 30_000);
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
+import { computeInstance, twoHosts } from "../support/computes.js";
 import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 
@@ -215,10 +215,7 @@ describe("qemu images on a remote compute, through the controller", () => {
   let compute: Awaited<ReturnType<typeof computeInstance>>;
 
   beforeAll(async () => {
-    ctl = await startTestServer({ host: CONTROLLER_HOST, uploadLimit: "1mb" });
-    compute = await computeInstance({ uploadLimit: "512kb" });
-    cmp = await compute.start();
-    await registerCompute(ctl, "hostb", cmp.port);
+    ({ ctl, cmp, compute } = await twoHosts({ uploadLimit: "1mb" }, { uploadLimit: "512kb" }));
   });
   afterAll(async () => {
     await ctl?.close();

@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import { parsePcap } from "../../src/emulation/runtime/pcap.js";
 import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { findVpcs } from "../../src/emulation/runtime/vpcs.js";
-import { COMPUTE_HOST, CONTROLLER_HOST, computeInstance, registerCompute } from "../support/computes.js";
+import { COMPUTE_HOST, computeInstance, twoHosts } from "../support/computes.js";
 import { icmpEchoes } from "../support/lab.js";
 import { GuestConsole, guestProperties, processesMentioning, qemuInstalled, received, testGuest } from "../support/qemu-guest.js";
 import { call, freshDatabaseUrl, portWindow, spawnCliServer, type TestServer, startTestServer } from "../support/server.js";
@@ -218,10 +218,8 @@ describe.skipIf(!tools)("QEMU lab across hosts: VM2 on a second instance in comp
 
   beforeAll(async () => {
     const guest = testGuest();
-    const ctl = await startTestServer({ host: CONTROLLER_HOST });
-    compute = await computeInstance();
-    cmp = await compute.start();
-    await registerCompute(ctl, "hostb", cmp.port);
+    let ctl: TestServer;
+    ({ ctl, cmp, compute } = await twoHosts());
     lab = await buildLab(ctl, "hostb", guest);
   }, 120_000);
 

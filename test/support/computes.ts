@@ -28,3 +28,20 @@ export async function registerCompute(ctl: TestServer, computeId: string, port: 
   expect(r.status).toBe(201);
   await waitFor(async () => (await call(ctl.url, "GET", `/v2/computes/${computeId}`)).body.connected === true, 10_000);
 }
+
+/**
+ * The usual two-host setup: a controller on 127.0.0.1 and a compute instance on 127.0.0.2 registered as `hostb`.
+ * `close` stops both and removes the compute's database.
+ */
+export async function twoHosts(controller: Partial<Config> = {}, computeOverrides: Partial<Config> = {}) {
+  const ctl = await startTestServer({ host: CONTROLLER_HOST, ...controller });
+  const compute = await computeInstance(computeOverrides);
+  const cmp = await compute.start();
+  await registerCompute(ctl, "hostb", cmp.port);
+  const close = async () => {
+    await ctl.close();
+    await cmp.close();
+    await compute.drop();
+  };
+  return { ctl, cmp, compute, close };
+}
