@@ -37,7 +37,24 @@ export const builder = new SchemaBuilder<{
     maxConnectionSize: MAX_PAGE_SIZE,
     defaultConnectionSize: DEFAULT_PAGE_SIZE,
   },
-  relay: { clientMutationId: "omit", cursorType: "String" },
+  relay: {
+    clientMutationId: "omit",
+    cursorType: "String",
+    // The paging vocabulary, described once for every connection (generated types take their descriptions
+    // from the field they answer: describe-generated.ts).
+    firstArgOptions: { description: `At most this many elements from the start of the list (after \`after\`), up to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither \`first\` nor \`last\` is given` },
+    afterArgOptions: { description: "Only the elements after this cursor (a page's `pageInfo.endCursor`)" },
+    lastArgOptions: { description: `At most this many elements from the end of the list (before \`before\`), up to ${MAX_PAGE_SIZE}` },
+    beforeArgOptions: { description: "Only the elements before this cursor (a page's `pageInfo.startCursor`)" },
+    pageInfoTypeOptions: { description: "Where a page sits in its list, and the cursors to ask for the next or previous one" },
+    hasNextPageFieldOptions: { description: "More elements follow this page: ask again with `after: endCursor`" },
+    hasPreviousPageFieldOptions: { description: "More elements precede this page: ask again with `before: startCursor`" },
+    startCursorFieldOptions: { description: "The cursor of the page's first element (null on an empty page)" },
+    endCursorFieldOptions: { description: "The cursor of the page's last element (null on an empty page)" },
+    edgesFieldOptions: { description: "The page's elements, in the list's order, each with its cursor" },
+    pageInfoFieldOptions: { description: "Whether more pages follow or precede, and the cursors to ask for them" },
+    cursorFieldOptions: { description: "An opaque position in the list: pass it as `after` or `before` to page from here" },
+  },
 });
 
 builder.queryType({});
