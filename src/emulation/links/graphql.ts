@@ -11,12 +11,13 @@ import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 export const LinkRef = builder.prismaObject("Link", {
   description: "A cable between two node ports (one end while it is being drawn)",
   fields: (t) => ({
-    id: t.exposeID("id"),
-    projectId: t.exposeID("projectId"),
-    linkType: t.field({ type: LinkTypeEnum, resolve: (l) => l.linkType as "ethernet" | "serial" }),
+    id: t.exposeID("id", { description: "The link's id (a UUID)" }),
+    projectId: t.exposeID("projectId", { description: "The id of the link's project" }),
+    linkType: t.field({ type: LinkTypeEnum, description: "The kind of wire: Ethernet or serial", resolve: (l) => l.linkType as "ethernet" | "serial" }),
     // Planned with the link (one statement per level for a whole list). A link that was not (an event's, a
     // mutation's answer) answers with the endpoints it carries, else one batched read for all such links.
     endpoints: t.relation("endpoints", {
+      description: "The link's ends (two once it is connected): the node ports it joins",
       query: { orderBy: { position: "asc" } },
       resolve: (query, link, _a, ctx) =>
         "endpoints" in link && Array.isArray(link.endpoints)
@@ -24,12 +25,12 @@ export const LinkRef = builder.prismaObject("Link", {
           : batchLoad(ctx, "Link.endpoints", query, link.id, (ids) => ctx.db.linkEndpoint.findMany({ ...query, where: { linkId: { in: ids } } }), (e) => e.linkId),
     }),
     filters: t.field({ type: "JSON", description: "Active packet filters, e.g. {delay: [10, 2]}", resolve: (l) => JSON.parse(l.filtersJson) }),
-    linkStyle: t.field({ type: "JSON", resolve: (l) => JSON.parse(l.linkStyleJson) }),
-    suspend: t.exposeBoolean("suspend"),
-    capturing: t.exposeBoolean("capturing"),
-    captureFileName: t.exposeString("captureFileName", { nullable: true }),
-    captureFilePath: t.exposeString("captureFilePath", { nullable: true }),
-    captureComputeId: t.exposeString("captureComputeId", { nullable: true }),
+    linkStyle: t.field({ type: "JSON", description: "How the wire is drawn: {color, width in pixels, type (dash pattern)}", resolve: (l) => JSON.parse(l.linkStyleJson) }),
+    suspend: t.exposeBoolean("suspend", { description: "Whether the link is suspended: the cable stays drawn but carries no traffic" }),
+    capturing: t.exposeBoolean("capturing", { description: "Whether the link's packets are being captured to a file" }),
+    captureFileName: t.exposeString("captureFileName", { nullable: true, description: "The capture file's name (.pcap), while capturing" }),
+    captureFilePath: t.exposeString("captureFilePath", { nullable: true, description: "The capture file's path on the compute, while capturing" }),
+    captureComputeId: t.exposeString("captureComputeId", { nullable: true, description: "The compute that writes the capture, while capturing" }),
   }),
 });
 
@@ -37,6 +38,7 @@ builder.prismaObject("LinkEndpoint", {
   description: "One end of a link: a node port and the label drawn next to it",
   fields: (t) => ({
     node: t.relation("node", {
+      description: "The node this end is plugged into",
       // Unplanned (an event's endpoint carries its node as it was): one batched read by node id.
       resolve: async (query, e, _a, ctx) => {
         if ("node" in e && e.node) return e.node as never;
@@ -45,9 +47,9 @@ builder.prismaObject("LinkEndpoint", {
         return node;
       },
     }),
-    adapterNumber: t.exposeInt("adapterNumber"),
-    portNumber: t.exposeInt("portNumber"),
-    label: t.field({ type: "JSON", resolve: (e) => JSON.parse(e.labelJson) }),
+    adapterNumber: t.exposeInt("adapterNumber", { description: "The node's adapter this end is plugged into, from 0" }),
+    portNumber: t.exposeInt("portNumber", { description: "The port on that adapter, from 0" }),
+    label: t.field({ type: "JSON", description: "The text drawn next to this end: {text, style, x, y, rotation}, x and y in pixels", resolve: (e) => JSON.parse(e.labelJson) }),
   }),
 });
 
@@ -61,29 +63,32 @@ builder.prismaObjectFields("Project", (t) => ({
 }));
 
 const LinkEndInput = builder.inputType("LinkEndInput", {
+  description: "One end of a link: the node port it plugs into",
   fields: (t) => ({
-    nodeId: t.id({ required: true }),
-    adapterNumber: t.int({ required: true }),
-    portNumber: t.int({ required: true }),
+    nodeId: t.id({ required: true, description: "The node's id" }),
+    adapterNumber: t.int({ required: true, description: "The node's adapter, from 0 (see EmulatedNode.ports)" }),
+    portNumber: t.int({ required: true, description: "The port on that adapter, from 0" }),
     label: t.field({ type: "JSON", description: "Defaults to {text: '<adapter>/<port>', style: ...}" }),
   }),
 });
 
 const linkSettings = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  filters: t.field({ type: "JSON", description: "frequency_drop, packet_loss, delay, corrupt, bpf; a first value of 0 or '' disables one" }),
-  linkStyle: t.field({ type: "JSON", description: "{color, width, type}" }),
-  suspend: t.boolean(),
+  filters: t.field({ type: "JSON", description: "Packet filters by name (frequency_drop, packet_loss in %, delay in ms, corrupt in %, bpf), e.g. {delay: [10, 2]}; a first value of 0 or '' disables one" }),
+  linkStyle: t.field({ type: "JSON", description: "How the wire is drawn: {color, width in pixels, type (dash pattern)}" }),
+  suspend: t.boolean({ description: "Suspends the link (no traffic) or resumes it" }),
 });
 
 const CreateLinkInput = builder.inputType("CreateLinkInput", {
+  description: "A new cable: its project and the ports it joins",
   fields: (t) => ({
-    projectId: t.id({ required: true }),
+    projectId: t.id({ required: true, description: "The project's id (an opened project)" }),
     id: t.id({ description: "A UUID chosen by the client; a new one when absent" }),
-    ends: t.field({ type: [LinkEndInput], required: true }),
+    ends: t.field({ type: [LinkEndInput], required: true, description: "The ports the link joins (two; one while it is being drawn)" }),
     ...linkSettings(t),
   }),
 });
 const UpdateLinkInput = builder.inputType("UpdateLinkInput", {
+  description: "Changes to a link: only the fields given change (its ends cannot be moved)",
   fields: (t) => ({ endLabels: t.field({ type: [LinkEndInput], description: "Only the labels are used" }), ...linkSettings(t) }),
 });
 
@@ -102,21 +107,22 @@ type FilterSpec = (typeof AVAILABLE_FILTERS)[number];
 type FilterParameter = FilterSpec["parameters"][number] & { minimum?: number; maximum?: number; unit?: string };
 
 const LinkFilterParameter = builder.objectRef<FilterParameter>("LinkFilterParameter").implement({
+  description: "One value a packet filter takes (its position in the filter's list is its order here)",
   fields: (t) => ({
-    name: t.exposeString("name"),
+    name: t.exposeString("name", { description: "What the value sets, for a person to read" }),
     type: t.exposeString("type", { description: "int or text" }),
-    minimum: t.exposeInt("minimum", { nullable: true }),
-    maximum: t.exposeInt("maximum", { nullable: true }),
-    unit: t.exposeString("unit", { nullable: true }),
+    minimum: t.exposeInt("minimum", { nullable: true, description: "The smallest value accepted (int only)" }),
+    maximum: t.exposeInt("maximum", { nullable: true, description: "The largest value accepted (int only)" }),
+    unit: t.exposeString("unit", { nullable: true, description: "The value's unit (ms, %…), if it has one" }),
   }),
 });
 const LinkFilterSpec = builder.objectRef<FilterSpec>("LinkFilterSpec").implement({
   description: "A packet filter a link can apply; its values go under `type` in the link's filters",
   fields: (t) => ({
-    type: t.exposeString("type"),
-    name: t.exposeString("name"),
-    description: t.exposeString("description"),
-    parameters: t.field({ type: [LinkFilterParameter], resolve: (f) => f.parameters as readonly FilterParameter[] }),
+    type: t.exposeString("type", { description: "The filter's key in a link's filters (delay, packet_loss …)" }),
+    name: t.exposeString("name", { description: "The filter's name, for a person to read" }),
+    description: t.exposeString("description", { description: "What the filter does to the link's packets" }),
+    parameters: t.field({ type: [LinkFilterParameter], description: "The values the filter takes, in order", resolve: (f) => f.parameters as readonly FilterParameter[] }),
   }),
 });
 
@@ -148,8 +154,9 @@ builder.prismaObjectField("Node", "links", (t) =>
 builder.queryField("link", (t) =>
   t.prismaField({
     type: "Link",
+    description: "One link of an opened project",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }), id: t.arg.id({ required: true, description: "The link's id" }) },
     resolve: async (query, _r, args, ctx) => {
       await getOpenedProject(ctx, String(args.projectId));
       const link = await ctx.db.link.findFirst({ ...usableQuery(query), where: { id: String(args.id), projectId: String(args.projectId) } });
@@ -164,21 +171,27 @@ builder.mutationFields((t) => ({
     type: "Link",
     description: "Connects up to two ports; link.created is announced once both ends are attached",
     errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: CreateLinkInput, required: true }) },
+    args: { input: t.arg({ type: CreateLinkInput, required: true, description: "The new link" }) },
     resolve: (_q, _r, { input }, ctx) =>
       createLink(ctx, String(input.projectId), { ...toChanges(input), nodes: toEnds(input.ends), linkId: input.id == null ? undefined : String(input.id) }),
   }),
   updateLink: t.prismaField({
     type: "Link",
+    description: "Changes a link's filters, style, suspension or end labels; the changed link",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLinkInput, required: true }) },
+    args: {
+      projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }),
+      id: t.arg.id({ required: true, description: "The link's id" }),
+      input: t.arg({ type: UpdateLinkInput, required: true, description: "The changes" }),
+    },
     resolve: (_q, _r, { projectId, id, input }, ctx) =>
       updateLink(ctx, String(projectId), String(id), { ...toChanges(input), nodes: toEnds(input.endLabels) }),
   }),
   deleteLink: t.field({
     type: "ID",
+    description: "Unplugs and removes a link; returns the deleted link's id",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }), id: t.arg.id({ required: true, description: "The link's id" }) },
     resolve: async (_r, { projectId, id }, ctx) => {
       await deleteLink(ctx, String(projectId), String(id));
       return String(id);

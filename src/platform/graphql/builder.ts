@@ -57,11 +57,12 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({ description: "Reads: network-emulation labs (projects, nodes, links, templates, computes) and storage quotas (SVMs, volumes, qtrees, quota rules and reports)" });
+builder.mutationType({ description: "Changes: build and run labs, and manage storage volumes, qtrees and quota rules; each answers the changed thing or a typed error" });
+builder.subscriptionType({ description: "Live streams: a project's changes, a node's console, a link's packets, quota changes" });
 
 builder.scalarType("DateTime", {
+  description: "A point in time, as an ISO 8601 string in UTC (2026-01-31T12:00:00.000Z)",
   serialize: (d) => d.toISOString(),
   parseValue: (v) => {
     const d = typeof v === "string" ? new Date(v) : new Date(NaN);
@@ -102,10 +103,11 @@ builder.scalarType("JSON", {
 
 /** Every typed error result implements this interface. */
 export const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
+  description: "Why an operation did not do what was asked: every typed error result has these fields",
   fields: (t) => ({
-    message: t.exposeString("message"),
-    code: t.string({ nullable: true, resolve: (e) => e.detail.code ?? null }),
-    target: t.string({ nullable: true, resolve: (e) => e.detail.target ?? null }),
+    message: t.exposeString("message", { description: "What went wrong, for a person to read" }),
+    code: t.string({ nullable: true, description: "A stable code for programs to branch on (storage: the ONTAP error number), when there is one", resolve: (e) => e.detail.code ?? null }),
+    target: t.string({ nullable: true, description: "The input field or argument at fault, when there is one", resolve: (e) => e.detail.target ?? null }),
   }),
 });
 
