@@ -1,5 +1,5 @@
 import "../projects/graphql.js"; // the Project type this file extends
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
 import { NotFoundError } from "../../platform/core/errors.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
@@ -16,13 +16,6 @@ import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES } from "../node-model/vocabula
 const eventProjectDir = (n: object): string | undefined => ((n as { [EVENT_PROJECT_DIR]?: string })[EVENT_PROJECT_DIR]);
 /** Where an event's node keeps the project directory the event carries. */
 export const EVENT_PROJECT_DIR = Symbol("projectDir");
-
-/**
- * GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it, each
- * value with what it means to the user.
- */
-export const enumValues = <T extends string>(values: readonly T[], descriptions: Record<T, string>) =>
-  Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v, description: descriptions[v] }])) as Record<string, { value: T; description: string }>;
 
 export const NodeTypeEnum = builder.enumType("NodeType", {
   description: "What kind of device a node emulates, and so which emulator runs it",

@@ -1,5 +1,5 @@
-import { builder } from "../../platform/graphql/builder.js";
-import { enumValues } from "./graphql.js"; // and the EmulatedNode type this file extends
+import { builder, enumValues } from "../../platform/graphql/builder.js";
+import "./graphql.js"; // the EmulatedNode type this file extends
 import { nodeProperties } from "../node-model/serialize.js";
 import { cloudPorts, type CloudPort } from "../runtime/drivers/cloud.js";
 import { hostInterfaces, type HostInterface } from "../runtime/host-interfaces.js";

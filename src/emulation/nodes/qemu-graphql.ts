@@ -1,5 +1,5 @@
-import { builder } from "../../platform/graphql/builder.js";
-import { enumValues } from "./graphql.js"; // and the EmulatedNode type this file extends
+import { builder, enumValues } from "../../platform/graphql/builder.js";
+import "./graphql.js"; // the EmulatedNode type this file extends
 import { QEMU_DISKS, QEMU_ON_CLOSE, readQemuProperties, type QemuDisk, type QemuProperties } from "../node-model/qemu-properties.js";
 import { nodeProperties } from "../node-model/serialize.js";
 

@@ -101,6 +101,13 @@ builder.scalarType("JSON", {
   },
 });
 
+/**
+ * GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it, each
+ * value with what it means to the user.
+ */
+export const enumValues = <T extends string>(values: readonly T[], descriptions: Record<T, string>) =>
+  Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v, description: descriptions[v] }])) as Record<string, { value: T; description: string }>;
+
 /** Every typed error result implements this interface. */
 export const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
   description: "Why an operation did not do what was asked: every typed error result has these fields",
