@@ -34,6 +34,11 @@ const SETTING_DOCS = {
   drawingGridSize: "Spacing of the drawing grid, in pixels",
   showInterfaceLabels: "Draw port names at link ends",
 } as const;
+const BOOLEAN_SETTINGS = ["autoStart", "autoOpen", "autoClose", "showLayers", "snapToGrid", "showGrid", "showInterfaceLabels"] as const;
+const INT_SETTINGS = ["sceneHeight", "sceneWidth", "zoom", "gridSize", "drawingGridSize"] as const;
+/** One field per setting, made by `make` with the setting's description. */
+const perSetting = <K extends string, R>(keys: readonly K[], make: (key: K, options: { description: string }) => R) =>
+  Object.fromEntries(keys.map((k) => [k, make(k, { description: SETTING_DOCS[k as keyof typeof SETTING_DOCS] })])) as Record<K, R>;
 
 interface Supplier {
   logo: string;
@@ -74,18 +79,8 @@ export const ProjectRef = builder.prismaObject("Project", {
       nullable: true,
       description: "The instance of this deployment that runs the project's nodes, switches and links while it is open (PATCHBAY_INSTANCE_ID); null when none does yet",
     }),
-    autoStart: t.exposeBoolean("autoStart", { description: SETTING_DOCS.autoStart }),
-    autoOpen: t.exposeBoolean("autoOpen", { description: SETTING_DOCS.autoOpen }),
-    autoClose: t.exposeBoolean("autoClose", { description: SETTING_DOCS.autoClose }),
-    sceneHeight: t.exposeInt("sceneHeight", { description: SETTING_DOCS.sceneHeight }),
-    sceneWidth: t.exposeInt("sceneWidth", { description: SETTING_DOCS.sceneWidth }),
-    zoom: t.exposeInt("zoom", { description: SETTING_DOCS.zoom }),
-    showLayers: t.exposeBoolean("showLayers", { description: SETTING_DOCS.showLayers }),
-    snapToGrid: t.exposeBoolean("snapToGrid", { description: SETTING_DOCS.snapToGrid }),
-    showGrid: t.exposeBoolean("showGrid", { description: SETTING_DOCS.showGrid }),
-    gridSize: t.exposeInt("gridSize", { description: SETTING_DOCS.gridSize }),
-    drawingGridSize: t.exposeInt("drawingGridSize", { description: SETTING_DOCS.drawingGridSize }),
-    showInterfaceLabels: t.exposeBoolean("showInterfaceLabels", { description: SETTING_DOCS.showInterfaceLabels }),
+    ...perSetting(BOOLEAN_SETTINGS, (k, o) => t.exposeBoolean(k, o)),
+    ...perSetting(INT_SETTINGS, (k, o) => t.exposeInt(k, o)),
     supplier: t.field({
       type: SupplierType,
       nullable: true,
@@ -121,18 +116,8 @@ const VariableInput = builder.inputType("ProjectVariableInput", {
 
 /** The settings fields shared by create and update inputs. */
 const settingsFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  autoStart: t.boolean({ description: SETTING_DOCS.autoStart }),
-  autoOpen: t.boolean({ description: SETTING_DOCS.autoOpen }),
-  autoClose: t.boolean({ description: SETTING_DOCS.autoClose }),
-  sceneHeight: t.int({ description: SETTING_DOCS.sceneHeight }),
-  sceneWidth: t.int({ description: SETTING_DOCS.sceneWidth }),
-  zoom: t.int({ description: SETTING_DOCS.zoom }),
-  showLayers: t.boolean({ description: SETTING_DOCS.showLayers }),
-  snapToGrid: t.boolean({ description: SETTING_DOCS.snapToGrid }),
-  showGrid: t.boolean({ description: SETTING_DOCS.showGrid }),
-  gridSize: t.int({ description: SETTING_DOCS.gridSize }),
-  drawingGridSize: t.int({ description: SETTING_DOCS.drawingGridSize }),
-  showInterfaceLabels: t.boolean({ description: SETTING_DOCS.showInterfaceLabels }),
+  ...perSetting(BOOLEAN_SETTINGS, (_k, o) => t.boolean(o)),
+  ...perSetting(INT_SETTINGS, (_k, o) => t.int(o)),
   supplier: t.field({ type: SupplierInput, description: "null clears it" }),
   variables: t.field({ type: [VariableInput], description: "null clears them" }),
 });
