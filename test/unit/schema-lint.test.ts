@@ -10,6 +10,7 @@ import {
   isObjectType,
   isUnionType,
   type GraphQLNamedType,
+  type GraphQLType,
   type GraphQLArgument,
   type GraphQLInputField,
 } from "graphql";
@@ -122,6 +123,31 @@ describe("schema lint (issue 22)", () => {
       ...(isObjectType(t) || isInterfaceType(t) || isInputObjectType(t) ? Object.values(t.getFields()).map((f) => f.description ?? "") : []),
     ]);
     expect(descriptions.filter((d) => quoting.test(d))).toEqual([]);
+  });
+
+  it("one enum per vocabulary: no two enums hold the same values, and a field named after an enum is that enum", () => {
+    const enums = types.filter(isEnumType);
+    const byValues = new Map<string, string[]>();
+    for (const e of enums) {
+      const key = e.getValues().map((v) => v.name).sort().join(",");
+      byValues.set(key, [...(byValues.get(key) ?? []), e.name]);
+    }
+    expect([...byValues.values()].filter((names) => names.length > 1)).toEqual([]);
+
+    const enumNamed = new Map(enums.map((e) => [e.name[0].toLowerCase() + e.name.slice(1), e.name]));
+    const bad: string[] = [];
+    const check = (where: string, name: string, type: GraphQLType) => {
+      const expected = enumNamed.get(name) ?? enumNamed.get(name.replace(/s$/, ""));
+      if (expected && getNamedType(type).name !== expected) bad.push(`${where}: ${String(type)}, not ${expected}`);
+    };
+    for (const t of types) {
+      if (!(isObjectType(t) || isInterfaceType(t) || isInputObjectType(t))) continue;
+      for (const f of Object.values(t.getFields())) {
+        check(`${t.name}.${f.name}`, f.name, f.type);
+        if ("args" in f) for (const a of f.args) check(`${t.name}.${f.name}(${a.name})`, a.name, a.type);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 
   it("every collection of objects is a connection, unless it is bounded by nature (listed, with why)", () => {
