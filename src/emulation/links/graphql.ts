@@ -1,12 +1,22 @@
 import "../nodes/graphql.js"; // EmulatedNode and the enums
 import { batchLoad } from "../../platform/graphql/batch-load.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
-import { LinkTypeEnum } from "../nodes/graphql.js";
+import { LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { createLink, deleteLink, updateLink } from "./operations.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES } from "./filters.js";
 import { NotFoundError } from "../../platform/core/errors.js";
 import type { LinkChanges, LinkEndpointInput } from "./schema.js";
+
+type StoredStyle = { color?: unknown; width?: unknown; type?: unknown };
+const LinkStyleRef = builder.objectRef<StoredStyle>("LinkStyle").implement({
+  description: "How a link's wire is drawn; a field without a value is drawn the GUI's default way",
+  fields: (t) => ({
+    color: t.string({ nullable: true, description: "The wire's colour (CSS, e.g. #ff0000)", resolve: (s) => (typeof s.color === "string" ? s.color : null) }),
+    width: t.int({ nullable: true, description: "The wire's width, in pixels", resolve: (s) => (typeof s.width === "number" ? Math.round(s.width) : null) }),
+    type: t.int({ nullable: true, description: "The dash pattern: 1 solid, 2 dashed, 3 dotted, 4 dash-dot, 5 dash-dot-dot (Qt pen styles)", resolve: (s) => (typeof s.type === "number" ? Math.round(s.type) : null) }),
+  }),
+});
 
 export const LinkRef = builder.prismaObject("Link", {
   description: "A cable between two node ports (one end while it is being drawn)",
@@ -25,7 +35,7 @@ export const LinkRef = builder.prismaObject("Link", {
           : batchLoad(ctx, "Link.endpoints", query, link.id, (ids) => ctx.db.linkEndpoint.findMany({ ...query, where: { linkId: { in: ids } } }), (e) => e.linkId),
     }),
     filters: t.field({ type: "JSON", description: "Active packet filters, e.g. {delay: [10, 2]}", resolve: (l) => JSON.parse(l.filtersJson) }),
-    linkStyle: t.field({ type: "JSON", description: "How the wire is drawn: {color, width in pixels, type (dash pattern)}", resolve: (l) => JSON.parse(l.linkStyleJson) }),
+    linkStyle: t.field({ type: LinkStyleRef, description: "How the wire is drawn", resolve: (l) => JSON.parse(l.linkStyleJson) as StoredStyle }),
     suspend: t.exposeBoolean("suspend", { description: "Whether the link is suspended: the cable stays drawn but carries no traffic" }),
     capturing: t.exposeBoolean("capturing", { description: "Whether the link's packets are being captured to a file" }),
     captureFileName: t.exposeString("captureFileName", { nullable: true, description: "The capture file's name (.pcap), while capturing" }),
@@ -49,7 +59,7 @@ builder.prismaObject("LinkEndpoint", {
     }),
     adapterNumber: t.exposeInt("adapterNumber", { description: "The node's adapter this end is plugged into, from 0" }),
     portNumber: t.exposeInt("portNumber", { description: "The port on that adapter, from 0" }),
-    label: t.field({ type: "JSON", description: "The text drawn next to this end: {text, style, x, y, rotation}, x and y in pixels", resolve: (e) => JSON.parse(e.labelJson) }),
+    label: t.field({ type: LabelRef, description: "The text drawn next to this end (the port's name, by default)", resolve: (e) => JSON.parse(e.labelJson) as Record<string, unknown> }),
   }),
 });
 

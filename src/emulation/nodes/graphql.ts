@@ -75,6 +75,22 @@ const NodePortType = builder.objectRef<NodePort>("NodePort").implement({
   }),
 });
 
+/** A stored label's number as a whole number of pixels or degrees (an imported topology may hold anything). */
+const whole = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? Math.round(v) : null);
+type StoredLabel = Record<string, unknown>;
+
+/** A name drawn on the canvas: a node's name, or the text at a link's end. */
+export const LabelRef = builder.objectRef<StoredLabel>("Label").implement({
+  description: "Text drawn on the canvas next to a node or at a link's end, and how",
+  fields: (t) => ({
+    text: t.string({ nullable: true, description: "The text drawn (a node's label is always its name)", resolve: (l) => (typeof l.text === "string" ? l.text : null) }),
+    style: t.string({ nullable: true, description: "SVG text style (font-family, font-size, fill …)", resolve: (l) => (typeof l.style === "string" ? l.style : null) }),
+    x: t.int({ nullable: true, description: "Offset from the node's left edge, in pixels (null: centred)", resolve: (l) => whole(l.x) }),
+    y: t.int({ nullable: true, description: "Offset from the node's top edge, in pixels", resolve: (l) => whole(l.y) }),
+    rotation: t.int({ nullable: true, description: "Rotation in degrees (-359 to 360)", resolve: (l) => whole(l.rotation) }),
+  }),
+});
+
 const NodeLabelInput = builder.inputType("NodeLabelInput", {
   description: "Where the node name is drawn; the text is always the node name",
   fields: (t) => ({
@@ -114,7 +130,7 @@ export const NodeRef = builder.prismaObject("Node", {
       },
     }),
     properties: t.field({ type: "JSON", description: "Emulator-specific settings", resolve: (n) => nodeProperties(n) }),
-    label: t.field({ type: "JSON", description: "How the node's name is drawn: {text, style, x, y, rotation}, x and y in pixels from the node's corner", resolve: (n) => ({ ...JSON.parse(n.labelJson), text: n.name }) }),
+    label: t.field({ type: LabelRef, description: "Where and how the node's name is drawn", resolve: (n) => ({ ...(JSON.parse(n.labelJson) as StoredLabel), text: n.name }) }),
     symbol: t.exposeString("symbol", { nullable: true, description: "The icon drawn for the node (a built-in symbol such as :/symbols/router.svg, or an uploaded one)" }),
     width: t.exposeInt("width", { description: "The symbol's width on the canvas, in pixels" }),
     height: t.exposeInt("height", { description: "The symbol's height on the canvas, in pixels" }),

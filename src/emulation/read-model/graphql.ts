@@ -42,6 +42,8 @@ export const CACHEABLE_FIELDS = new Set([
     "captureFilePath", "captureComputeId",
   ].map((f) => `Link.${f}`),
   ...["node", "adapterNumber", "portNumber", "label"].map((f) => `LinkEndpoint.${f}`),
+  ...["text", "style", "x", "y", "rotation"].map((f) => `Label.${f}`),
+  ...["color", "width", "type"].map((f) => `LinkStyle.${f}`),
   ...["id", "projectId", "x", "y", "z", "locked", "rotation", "svg", "shape"].map((f) => `Drawing.${f}`),
 ]);
 

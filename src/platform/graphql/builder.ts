@@ -87,7 +87,7 @@ builder.scalarType("BigInt", {
 });
 
 builder.scalarType("JSON", {
-  description: "A free-form JSON value (emulator properties, labels, styles)",
+  description: "A free-form JSON value, where the shape depends on something else (emulator properties by node type, packet filters, GNS3 payloads)",
   serialize: (v) => v,
   // Literals reach parseValue too (graphql-js converts them first): one check for prototype keys and depth.
   parseValue: (v) => {
