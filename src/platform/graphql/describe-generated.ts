@@ -14,8 +14,8 @@ export function describeGenerated(schema: GraphQLSchema): GraphQLSchema {
   return schema;
 }
 
-/** The first sentence of a description, without its final period, for a wrapper to quote. */
-const gist = (text: string | null | undefined, fallback: string) => (text ? text.split(/(?<=\.)\s|\n/)[0].replace(/\.$/, "") : fallback);
+/** The first sentence of a description (up to a period before a capital: "e.g. x" goes on), for a wrapper to quote. */
+const gist = (text: string | null | undefined, fallback: string) => (text ? text.split(/(?<=\.)\s+(?=[A-Z])|\n/)[0].replace(/\.$/, "") : fallback);
 
 function describeAnswer(coordinate: string, field: GraphQLField<unknown, unknown>) {
   const named = getNamedType(field.type);
