@@ -107,7 +107,7 @@ describe("emulation: GraphQL topology", () => {
     const create = (ends: object[], extra: object = {}) =>
       gql(
         s.url,
-        `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id linkType filters endpoints { node { name } adapterNumber portNumber label { text } } } } ${ERR} } }`,
+        `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id linkType filters { delay { latencyMs jitterMs } corruptPercent } endpoints { node { name } adapterNumber portNumber label { text } } } } ${ERR} } }`,
         { i: { projectId: pid, ends, ...extra } },
       );
     const made = await create(
@@ -118,7 +118,7 @@ describe("emulation: GraphQL topology", () => {
       { filters: { delay: [10, 2], corrupt: [0] } },
     );
     const link = made.data.createLink.data;
-    expect(link).toMatchObject({ linkType: "ETHERNET", filters: { delay: [10, 2] } });
+    expect(link).toMatchObject({ linkType: "ETHERNET", filters: { delay: { latencyMs: 10, jitterMs: 2 }, corruptPercent: null } }); // corrupt [0]: off
     expect(link.endpoints.map((e: any) => [e.node.name, e.portNumber, e.label.text])).toEqual([
       ["PC1", 0, "0/0"],
       ["SW1", 0, "0/0"],

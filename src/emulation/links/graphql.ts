@@ -18,6 +18,39 @@ const LinkStyleRef = builder.objectRef<StoredStyle>("LinkStyle").implement({
   }),
 });
 
+/** A link's active filters as stored: the filter's name → its values, in its parameters' order (filters.ts). */
+type StoredFilters = Partial<Record<string, (number | string)[]>>;
+const intAt = (f: StoredFilters, type: string, i = 0) => {
+  const v = f[type]?.[i];
+  return typeof v === "number" ? v : null;
+};
+const LinkDelayRef = builder.objectRef<{ latencyMs: number; jitterMs: number | null }>("LinkDelay").implement({
+  description: "Packets held back before they go on",
+  fields: (t) => ({
+    latencyMs: t.exposeInt("latencyMs", { description: "The delay, in milliseconds" }),
+    jitterMs: t.exposeInt("jitterMs", { nullable: true, description: "A random variation of the delay, in milliseconds (+/-)" }),
+  }),
+});
+const LinkFiltersRef = builder.objectRef<StoredFilters>("LinkFilters").implement({
+  description: "The packet filters active on a link, each null while it is off (set through the `filters` input: {delay: [10, 2]} …)",
+  fields: (t) => ({
+    frequencyDrop: t.int({ nullable: true, description: "Drops every Nth packet (N above 0), or every packet (-1)", resolve: (f) => intAt(f, "frequency_drop") }),
+    packetLossPercent: t.int({ nullable: true, description: "The chance a packet is lost, in percent", resolve: (f) => intAt(f, "packet_loss") }),
+    delay: t.field({
+      type: LinkDelayRef,
+      nullable: true,
+      description: "Packets held back",
+      resolve: (f) => (intAt(f, "delay") === null ? null : { latencyMs: intAt(f, "delay")!, jitterMs: intAt(f, "delay", 1) }),
+    }),
+    corruptPercent: t.int({ nullable: true, description: "The chance a packet is corrupted, in percent", resolve: (f) => intAt(f, "corrupt") }),
+    bpf: t.string({
+      nullable: true,
+      description: "Berkeley Packet Filter expressions, one a line: a packet matching any of them is dropped",
+      resolve: (f) => (typeof f.bpf?.[0] === "string" ? f.bpf[0] : null),
+    }),
+  }),
+});
+
 export const LinkRef = builder.prismaObject("Link", {
   description: "A cable between two node ports (one end while it is being drawn)",
   fields: (t) => ({
@@ -34,7 +67,7 @@ export const LinkRef = builder.prismaObject("Link", {
           ? link.endpoints
           : batchLoad(ctx, "Link.endpoints", query, link.id, (ids) => ctx.db.linkEndpoint.findMany({ ...query, where: { linkId: { in: ids } } }), (e) => e.linkId),
     }),
-    filters: t.field({ type: "JSON", description: "Active packet filters, e.g. {delay: [10, 2]}", resolve: (l) => JSON.parse(l.filtersJson) }),
+    filters: t.field({ type: LinkFiltersRef, description: "The packet filters the link applies: loss, delay, corruption, drops", resolve: (l) => JSON.parse(l.filtersJson) as StoredFilters }),
     linkStyle: t.field({ type: LinkStyleRef, description: "How the wire is drawn", resolve: (l) => JSON.parse(l.linkStyleJson) as StoredStyle }),
     suspend: t.exposeBoolean("suspend", { description: "Whether the link is suspended: the cable stays drawn but carries no traffic" }),
     capturing: t.exposeBoolean("capturing", { description: "Whether the link's packets are being captured to a file" }),

@@ -44,6 +44,8 @@ export const CACHEABLE_FIELDS = new Set([
   ...["node", "adapterNumber", "portNumber", "label"].map((f) => `LinkEndpoint.${f}`),
   ...["text", "style", "x", "y", "rotation"].map((f) => `Label.${f}`),
   ...["color", "width", "type"].map((f) => `LinkStyle.${f}`),
+  ...["frequencyDrop", "packetLossPercent", "delay", "corruptPercent", "bpf"].map((f) => `LinkFilters.${f}`),
+  ...["latencyMs", "jitterMs"].map((f) => `LinkDelay.${f}`),
   ...["id", "projectId", "x", "y", "z", "locked", "rotation", "svg", "shape"].map((f) => `Drawing.${f}`),
 ]);
 
