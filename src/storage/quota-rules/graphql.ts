@@ -237,7 +237,7 @@ const OrderDirection = builder.enumType("OrderDirection", {
 });
 const QuotaRuleOrderField = builder.enumType("QuotaRuleOrderField", {
   description: "The rule fields quota rules can be sorted by (named as in the ONTAP API: space.hard_limit …)",
-  values: Object.fromEntries([...RULE_SORTABLE].map((f) => [f.replace(/\./g, "_").toUpperCase(), { value: f, description: `By the rule's ${f.replace(/[._]/g, " ")}` }])),
+  values: Object.fromEntries([...RULE_SORTABLE].map((f) => [f.replace(/\./g, "_").toUpperCase(), { value: f, description: `By the rule's ${f.replace(/[._]/g, " ")} (\`${f}\`)` }])),
 });
 const QuotaRuleOrder = builder.inputType("QuotaRuleOrder", {
   description: "One sort key of a list of quota rules",
