@@ -172,12 +172,13 @@ async function startLocked(
   app.use(computeModeGuard(config)); // a compute serves only the compute API (and the operator's pages above)
   mountApiDocs(app, features.flatMap((f) => f.api?.(ctx) ?? []), () => routeTable(app), VERSION);
   const graphql = graphqlOnFirstUse("/graphql", async () => {
-    const [{ graphqlSchema }, { createGraphQL }, plugins] = await Promise.all([
+    const [{ graphqlSchema }, { createGraphQL }, { GRAPHIQL_EXAMPLES }, plugins] = await Promise.all([
       import("./schema.js"),
       import("./platform/graphql/yoga.js"),
+      import("./graphiql-examples.js"),
       Promise.all(features.map((f) => f.graphqlPlugins?.(ctx) ?? [])),
     ]);
-    return createGraphQL(graphqlSchema(), ctx, plugins.flat());
+    return createGraphQL(graphqlSchema(), ctx, plugins.flat(), GRAPHIQL_EXAMPLES);
   });
   app.use(graphql.path, ...graphqlBodyLimit(config.bodyLimit), graphql.http);
   for (const f of features) f.mount(app, ctx);

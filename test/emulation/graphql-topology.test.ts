@@ -5,7 +5,7 @@ import { busSubscribed, call, gql, graphqlWsClient, startTestServer, type TestSe
 import { waitFor } from "../support/wait.js";
 import { makeProject } from "./nodes-support.js";
 
-const NODE = `fragment N on EmulatedNode { id name nodeType status console consoleType label ports { name shortName adapterNumber portNumber linkType } }`;
+const NODE = `fragment N on EmulatedNode { id name nodeType status console consoleType label { text x y } ports { name shortName adapterNumber portNumber linkType } }`;
 const ERR = `... on Error { __typename message }`;
 
 /** Collects the items of one graphql-ws subscription. */
@@ -107,7 +107,7 @@ describe("emulation: GraphQL topology", () => {
     const create = (ends: object[], extra: object = {}) =>
       gql(
         s.url,
-        `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id linkType filters endpoints { node { name } adapterNumber portNumber label } } } ${ERR} } }`,
+        `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id linkType filters { delay { latencyMs jitterMs } corruptPercent } endpoints { node { name } adapterNumber portNumber label { text } } } } ${ERR} } }`,
         { i: { projectId: pid, ends, ...extra } },
       );
     const made = await create(
@@ -118,7 +118,7 @@ describe("emulation: GraphQL topology", () => {
       { filters: { delay: [10, 2], corrupt: [0] } },
     );
     const link = made.data.createLink.data;
-    expect(link).toMatchObject({ linkType: "ETHERNET", filters: { delay: [10, 2] } });
+    expect(link).toMatchObject({ linkType: "ETHERNET", filters: { delay: { latencyMs: 10, jitterMs: 2 }, corruptPercent: null } }); // corrupt [0]: off
     expect(link.endpoints.map((e: any) => [e.node.name, e.portNumber, e.label.text])).toEqual([
       ["PC1", 0, "0/0"],
       ["SW1", 0, "0/0"],
@@ -132,10 +132,10 @@ describe("emulation: GraphQL topology", () => {
     expect(badFilter.data.createLink.__typename).toBe("InvalidInputError");
     const upd = await gql(
       s.url,
-      `mutation($p: ID!, $id: ID!) { updateLink(projectId: $p, id: $id, input: { suspend: true, linkStyle: { color: "#f00" } }) { ... on MutationUpdateLinkSuccess { data { suspend linkStyle } } } }`,
+      `mutation($p: ID!, $id: ID!) { updateLink(projectId: $p, id: $id, input: { suspend: true, linkStyle: { color: "#f00" } }) { ... on MutationUpdateLinkSuccess { data { suspend linkStyle { color width } } } } }`,
       { p: pid, id: link.id },
     );
-    expect(upd.data.updateLink.data).toEqual({ suspend: true, linkStyle: { color: "#f00" } });
+    expect(upd.data.updateLink.data).toEqual({ suspend: true, linkStyle: { color: "#f00", width: null } });
     const q = await gql(s.url, `query($p: ID!, $id: ID!) { link(projectId: $p, id: $id) { ... on QueryLinkSuccess { data { id suspend } } } }`, { p: pid, id: link.id });
     expect(q.data.link.data).toEqual({ id: link.id, suspend: true });
   });

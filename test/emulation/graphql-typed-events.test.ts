@@ -11,7 +11,7 @@ import { waitFor } from "../support/wait.js";
 const PROJECT_EVENTS = `subscription($p: ID!) { projectEvents(projectId: $p) { ... on SubscriptionProjectEventsSuccess { data {
   __typename cursor action
   ... on NodeEvent { kind changed node { id name status x nodeDirectory ports { shortName } } }
-  ... on LinkEvent { kind link { id suspend filters } }
+  ... on LinkEvent { kind link { id suspend filters { packetLossPercent } } }
   ... on DrawingEvent { kind changed drawing { id x } }
 } } } }`;
 const CONTROLLER_EVENTS = `subscription { controllerEvents { ... on SubscriptionControllerEventsSuccess { data {

@@ -79,7 +79,7 @@ describe("runtime REST without vpcs processes", () => {
       `mutation($p: ID!, $n: ID!) { stopNode(projectId: $p, id: $n) { ... on MutationStopNodeSuccess { data { nodeId status nodeType } } } }`,
       { p: pid, n: q.body.node_id },
     );
-    expect(stop.data.stopNode.data).toEqual({ nodeId: q.body.node_id, status: "STOPPED", nodeType: "iou" });
+    expect(stop.data.stopNode.data).toEqual({ nodeId: q.body.node_id, status: "STOPPED", nodeType: "IOU" });
     await call(s.url, "DELETE", `${P}/nodes/${q.body.node_id}`);
   });
 

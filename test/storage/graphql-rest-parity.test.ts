@@ -167,7 +167,8 @@ describe("quota rule ordering: REST's order_by, the same order", () => {
 
   it("offers exactly REST's order_by fields, and bounds the number of keys", async () => {
     const type = await gql(s.url, `{ __type(name: "QuotaRuleOrderField") { enumValues { name description } } }`);
-    const restFields = type.data.__type.enumValues.map((v: any) => v.description.replace("REST order_by=", ""));
+    // Each value's description ends with the ONTAP field it sorts by: "By the rule's space hard limit (`space.hard_limit`)".
+    const restFields = type.data.__type.enumValues.map((v: any) => /\(`([^`]+)`\)$/.exec(v.description)?.[1]);
     for (const f of restFields) expect((await rest(`/api/storage/quota/rules?order_by=${f}&max_records=1`)).status, f).toBe(200);
     expect(restFields).toHaveLength(14);
     const tooMany = await gql(s.url, RULES, { o: Array.from({ length: 15 }, () => ({ field: "UUID" })) });

@@ -1,5 +1,6 @@
 import {
   buildSchema,
+  isEnumType,
   getNamedType,
   getNullableType,
   isCompositeType,
@@ -9,6 +10,7 @@ import {
   isObjectType,
   isUnionType,
   type GraphQLNamedType,
+  type GraphQLType,
   type GraphQLArgument,
   type GraphQLInputField,
 } from "graphql";
@@ -17,8 +19,7 @@ import { printedSchema } from "../../src/schema.js";
 
 /**
  * Issue 22's schema lint, over the printed schema (what clients see, schema.graphql): rules a reviewer would
- * otherwise have to remember. Not (yet) a rule: "every type and field has a description" — most of the schema's
- * types and fields have none today (issue 22 point 6); add the rule when they do.
+ * otherwise have to remember.
  */
 const schema = buildSchema(printedSchema());
 const types = Object.values(schema.getTypeMap()).filter((t) => !t.name.startsWith("__"));
@@ -67,6 +68,33 @@ function identifierViolations(): string[] {
   return bad;
 }
 
+/** GraphQL's own scalars: described by the specification, not by this schema. */
+const BUILT_IN_SCALARS = new Set(["String", "Int", "Float", "Boolean", "ID"]);
+
+/**
+ * Every type, field, argument and enum value a client can explore, without a description. Types plugins generate
+ * (result unions, success objects, connections, edges, PageInfo) are included: they are described from the field
+ * they answer (platform/graphql/describe-generated.ts) or by the relay plugin's options (builder.ts).
+ */
+function undescribed(): string[] {
+  const bad: string[] = [];
+  const check = (where: string, description: string | null | undefined) => {
+    if (!description?.trim()) bad.push(where);
+  };
+  for (const t of types) {
+    if (BUILT_IN_SCALARS.has(t.name)) continue;
+    check(t.name, t.description);
+    if (isObjectType(t) || isInterfaceType(t) || isInputObjectType(t)) {
+      for (const f of Object.values(t.getFields())) {
+        check(`${t.name}.${f.name}`, f.description);
+        if ("args" in f) for (const a of f.args) check(`${t.name}.${f.name}(${a.name})`, a.description);
+      }
+    }
+    if (isEnumType(t)) for (const v of t.getValues()) check(`${t.name}.${v.name}`, v.description);
+  }
+  return bad;
+}
+
 function collectionViolations(): string[] {
   const bad: string[] = [];
   for (const t of types) {
@@ -82,6 +110,44 @@ function collectionViolations(): string[] {
 describe("schema lint (issue 22)", () => {
   it("every identifier argument and input field is an ID (no `nodeId: String!`)", () => {
     expect(identifierViolations()).toEqual([]);
+  });
+
+  it("every type, field, argument and enum value has a description", () => {
+    expect(undescribed()).toEqual([]);
+  });
+
+  it("no description explains itself by a REST route: it says what the thing is (a compute pass-through names its path)", () => {
+    const quoting = /\b(GET|POST|PUT|PATCH|DELETE) \/(v2|api)\//;
+    const descriptions = types.flatMap((t) => [
+      t.description ?? "",
+      ...(isObjectType(t) || isInterfaceType(t) || isInputObjectType(t) ? Object.values(t.getFields()).map((f) => f.description ?? "") : []),
+    ]);
+    expect(descriptions.filter((d) => quoting.test(d))).toEqual([]);
+  });
+
+  it("one enum per vocabulary: no two enums hold the same values, and a field named after an enum is that enum", () => {
+    const enums = types.filter(isEnumType);
+    const byValues = new Map<string, string[]>();
+    for (const e of enums) {
+      const key = e.getValues().map((v) => v.name).sort().join(",");
+      byValues.set(key, [...(byValues.get(key) ?? []), e.name]);
+    }
+    expect([...byValues.values()].filter((names) => names.length > 1)).toEqual([]);
+
+    const enumNamed = new Map(enums.map((e) => [e.name[0].toLowerCase() + e.name.slice(1), e.name]));
+    const bad: string[] = [];
+    const check = (where: string, name: string, type: GraphQLType) => {
+      const expected = enumNamed.get(name) ?? enumNamed.get(name.replace(/s$/, ""));
+      if (expected && getNamedType(type).name !== expected) bad.push(`${where}: ${String(type)}, not ${expected}`);
+    };
+    for (const t of types) {
+      if (!(isObjectType(t) || isInterfaceType(t) || isInputObjectType(t))) continue;
+      for (const f of Object.values(t.getFields())) {
+        check(`${t.name}.${f.name}`, f.name, f.type);
+        if ("args" in f) for (const a of f.args) check(`${t.name}.${f.name}(${a.name})`, a.name, a.type);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 
   it("every collection of objects is a connection, unless it is bounded by nature (listed, with why)", () => {

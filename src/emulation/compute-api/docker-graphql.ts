@@ -5,7 +5,7 @@ import { dockerImages } from "./docker-images.js";
 /** `GET /v2/computes/{compute_id}/docker/images` over GraphQL: the images a docker node or template can use. */
 const DockerImageRef = builder.objectRef<{ image: string }>("DockerImage").implement({
   description: "A container image of a compute's dockerd (a repository tag, e.g. busybox:latest)",
-  fields: (t) => ({ image: t.exposeString("image") }),
+  fields: (t) => ({ image: t.exposeString("image", { description: "The image's repository and tag, as a docker node's `image` names it" }) }),
 });
 
 builder.queryField("dockerImages", (t) =>
@@ -14,7 +14,7 @@ builder.queryField("dockerImages", (t) =>
       type: DockerImageRef,
       description: "The docker images of a compute, sorted (ConflictError when its dockerd does not answer)",
       errors: { types: DOMAIN_ERRORS },
-      args: { computeId: t.arg.id({ required: true }) },
+      args: { computeId: t.arg.id({ required: true, description: "The compute whose dockerd to ask" }) },
       resolve: async (_r, args, ctx) => arrayPage(args, await dockerImages(ctx, args.computeId)),
     },
     arrayConnectionOptions,

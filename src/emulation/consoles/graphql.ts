@@ -115,11 +115,11 @@ builder.subscriptionField("nodeConsole", (t) =>
     type: NodeConsoleOutput,
     errors: { types: DOMAIN_ERRORS },
     description:
-      "A node's telnet console: a connection of its own, as a client of `GET /v2/projects/{p}/nodes/{n}/console/ws` gets (relayed " +
+      "A node's telnet console: a connection of its own, as a terminal opened on the console would have (relayed " +
       "from its compute when the node runs on another). Ends when the console closes (the node stopped) or the client leaves. " +
       "ConflictError when the console type is not telnet, the node is not started or its console does not answer; NotFoundError " +
       "for an unknown project or node. Input: `sendNodeConsoleInput` with the `session` of the first item, over the same connection.",
-    args: { projectId: t.arg.id({ required: true }), nodeId: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project" }), nodeId: t.arg.id({ required: true, description: "The node whose console to open" }) },
     subscribe: async (_r, args, ctx) => {
       const projectId = String(args.projectId);
       const nodeId = String(args.nodeId);
@@ -149,7 +149,7 @@ builder.mutationField("sendNodeConsoleInput", (t) =>
       "on this server (it ended, or its subscription runs on another instance); ConflictError when the console has not " +
       "taken the input already sent.",
     args: {
-      session: t.arg.id({ required: true }),
+      session: t.arg.id({ required: true, description: "The console session, from the first item of `nodeConsole`" }),
       text: t.arg.string({ description: "e.g. \"show ip\\n\"" }),
       data: t.arg.string({ description: "Base64 of the bytes to send as they are (telnet commands, control keys)" }),
     },

@@ -14,8 +14,8 @@ export const DownloadUrlRef = builder.objectRef<SignedUrl>("DownloadUrl").implem
   description:
     "A short-lived URL that downloads one thing with a GET, without other credentials: relative to this server's address, valid until expiresAt and only for its own path and query",
   fields: (t) => ({
-    url: t.exposeString("url"),
-    expiresAt: t.expose("expiresAt", { type: "DateTime" }),
+    url: t.exposeString("url", { description: "The URL to GET, relative to this server's address (it carries its own signature)" }),
+    expiresAt: t.expose("expiresAt", { type: "DateTime", description: "When the URL stops working" }),
   }),
 });
 
@@ -42,8 +42,9 @@ export const uploadedFile = (ctx: AppContext, file: File) => uploadBytes(file, p
 
 /** What a file write answers: the path written and its size. */
 export const WrittenFileRef = builder.objectRef<{ path: string; size: number }>("WrittenFile").implement({
+  description: "A file that was written: where, and how large",
   fields: (t) => ({
-    path: t.exposeString("path"),
+    path: t.exposeString("path", { description: "The file's path, as given" }),
     size: t.field({ type: "BigInt", description: "Bytes written", resolve: (f) => f.size }),
   }),
 });

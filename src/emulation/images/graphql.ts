@@ -12,22 +12,26 @@ import type { ImageEmulator, ImageEntry } from "./store.js";
  */
 const ImageTypeEnum = builder.enumType("ImageType", {
   description: "The emulator an image is for (its directory of the image store)",
-  values: { QEMU: { value: "qemu" }, DYNAMIPS: { value: "dynamips" }, IOU: { value: "iou" } } as const,
+  values: {
+    QEMU: { value: "qemu", description: "Disk, CD-ROM, kernel and BIOS images of QEMU VMs" },
+    DYNAMIPS: { value: "dynamips", description: "Cisco IOS images for Dynamips routers" },
+    IOU: { value: "iou", description: "Cisco IOS on UNIX binaries" },
+  } as const,
 });
 
 /** An image as listed, with where it is (for its download URL). */
 type ListedImage = ImageEntry & { computeId: string; emulator: ImageEmulator };
 
 const EmulatorImageRef = builder.objectRef<ListedImage>("EmulatorImage").implement({
-  description: "An image file of a compute's image store (GNS3: filename, path, md5sum, filesize)",
+  description: "An image file of a compute's image store: a disk or OS image nodes boot from",
   fields: (t) => ({
-    filename: t.exposeString("filename"),
+    filename: t.exposeString("filename", { description: "The file's name" }),
     path: t.exposeString("path", { description: "The name node properties use (relative to the emulator's image directory)" }),
-    md5sum: t.exposeString("md5sum"),
-    filesize: t.field({ type: "BigInt", resolve: (i) => BigInt(i.filesize) }),
+    md5sum: t.exposeString("md5sum", { description: "The MD5 checksum of the file (to check a copy, or an appliance's expected image)" }),
+    filesize: t.field({ type: "BigInt", description: "The file's size, in bytes", resolve: (i) => BigInt(i.filesize) }),
     downloadUrl: t.field({
       type: DownloadUrlRef,
-      description: "Downloads the image (GET /v2/computes/{compute_id}/{emulator}/images/{filename}; the local compute's only)",
+      description: "A short-lived URL to download the image file (the local compute's images only)",
       args: { validFor: validForArg(t.arg) },
       resolve: (i, args, ctx) => downloadUrl(ctx, `/v2/computes/${encodeURIComponent(i.computeId)}/${i.emulator}/images/${encodeFilePath(i.path)}`, args.validFor),
     }),
@@ -48,9 +52,12 @@ builder.queryField("images", (t) =>
   t.connection(
     {
       type: EmulatorImageRef,
-      description: "The images of a compute, sorted by filename (GET /v2/computes/{compute_id}/{emulator}/images)",
+      description: "The images of a compute for one emulator, sorted by filename",
       errors: { types: DOMAIN_ERRORS },
-      args: { computeId: t.arg.id({ required: true, defaultValue: "local" }), type: t.arg({ type: ImageTypeEnum, required: true }) },
+      args: {
+        computeId: t.arg.id({ required: true, defaultValue: "local", description: "The compute whose image store to list" }),
+        type: t.arg({ type: ImageTypeEnum, required: true, description: "The emulator whose images to list" }),
+      },
       resolve: async (_r, args, ctx) => {
         const emulator = args.type as ImageEmulator;
         return arrayPage(args, (await computeImageList(ctx, args.computeId, emulator)).map((i) => ({ ...i, computeId: args.computeId, emulator })));
@@ -64,13 +71,13 @@ builder.mutationField("uploadImage", (t) =>
   t.field({
     type: "Boolean",
     description:
-      "Stores an image on a compute under `filename` (a name relative to the image directory; POST /v2/computes/{compute_id}/{emulator}/images/{filename}); an existing image of that name is replaced",
+      "Stores an image in a compute's image store under `filename`, for nodes to boot from; an existing image of that name is replaced",
     errors: { types: DOMAIN_ERRORS },
     args: {
-      computeId: t.arg.id({ required: true, defaultValue: "local" }),
-      type: t.arg({ type: ImageTypeEnum, required: true }),
-      filename: t.arg.string({ required: true }),
-      file: t.arg({ type: "File", required: true }),
+      computeId: t.arg.id({ required: true, defaultValue: "local", description: "The compute to store the image on" }),
+      type: t.arg({ type: ImageTypeEnum, required: true, description: "The emulator the image is for" }),
+      filename: t.arg.string({ required: true, description: "The image's name, relative to the emulator's image directory" }),
+      file: t.arg({ type: "File", required: true, description: "The image, sent as a multipart upload" }),
     },
     resolve: async (_r, args, ctx) => {
       const body = Readable.from(chunks(args.file.stream()));

@@ -7,7 +7,7 @@ builder.prismaObjectField("Link", "pcapUrl", (t) =>
   t.field({
     type: DownloadUrlRef,
     description:
-      "Streams the running capture as pcap from its start, then live until it stops (GET /v2/projects/{project_id}/links/{id}/pcap); ConflictError when the link is not capturing. A stopped capture stays a project file: Project.fileUrl(path: \"project-files/captures/<captureFileName>\")",
+      "A short-lived URL that streams the running capture as a pcap file (for Wireshark) from its start, then live until it stops; ConflictError when the link is not capturing. A stopped capture stays a project file: Project.fileUrl(path: \"project-files/captures/<captureFileName>\")",
     errors: { types: DOMAIN_ERRORS },
     args: { validFor: validForArg(t.arg) },
     resolve: async (l, args, ctx) => {

@@ -1,35 +1,79 @@
 import "../nodes/graphql.js"; // EmulatedNode and the enums
 import { batchLoad } from "../../platform/graphql/batch-load.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
-import { LinkTypeEnum } from "../nodes/graphql.js";
+import { LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { createLink, deleteLink, updateLink } from "./operations.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES } from "./filters.js";
 import { NotFoundError } from "../../platform/core/errors.js";
 import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 
+type StoredStyle = { color?: unknown; width?: unknown; type?: unknown };
+const LinkStyleRef = builder.objectRef<StoredStyle>("LinkStyle").implement({
+  description: "How a link's wire is drawn; a field without a value is drawn the GUI's default way",
+  fields: (t) => ({
+    color: t.string({ nullable: true, description: "The wire's colour (CSS, e.g. #ff0000)", resolve: (s) => (typeof s.color === "string" ? s.color : null) }),
+    width: t.int({ nullable: true, description: "The wire's width, in pixels", resolve: (s) => (typeof s.width === "number" ? Math.round(s.width) : null) }),
+    type: t.int({ nullable: true, description: "The dash pattern: 1 solid, 2 dashed, 3 dotted, 4 dash-dot, 5 dash-dot-dot (Qt pen styles)", resolve: (s) => (typeof s.type === "number" ? Math.round(s.type) : null) }),
+  }),
+});
+
+/** A link's active filters as stored: the filter's name → its values, in its parameters' order (filters.ts). */
+type StoredFilters = Partial<Record<string, (number | string)[]>>;
+const intAt = (f: StoredFilters, type: string, i = 0) => {
+  const v = f[type]?.[i];
+  return typeof v === "number" ? v : null;
+};
+const LinkDelayRef = builder.objectRef<{ latencyMs: number; jitterMs: number | null }>("LinkDelay").implement({
+  description: "Packets held back before they go on",
+  fields: (t) => ({
+    latencyMs: t.exposeInt("latencyMs", { description: "The delay, in milliseconds" }),
+    jitterMs: t.exposeInt("jitterMs", { nullable: true, description: "A random variation of the delay, in milliseconds (+/-)" }),
+  }),
+});
+const LinkFiltersRef = builder.objectRef<StoredFilters>("LinkFilters").implement({
+  description: "The packet filters active on a link, each null while it is off (set through the `filters` input: {delay: [10, 2]} …)",
+  fields: (t) => ({
+    frequencyDrop: t.int({ nullable: true, description: "Drops every Nth packet (N above 0), or every packet (-1)", resolve: (f) => intAt(f, "frequency_drop") }),
+    packetLossPercent: t.int({ nullable: true, description: "The chance a packet is lost, in percent", resolve: (f) => intAt(f, "packet_loss") }),
+    delay: t.field({
+      type: LinkDelayRef,
+      nullable: true,
+      description: "Packets held back",
+      resolve: (f) => (intAt(f, "delay") === null ? null : { latencyMs: intAt(f, "delay")!, jitterMs: intAt(f, "delay", 1) }),
+    }),
+    corruptPercent: t.int({ nullable: true, description: "The chance a packet is corrupted, in percent", resolve: (f) => intAt(f, "corrupt") }),
+    bpf: t.string({
+      nullable: true,
+      description: "Berkeley Packet Filter expressions, one a line: a packet matching any of them is dropped",
+      resolve: (f) => (typeof f.bpf?.[0] === "string" ? f.bpf[0] : null),
+    }),
+  }),
+});
+
 export const LinkRef = builder.prismaObject("Link", {
   description: "A cable between two node ports (one end while it is being drawn)",
   fields: (t) => ({
-    id: t.exposeID("id"),
-    projectId: t.exposeID("projectId"),
-    linkType: t.field({ type: LinkTypeEnum, resolve: (l) => l.linkType as "ethernet" | "serial" }),
+    id: t.exposeID("id", { description: "The link's id (a UUID)" }),
+    projectId: t.exposeID("projectId", { description: "The id of the link's project" }),
+    linkType: t.field({ type: LinkTypeEnum, description: "The kind of wire: Ethernet or serial", resolve: (l) => l.linkType as "ethernet" | "serial" }),
     // Planned with the link (one statement per level for a whole list). A link that was not (an event's, a
     // mutation's answer) answers with the endpoints it carries, else one batched read for all such links.
     endpoints: t.relation("endpoints", {
+      description: "The link's ends (two once it is connected): the node ports it joins",
       query: { orderBy: { position: "asc" } },
       resolve: (query, link, _a, ctx) =>
         "endpoints" in link && Array.isArray(link.endpoints)
           ? link.endpoints
           : batchLoad(ctx, "Link.endpoints", query, link.id, (ids) => ctx.db.linkEndpoint.findMany({ ...query, where: { linkId: { in: ids } } }), (e) => e.linkId),
     }),
-    filters: t.field({ type: "JSON", description: "Active packet filters, e.g. {delay: [10, 2]}", resolve: (l) => JSON.parse(l.filtersJson) }),
-    linkStyle: t.field({ type: "JSON", resolve: (l) => JSON.parse(l.linkStyleJson) }),
-    suspend: t.exposeBoolean("suspend"),
-    capturing: t.exposeBoolean("capturing"),
-    captureFileName: t.exposeString("captureFileName", { nullable: true }),
-    captureFilePath: t.exposeString("captureFilePath", { nullable: true }),
-    captureComputeId: t.exposeString("captureComputeId", { nullable: true }),
+    filters: t.field({ type: LinkFiltersRef, description: "The packet filters the link applies: loss, delay, corruption, drops", resolve: (l) => JSON.parse(l.filtersJson) as StoredFilters }),
+    linkStyle: t.field({ type: LinkStyleRef, description: "How the wire is drawn", resolve: (l) => JSON.parse(l.linkStyleJson) as StoredStyle }),
+    suspend: t.exposeBoolean("suspend", { description: "Whether the link is suspended: the cable stays drawn but carries no traffic" }),
+    capturing: t.exposeBoolean("capturing", { description: "Whether the link's packets are being captured to a file" }),
+    captureFileName: t.exposeString("captureFileName", { nullable: true, description: "The capture file's name (.pcap), while capturing" }),
+    captureFilePath: t.exposeString("captureFilePath", { nullable: true, description: "The capture file's path on the compute, while capturing" }),
+    captureComputeId: t.exposeString("captureComputeId", { nullable: true, description: "The compute that writes the capture, while capturing" }),
   }),
 });
 
@@ -37,6 +81,7 @@ builder.prismaObject("LinkEndpoint", {
   description: "One end of a link: a node port and the label drawn next to it",
   fields: (t) => ({
     node: t.relation("node", {
+      description: "The node this end is plugged into",
       // Unplanned (an event's endpoint carries its node as it was): one batched read by node id.
       resolve: async (query, e, _a, ctx) => {
         if ("node" in e && e.node) return e.node as never;
@@ -45,9 +90,9 @@ builder.prismaObject("LinkEndpoint", {
         return node;
       },
     }),
-    adapterNumber: t.exposeInt("adapterNumber"),
-    portNumber: t.exposeInt("portNumber"),
-    label: t.field({ type: "JSON", resolve: (e) => JSON.parse(e.labelJson) }),
+    adapterNumber: t.exposeInt("adapterNumber", { description: "The node's adapter this end is plugged into, from 0" }),
+    portNumber: t.exposeInt("portNumber", { description: "The port on that adapter, from 0" }),
+    label: t.field({ type: LabelRef, description: "The text drawn next to this end (the port's name, by default)", resolve: (e) => JSON.parse(e.labelJson) as Record<string, unknown> }),
   }),
 });
 
@@ -61,29 +106,32 @@ builder.prismaObjectFields("Project", (t) => ({
 }));
 
 const LinkEndInput = builder.inputType("LinkEndInput", {
+  description: "One end of a link: the node port it plugs into",
   fields: (t) => ({
-    nodeId: t.id({ required: true }),
-    adapterNumber: t.int({ required: true }),
-    portNumber: t.int({ required: true }),
+    nodeId: t.id({ required: true, description: "The node's id" }),
+    adapterNumber: t.int({ required: true, description: "The node's adapter, from 0 (see EmulatedNode.ports)" }),
+    portNumber: t.int({ required: true, description: "The port on that adapter, from 0" }),
     label: t.field({ type: "JSON", description: "Defaults to {text: '<adapter>/<port>', style: ...}" }),
   }),
 });
 
 const linkSettings = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  filters: t.field({ type: "JSON", description: "frequency_drop, packet_loss, delay, corrupt, bpf; a first value of 0 or '' disables one" }),
-  linkStyle: t.field({ type: "JSON", description: "{color, width, type}" }),
-  suspend: t.boolean(),
+  filters: t.field({ type: "JSON", description: "Packet filters by name (frequency_drop, packet_loss in %, delay in ms, corrupt in %, bpf), e.g. {delay: [10, 2]}; a first value of 0 or '' disables one" }),
+  linkStyle: t.field({ type: "JSON", description: "How the wire is drawn: {color, width in pixels, type (dash pattern)}" }),
+  suspend: t.boolean({ description: "Suspends the link (no traffic) or resumes it" }),
 });
 
 const CreateLinkInput = builder.inputType("CreateLinkInput", {
+  description: "A new cable: its project and the ports it joins",
   fields: (t) => ({
-    projectId: t.id({ required: true }),
+    projectId: t.id({ required: true, description: "The project's id (an opened project)" }),
     id: t.id({ description: "A UUID chosen by the client; a new one when absent" }),
-    ends: t.field({ type: [LinkEndInput], required: true }),
+    ends: t.field({ type: [LinkEndInput], required: true, description: "The ports the link joins (two; one while it is being drawn)" }),
     ...linkSettings(t),
   }),
 });
 const UpdateLinkInput = builder.inputType("UpdateLinkInput", {
+  description: "Changes to a link: only the fields given change (its ends cannot be moved)",
   fields: (t) => ({ endLabels: t.field({ type: [LinkEndInput], description: "Only the labels are used" }), ...linkSettings(t) }),
 });
 
@@ -102,21 +150,22 @@ type FilterSpec = (typeof AVAILABLE_FILTERS)[number];
 type FilterParameter = FilterSpec["parameters"][number] & { minimum?: number; maximum?: number; unit?: string };
 
 const LinkFilterParameter = builder.objectRef<FilterParameter>("LinkFilterParameter").implement({
+  description: "One value a packet filter takes (its position in the filter's list is its order here)",
   fields: (t) => ({
-    name: t.exposeString("name"),
+    name: t.exposeString("name", { description: "What the value sets, for a person to read" }),
     type: t.exposeString("type", { description: "int or text" }),
-    minimum: t.exposeInt("minimum", { nullable: true }),
-    maximum: t.exposeInt("maximum", { nullable: true }),
-    unit: t.exposeString("unit", { nullable: true }),
+    minimum: t.exposeInt("minimum", { nullable: true, description: "The smallest value accepted (int only)" }),
+    maximum: t.exposeInt("maximum", { nullable: true, description: "The largest value accepted (int only)" }),
+    unit: t.exposeString("unit", { nullable: true, description: "The value's unit (ms, %…), if it has one" }),
   }),
 });
 const LinkFilterSpec = builder.objectRef<FilterSpec>("LinkFilterSpec").implement({
   description: "A packet filter a link can apply; its values go under `type` in the link's filters",
   fields: (t) => ({
-    type: t.exposeString("type"),
-    name: t.exposeString("name"),
-    description: t.exposeString("description"),
-    parameters: t.field({ type: [LinkFilterParameter], resolve: (f) => f.parameters as readonly FilterParameter[] }),
+    type: t.exposeString("type", { description: "The filter's key in a link's filters (delay, packet_loss …)" }),
+    name: t.exposeString("name", { description: "The filter's name, for a person to read" }),
+    description: t.exposeString("description", { description: "What the filter does to the link's packets" }),
+    parameters: t.field({ type: [LinkFilterParameter], description: "The values the filter takes, in order", resolve: (f) => f.parameters as readonly FilterParameter[] }),
   }),
 });
 
@@ -148,8 +197,9 @@ builder.prismaObjectField("Node", "links", (t) =>
 builder.queryField("link", (t) =>
   t.prismaField({
     type: "Link",
+    description: "One link of an opened project",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }), id: t.arg.id({ required: true, description: "The link's id" }) },
     resolve: async (query, _r, args, ctx) => {
       await getOpenedProject(ctx, String(args.projectId));
       const link = await ctx.db.link.findFirst({ ...usableQuery(query), where: { id: String(args.id), projectId: String(args.projectId) } });
@@ -164,21 +214,27 @@ builder.mutationFields((t) => ({
     type: "Link",
     description: "Connects up to two ports; link.created is announced once both ends are attached",
     errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: CreateLinkInput, required: true }) },
+    args: { input: t.arg({ type: CreateLinkInput, required: true, description: "The new link" }) },
     resolve: (_q, _r, { input }, ctx) =>
       createLink(ctx, String(input.projectId), { ...toChanges(input), nodes: toEnds(input.ends), linkId: input.id == null ? undefined : String(input.id) }),
   }),
   updateLink: t.prismaField({
     type: "Link",
+    description: "Changes a link's filters, style, suspension or end labels; the changed link",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLinkInput, required: true }) },
+    args: {
+      projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }),
+      id: t.arg.id({ required: true, description: "The link's id" }),
+      input: t.arg({ type: UpdateLinkInput, required: true, description: "The changes" }),
+    },
     resolve: (_q, _r, { projectId, id, input }, ctx) =>
       updateLink(ctx, String(projectId), String(id), { ...toChanges(input), nodes: toEnds(input.endLabels) }),
   }),
   deleteLink: t.field({
     type: "ID",
+    description: "Unplugs and removes a link; returns the deleted link's id",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }), id: t.arg.id({ required: true, description: "The link's id" }) },
     resolve: async (_r, { projectId, id }, ctx) => {
       await deleteLink(ctx, String(projectId), String(id));
       return String(id);

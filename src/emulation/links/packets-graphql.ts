@@ -7,46 +7,55 @@ import { linkCapture } from "./capture.js";
 
 /** `linkPackets`: the decoded frames of a link's running capture, live (packet-feed.ts). */
 const EthernetHeader = builder.objectRef<EthernetSummary>("EthernetHeader").implement({
+  description: "The Ethernet header of a frame",
   fields: (t) => ({
     src: t.exposeString("src", { description: "Source MAC, aa:bb:cc:dd:ee:ff" }),
-    dst: t.exposeString("dst"),
+    dst: t.exposeString("dst", { description: "Destination MAC, aa:bb:cc:dd:ee:ff (ff:ff:ff:ff:ff:ff: broadcast)" }),
     etherType: t.exposeInt("etherType", { description: "After the 802.1Q tag if any: 2048 IPv4, 2054 ARP, 34525 IPv6" }),
     vlan: t.exposeInt("vlan", { nullable: true, description: "802.1Q VLAN id of a tagged frame" }),
   }),
 });
 
 const ArpPacket = builder.objectRef<ArpSummary>("ArpPacket").implement({
+  description: "An ARP message: who has an IPv4 address, and the answer",
   fields: (t) => ({
     operation: t.exposeInt("operation", { description: "1 request, 2 reply" }),
-    senderMac: t.exposeString("senderMac"),
-    senderIp: t.exposeString("senderIp"),
-    targetMac: t.exposeString("targetMac"),
-    targetIp: t.exposeString("targetIp"),
+    senderMac: t.exposeString("senderMac", { description: "The sender's MAC address" }),
+    senderIp: t.exposeString("senderIp", { description: "The sender's IPv4 address" }),
+    targetMac: t.exposeString("targetMac", { description: "The target's MAC address (00:00:00:00:00:00 in a request)" }),
+    targetIp: t.exposeString("targetIp", { description: "The IPv4 address asked about (request) or answered to (reply)" }),
   }),
 });
 
 const Ipv4Header = builder.objectRef<Ipv4Summary>("Ipv4Header").implement({
+  description: "The IPv4 header of a packet",
   fields: (t) => ({
     protocol: t.exposeInt("protocol", { description: "1 ICMP, 6 TCP, 17 UDP, ..." }),
-    src: t.exposeString("src"),
-    dst: t.exposeString("dst"),
-    ttl: t.exposeInt("ttl"),
+    src: t.exposeString("src", { description: "Source IPv4 address" }),
+    dst: t.exposeString("dst", { description: "Destination IPv4 address" }),
+    ttl: t.exposeInt("ttl", { description: "Time to live: routers the packet may still cross" }),
     fragmentOffset: t.exposeInt("fragmentOffset", { description: "In bytes; later fragments have no ICMP/TCP/UDP header" }),
   }),
 });
 
 const IcmpHeader = builder.objectRef<{ type: number; code: number }>("IcmpHeader").implement({
-  fields: (t) => ({ type: t.exposeInt("type", { description: "8 echo request, 0 echo reply, 3 unreachable, ..." }), code: t.exposeInt("code") }),
+  description: "The ICMP header of a packet (ping, unreachable …)",
+  fields: (t) => ({
+    type: t.exposeInt("type", { description: "8 echo request, 0 echo reply, 3 unreachable, ..." }),
+    code: t.exposeInt("code", { description: "The detail of the type (for unreachable: 0 network, 1 host, 3 port …)" }),
+  }),
 });
 
 const UdpHeader = builder.objectRef<PortsSummary>("UdpHeader").implement({
-  fields: (t) => ({ srcPort: t.exposeInt("srcPort"), dstPort: t.exposeInt("dstPort") }),
+  description: "The UDP header of a datagram",
+  fields: (t) => ({ srcPort: t.exposeInt("srcPort", { description: "Source port" }), dstPort: t.exposeInt("dstPort", { description: "Destination port" }) }),
 });
 
 const TcpHeader = builder.objectRef<TcpSummary>("TcpHeader").implement({
+  description: "The TCP header of a segment",
   fields: (t) => ({
-    srcPort: t.exposeInt("srcPort"),
-    dstPort: t.exposeInt("dstPort"),
+    srcPort: t.exposeInt("srcPort", { description: "Source port" }),
+    dstPort: t.exposeInt("dstPort", { description: "Destination port" }),
     flags: t.exposeStringList("flags", { description: "Set flags: FIN SYN RST PSH ACK URG ECE CWR" }),
   }),
 });
@@ -59,15 +68,15 @@ const LinkPacket = builder.objectRef<DeliveredPacket>("LinkPacket").implement({
     dropped: t.exposeInt("dropped", {
       description: "Packets of this capture this subscriber will not receive between the previous one it received (or `after`) and this one",
     }),
-    time: t.field({ type: "DateTime", resolve: (p) => new Date(p.time) }),
+    time: t.field({ type: "DateTime", description: "When the frame was captured", resolve: (p) => new Date(p.time) }),
     capturedLength: t.exposeInt("capturedLength", { description: "Bytes recorded" }),
     length: t.exposeInt("length", { description: "Bytes on the wire" }),
-    ethernet: t.field({ type: EthernetHeader, nullable: true, resolve: (p) => p.ethernet }),
-    arp: t.field({ type: ArpPacket, nullable: true, resolve: (p) => p.arp }),
-    ipv4: t.field({ type: Ipv4Header, nullable: true, resolve: (p) => p.ipv4 }),
-    icmp: t.field({ type: IcmpHeader, nullable: true, resolve: (p) => p.icmp }),
-    tcp: t.field({ type: TcpHeader, nullable: true, resolve: (p) => p.tcp }),
-    udp: t.field({ type: UdpHeader, nullable: true, resolve: (p) => p.udp }),
+    ethernet: t.field({ type: EthernetHeader, nullable: true, description: "The Ethernet header (null on other link types)", resolve: (p) => p.ethernet }),
+    arp: t.field({ type: ArpPacket, nullable: true, description: "The ARP message, if the frame carries one", resolve: (p) => p.arp }),
+    ipv4: t.field({ type: Ipv4Header, nullable: true, description: "The IPv4 header, if the frame carries IPv4", resolve: (p) => p.ipv4 }),
+    icmp: t.field({ type: IcmpHeader, nullable: true, description: "The ICMP header, if the packet is ICMP", resolve: (p) => p.icmp }),
+    tcp: t.field({ type: TcpHeader, nullable: true, description: "The TCP header, if the packet is TCP", resolve: (p) => p.tcp }),
+    udp: t.field({ type: UdpHeader, nullable: true, description: "The UDP header, if the packet is UDP", resolve: (p) => p.udp }),
   }),
 });
 
@@ -79,8 +88,8 @@ builder.subscriptionField("linkPackets", (t) =>
       `The frames crossing a link while its capture runs (ConflictError when none runs); ends when the capture stops. ` +
       `Resumable from the last ${FEED_RING} packets; a subscriber that falls further behind skips the oldest and \`dropped\` counts them.`,
     args: {
-      projectId: t.arg.id({ required: true }),
-      linkId: t.arg.id({ required: true }),
+      projectId: t.arg.id({ required: true, description: "The id of the link's project" }),
+      linkId: t.arg.id({ required: true, description: "The captured link" }),
       after: t.arg.string({ description: "Resume after this cursor (a cursor of an earlier capture: from the oldest packet held)" }),
     },
     subscribe: async (_r, args, ctx) => {

@@ -17,12 +17,12 @@ const DockerSettingsRef = builder.objectRef<DockerProperties>("DockerSettings").
     environment: t.string({ nullable: true, description: "NAME=value lines", resolve: (p) => p.environment }),
     extraHosts: t.string({ nullable: true, description: "host:ip lines, added to /etc/hosts", resolve: (p) => p.extra_hosts }),
     extraVolumes: t.stringList({ description: "Directories kept in the node directory across new containers", resolve: (p) => p.extra_volumes }),
-    consoleResolution: t.string({ resolve: (p) => p.console_resolution }),
-    consoleHttpPort: t.int({ resolve: (p) => p.console_http_port }),
-    consoleHttpPath: t.string({ resolve: (p) => p.console_http_path }),
-    aux: t.int({ nullable: true, resolve: (p) => p.aux }),
+    consoleResolution: t.string({ description: "The screen size of a VNC console, WIDTHxHEIGHT in pixels", resolve: (p) => p.console_resolution }),
+    consoleHttpPort: t.int({ description: "The container's own port its web console listens on (for an http(s) console)", resolve: (p) => p.console_http_port }),
+    consoleHttpPath: t.string({ description: "The path of the container's web console (for an http(s) console)", resolve: (p) => p.console_http_path }),
+    aux: t.int({ nullable: true, description: "The TCP port of the auxiliary (text) console", resolve: (p) => p.aux }),
     containerId: t.string({ nullable: true, description: "The container in the host's dockerd (made with the node)", resolve: (p) => p.container_id }),
-    usage: t.string({ resolve: (p) => p.usage }),
+    usage: t.string({ description: "Free text on how to use the container, shown to lab users", resolve: (p) => p.usage }),
   }),
 });
 

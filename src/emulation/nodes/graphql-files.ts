@@ -7,9 +7,9 @@ import { existingNodeFile, writeNodeFile } from "./files.js";
 builder.prismaObjectField("Node", "fileUrl", (t) =>
   t.field({
     type: DownloadUrlRef,
-    description: "Downloads a file of the node directory (GET /v2/projects/{project_id}/nodes/{id}/files/{path})",
+    description: "A short-lived URL to download a file of the node's directory (its configs, disks, logs) with a plain GET",
     errors: { types: DOMAIN_ERRORS },
-    args: { path: t.arg.string({ required: true }), validFor: validForArg(t.arg) },
+    args: { path: t.arg.string({ required: true, description: "The file's path inside the node directory" }), validFor: validForArg(t.arg) },
     resolve: async (n, args, ctx) => {
       await existingNodeFile(ctx, n.projectId, n.id, args.path); // the route's checks now: a typed error instead of a URL that fails
       return downloadUrl(ctx, `/v2/projects/${n.projectId}/nodes/${n.id}/files/${encodeFilePath(args.path)}`, args.validFor);
@@ -20,13 +20,13 @@ builder.prismaObjectField("Node", "fileUrl", (t) =>
 builder.mutationField("writeNodeFile", (t) =>
   t.field({
     type: WrittenFileRef,
-    description: "Creates or replaces a file of the node directory, with its directories (POST /v2/projects/{project_id}/nodes/{id}/files/{path})",
+    description: "Creates or replaces a file of the node's directory (a startup config, a disk…), making its directories",
     errors: { types: DOMAIN_ERRORS },
     args: {
-      projectId: t.arg.id({ required: true }),
-      nodeId: t.arg.id({ required: true }),
-      path: t.arg.string({ required: true }),
-      file: t.arg({ type: "File", required: true }),
+      projectId: t.arg.id({ required: true, description: "The id of the node's project" }),
+      nodeId: t.arg.id({ required: true, description: "The node's id" }),
+      path: t.arg.string({ required: true, description: "The file's path inside the node directory" }),
+      file: t.arg({ type: "File", required: true, description: "The file's content, sent as a multipart upload" }),
     },
     resolve: async (_r, args, ctx) => {
       const data = await uploadedFile(ctx, args.file);

@@ -1,5 +1,5 @@
 import "../projects/graphql.js"; // the Project type this file extends
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
 import { NotFoundError } from "../../platform/core/errors.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
@@ -17,51 +17,107 @@ const eventProjectDir = (n: object): string | undefined => ((n as { [EVENT_PROJE
 /** Where an event's node keeps the project directory the event carries. */
 export const EVENT_PROJECT_DIR = Symbol("projectDir");
 
-/** GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it. */
-export const enumValues = <T extends string>(values: readonly T[]) =>
-  Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v }])) as Record<string, { value: T }>;
-
-export const NodeTypeEnum = builder.enumType("NodeType", { values: enumValues(NODE_TYPES) });
-const NodeStatusEnum = builder.enumType("NodeStatus", { values: enumValues(NODE_STATUSES) });
-const ConsoleTypeEnum = builder.enumType("ConsoleType", { values: enumValues(CONSOLE_TYPES) });
-export const LinkTypeEnum = builder.enumType("LinkType", { values: enumValues(["ethernet", "serial"] as const) });
+export const NodeTypeEnum = builder.enumType("NodeType", {
+  description: "What kind of device a node emulates, and so which emulator runs it",
+  values: enumValues(NODE_TYPES, {
+    cloud: "A bridge to this host's network interfaces (or UDP tunnels): the lab's way out to real networks",
+    nat: "A NAT gateway to this host's network: nodes behind it reach outside addresses, not the other way round",
+    ethernet_hub: "A built-in Ethernet hub: every frame goes to every other port",
+    ethernet_switch: "A built-in Ethernet switch with access, dot1q and QinQ ports",
+    frame_relay_switch: "A built-in Frame Relay switch that maps DLCIs between serial ports",
+    atm_switch: "A built-in ATM switch that maps VPI/VCI pairs between ports",
+    docker: "A Docker container, its interfaces eth0…N-1",
+    dynamips: "A Cisco router emulated by Dynamips (not run by this server)",
+    vpcs: "A Virtual PC Simulator: a lightweight host with ping, traceroute and DHCP",
+    traceng: "A TraceNG host, a Windows tracing tool (not run by this server)",
+    virtualbox: "A VirtualBox virtual machine (not run by this server)",
+    vmware: "A VMware virtual machine (not run by this server)",
+    iou: "A Cisco IOS on UNIX image (not run by this server)",
+    qemu: "A QEMU virtual machine booted from disk images",
+  }),
+});
+export const NodeStatusEnum = builder.enumType("NodeStatus", {
+  description: "Whether a node's emulator is running",
+  values: enumValues(NODE_STATUSES, {
+    stopped: "Not running: consoles closed, no traffic through its ports",
+    started: "Running: consoles open and its links forward traffic",
+    suspended: "Paused with its state in memory; resuming continues where it stopped",
+  }),
+});
+export const ConsoleTypeEnum = builder.enumType("ConsoleType", {
+  description: "The protocol a node's console is served over",
+  values: enumValues(CONSOLE_TYPES, {
+    vnc: "A VNC graphical console",
+    telnet: "A text console (serial line) over telnet",
+    http: "A web interface over HTTP",
+    https: "A web interface over HTTPS",
+    spice: "A SPICE graphical console",
+    "spice+agent": "A SPICE graphical console with the guest agent (clipboard, resolution)",
+    none: "No console",
+  }),
+});
+export const LinkTypeEnum = builder.enumType("LinkType", {
+  description: "The kind of wire a port takes",
+  values: enumValues(["ethernet", "serial"] as const, { ethernet: "An Ethernet port", serial: "A serial (WAN) port" }),
+});
 
 const NodePortType = builder.objectRef<NodePort>("NodePort").implement({
   description: "A network interface of a node; links attach to (adapterNumber, portNumber)",
   fields: (t) => ({
-    name: t.exposeString("name"),
-    shortName: t.exposeString("short_name"),
-    adapterNumber: t.exposeInt("adapter_number"),
-    portNumber: t.exposeInt("port_number"),
-    linkType: t.field({ type: LinkTypeEnum, resolve: (p) => p.link_type }),
+    name: t.exposeString("name", { description: "The interface's name as the device calls it (Ethernet0, eth1 …)" }),
+    shortName: t.exposeString("short_name", { description: "The abbreviated name drawn next to a link's end (e0, eth1 …)" }),
+    adapterNumber: t.exposeInt("adapter_number", { description: "The adapter (network card) the port is on, from 0" }),
+    portNumber: t.exposeInt("port_number", { description: "The port on its adapter, from 0" }),
+    linkType: t.field({ type: LinkTypeEnum, description: "The kind of wire the port takes", resolve: (p) => p.link_type }),
     dataLinkTypes: t.field({ type: "JSON", description: "Capture link types, e.g. {Ethernet: DLT_EN10MB}", resolve: (p) => p.data_link_types }),
     adapterType: t.string({ nullable: true, description: "The emulated NIC of an adapter port (qemu: e1000 …)", resolve: (p) => p.adapter_type ?? null }),
     macAddress: t.string({ nullable: true, description: "The adapter's MAC (qemu: the node's base MAC plus the adapter number)", resolve: (p) => p.mac_address ?? null }),
   }),
 });
 
+/** A stored label's number as a whole number of pixels or degrees (an imported topology may hold anything). */
+const whole = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? Math.round(v) : null);
+type StoredLabel = Record<string, unknown>;
+
+/** A name drawn on the canvas: a node's name, or the text at a link's end. */
+export const LabelRef = builder.objectRef<StoredLabel>("Label").implement({
+  description: "Text drawn on the canvas next to a node or at a link's end, and how",
+  fields: (t) => ({
+    text: t.string({ nullable: true, description: "The text drawn (a node's label is always its name)", resolve: (l) => (typeof l.text === "string" ? l.text : null) }),
+    style: t.string({ nullable: true, description: "SVG text style (font-family, font-size, fill …)", resolve: (l) => (typeof l.style === "string" ? l.style : null) }),
+    x: t.int({ nullable: true, description: "Offset from the node's left edge, in pixels (null: centred)", resolve: (l) => whole(l.x) }),
+    y: t.int({ nullable: true, description: "Offset from the node's top edge, in pixels", resolve: (l) => whole(l.y) }),
+    rotation: t.int({ nullable: true, description: "Rotation in degrees (-359 to 360)", resolve: (l) => whole(l.rotation) }),
+  }),
+});
+
 const NodeLabelInput = builder.inputType("NodeLabelInput", {
   description: "Where the node name is drawn; the text is always the node name",
-  fields: (t) => ({ style: t.string(), x: t.int(), y: t.int(), rotation: t.int() }),
+  fields: (t) => ({
+    style: t.string({ description: "SVG text style (font-family, font-size, fill …)" }),
+    x: t.int({ description: "Offset from the node's left edge, in pixels" }),
+    y: t.int({ description: "Offset from the node's top edge, in pixels" }),
+    rotation: t.int({ description: "Rotation in degrees (-359 to 360)" }),
+  }),
 });
 
 export const NodeRef = builder.prismaObject("Node", {
   name: "EmulatedNode",
   description: "A device in a project (named EmulatedNode because Node is the Relay interface)",
   fields: (t) => ({
-    id: t.exposeID("id"),
-    projectId: t.exposeID("projectId"),
+    id: t.exposeID("id", { description: "The node's id (a UUID)" }),
+    projectId: t.exposeID("projectId", { description: "The id of the project the node belongs to" }),
     project: t.relation("project", { description: "The project the node belongs to" }),
-    computeId: t.exposeString("computeId"),
-    templateId: t.exposeString("templateId", { nullable: true }),
-    nodeType: t.field({ type: NodeTypeEnum, resolve: (n) => n.nodeType as (typeof NODE_TYPES)[number] }),
-    name: t.exposeString("name"),
-    status: t.field({ type: NodeStatusEnum, resolve: (n) => n.status as (typeof NODE_STATUSES)[number] }),
-    console: t.exposeInt("console", { nullable: true }),
-    consoleHost: t.exposeString("consoleHost", { nullable: true }),
-    consoleType: t.field({ type: ConsoleTypeEnum, nullable: true, resolve: (n) => n.consoleType as (typeof CONSOLE_TYPES)[number] | null }),
-    consoleAutoStart: t.exposeBoolean("consoleAutoStart"),
-    commandLine: t.exposeString("commandLine", { nullable: true }),
+    computeId: t.exposeString("computeId", { description: "The id of the compute (emulation host) that runs the node; `local` for this server" }),
+    templateId: t.exposeString("templateId", { nullable: true, description: "The id of the template the node was made from, if any" }),
+    nodeType: t.field({ type: NodeTypeEnum, description: "What kind of device the node emulates", resolve: (n) => n.nodeType as (typeof NODE_TYPES)[number] }),
+    name: t.exposeString("name", { description: "The node's name, unique in its project" }),
+    status: t.field({ type: NodeStatusEnum, description: "Whether the node's emulator is running", resolve: (n) => n.status as (typeof NODE_STATUSES)[number] }),
+    console: t.exposeInt("console", { nullable: true, description: "The TCP port of the node's console on `consoleHost` (null without a console)" }),
+    consoleHost: t.exposeString("consoleHost", { nullable: true, description: "The host address to open the console on" }),
+    consoleType: t.field({ type: ConsoleTypeEnum, nullable: true, description: "The protocol the console speaks", resolve: (n) => n.consoleType as (typeof CONSOLE_TYPES)[number] | null }),
+    consoleAutoStart: t.exposeBoolean("consoleAutoStart", { description: "Whether a client should open the console when the node starts" }),
+    commandLine: t.exposeString("commandLine", { nullable: true, description: "The emulator's command line while the node runs (null when stopped or built in)" }),
     nodeDirectory: t.string({
       nullable: true,
       description: "Where the node's files are (null for built-in devices)",
@@ -74,19 +130,19 @@ export const NodeRef = builder.prismaObject("Node", {
       },
     }),
     properties: t.field({ type: "JSON", description: "Emulator-specific settings", resolve: (n) => nodeProperties(n) }),
-    label: t.field({ type: "JSON", resolve: (n) => ({ ...JSON.parse(n.labelJson), text: n.name }) }),
-    symbol: t.exposeString("symbol", { nullable: true }),
-    width: t.exposeInt("width"),
-    height: t.exposeInt("height"),
-    x: t.exposeInt("x"),
-    y: t.exposeInt("y"),
-    z: t.exposeInt("z"),
-    locked: t.exposeBoolean("locked"),
-    portNameFormat: t.exposeString("portNameFormat"),
-    portSegmentSize: t.exposeInt("portSegmentSize"),
-    firstPortName: t.exposeString("firstPortName", { nullable: true }),
-    customAdapters: t.field({ type: "JSON", resolve: (n) => JSON.parse(n.customAdapters) }),
-    ports: t.field({ type: [NodePortType], resolve: (n) => nodePorts({ ...n, properties: nodeProperties(n) }) }),
+    label: t.field({ type: LabelRef, description: "Where and how the node's name is drawn", resolve: (n) => ({ ...(JSON.parse(n.labelJson) as StoredLabel), text: n.name }) }),
+    symbol: t.exposeString("symbol", { nullable: true, description: "The icon drawn for the node (a built-in symbol such as :/symbols/router.svg, or an uploaded one)" }),
+    width: t.exposeInt("width", { description: "The symbol's width on the canvas, in pixels" }),
+    height: t.exposeInt("height", { description: "The symbol's height on the canvas, in pixels" }),
+    x: t.exposeInt("x", { description: "Horizontal position on the canvas, in pixels" }),
+    y: t.exposeInt("y", { description: "Vertical position on the canvas, in pixels" }),
+    z: t.exposeInt("z", { description: "Stacking order on the canvas: higher is drawn on top" }),
+    locked: t.exposeBoolean("locked", { description: "Whether the node is pinned on the canvas (cannot be moved)" }),
+    portNameFormat: t.exposeString("portNameFormat", { description: "How port names are formed: {0} the port number, {port0}/{port1} from 0 or 1, {segment0}… per segment" }),
+    portSegmentSize: t.exposeInt("portSegmentSize", { description: "Ports per segment for the {segment…} placeholders (0: one segment)" }),
+    firstPortName: t.exposeString("firstPortName", { nullable: true, description: "A name for the first port that overrides the format (e.g. a management interface)" }),
+    customAdapters: t.field({ type: "JSON", description: "Per-adapter overrides: [{adapter_number, port_name, adapter_type, mac_address}]", resolve: (n) => JSON.parse(n.customAdapters) }),
+    ports: t.field({ type: [NodePortType], description: "The node's network interfaces, where links attach", resolve: (n) => nodePorts({ ...n, properties: nodeProperties(n) }) }),
   }),
 });
 
@@ -116,7 +172,7 @@ builder.prismaObjectFields("Project", (t) => ({
   nodes: t.relatedConnection("nodes", {
     cursor: "id",
     description: "The project's nodes in creation order",
-    args: { filter: t.arg({ type: ProjectNodeFilter }) },
+    args: { filter: t.arg({ type: ProjectNodeFilter, description: "Only the nodes that match" }) },
     query: (args) => ({ where: nodeWhere(args.filter), orderBy: [...NODE_ORDER] }),
     totalCount: true,
   }),
@@ -128,7 +184,7 @@ builder.queryField("nodes", (t) =>
       type: "Node",
       cursor: "id",
       description: "Nodes across all projects, in creation order (e.g. every started node: filter {status: STARTED})",
-      args: { filter: t.arg({ type: NodeFilter }) },
+      args: { filter: t.arg({ type: NodeFilter, description: "Only the nodes that match" }) },
       resolve: (query, _r, args, ctx) => ctx.db.node.findMany({ ...usableQuery(query), where: nodeWhere(args.filter), orderBy: [...NODE_ORDER] }),
       totalCount: (_r, args, ctx) => ctx.db.node.count({ where: nodeWhere(args.filter) }),
     },
@@ -138,35 +194,37 @@ builder.queryField("nodes", (t) =>
 
 /** Fields a client may set on create and update. */
 const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  templateId: t.id(),
+  templateId: t.id({ description: "The template the node is made from (its settings are the defaults)" }),
   console: t.int({ description: "TCP console port; null on update frees it" }),
-  consoleType: t.field({ type: ConsoleTypeEnum }),
-  consoleAutoStart: t.boolean(),
+  consoleType: t.field({ type: ConsoleTypeEnum, description: "The protocol the console speaks" }),
+  consoleAutoStart: t.boolean({ description: "Whether a client should open the console when the node starts" }),
   properties: t.field({ type: "JSON", description: "Emulator settings; merged into the current ones on update" }),
-  label: t.field({ type: NodeLabelInput }),
-  symbol: t.string(),
-  x: t.int(),
-  y: t.int(),
-  z: t.int(),
-  locked: t.boolean(),
-  portNameFormat: t.string(),
-  portSegmentSize: t.int(),
-  firstPortName: t.string(),
-  customAdapters: t.field({ type: "JSON" }),
+  label: t.field({ type: NodeLabelInput, description: "Where and how the node's name is drawn" }),
+  symbol: t.string({ description: "The icon drawn for the node (e.g. :/symbols/router.svg)" }),
+  x: t.int({ description: "Horizontal position on the canvas, in pixels" }),
+  y: t.int({ description: "Vertical position on the canvas, in pixels" }),
+  z: t.int({ description: "Stacking order on the canvas: higher is drawn on top" }),
+  locked: t.boolean({ description: "Pins the node on the canvas" }),
+  portNameFormat: t.string({ description: "How port names are formed, e.g. Ethernet{0} or eth{port0}" }),
+  portSegmentSize: t.int({ description: "Ports per segment for the {segment…} placeholders (0: one segment)" }),
+  firstPortName: t.string({ description: "A name for the first port that overrides the format" }),
+  customAdapters: t.field({ type: "JSON", description: "Per-adapter overrides: [{adapter_number, port_name, adapter_type, mac_address}]" }),
 });
 
 const CreateNodeInput = builder.inputType("CreateNodeInput", {
+  description: "A new node: its project, name and type; every other setting has a default (the template's, if one is given)",
   fields: (t) => ({
-    projectId: t.id({ required: true }),
+    projectId: t.id({ required: true, description: "The project the node is added to (it must be opened)" }),
     name: t.string({ required: true, description: "Spaces are removed; a taken name is renumbered; {0} is a template" }),
-    nodeType: t.field({ type: NodeTypeEnum, required: true }),
-    computeId: t.id({ defaultValue: "local" }),
+    nodeType: t.field({ type: NodeTypeEnum, required: true, description: "What kind of device the node emulates" }),
+    computeId: t.id({ defaultValue: "local", description: "The compute (emulation host) that runs the node" }),
     id: t.id({ description: "Chosen node id (UUID)" }),
     ...settableFields(t),
   }),
 });
 const UpdateNodeInput = builder.inputType("UpdateNodeInput", {
-  fields: (t) => ({ name: t.string(), ...settableFields(t) }),
+  description: "Changes to a node: only the fields given change",
+  fields: (t) => ({ name: t.string({ description: "A new name (a taken one is refused)" }), ...settableFields(t) }),
 });
 
 /** GraphQL null means "clear" where the node's input contract accepts null and "leave as is" elsewhere. */
@@ -184,8 +242,9 @@ function toChanges(input: Record<string, unknown>): NodeChanges {
 builder.queryField("emulatedNode", (t) =>
   t.prismaField({
     type: "Node",
+    description: "One node of an opened project",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }) },
     // The node with what the selection needs (its links, their endpoints…) in one planned read.
     resolve: async (query, _r, args, ctx) => {
       await getOpenedProject(ctx, String(args.projectId));
@@ -199,8 +258,9 @@ builder.queryField("emulatedNode", (t) =>
 builder.mutationFields((t) => ({
   createNode: t.prismaField({
     type: "Node",
+    description: "Adds a node to an opened project (stopped; start it with startNode)",
     errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: CreateNodeInput, required: true }) },
+    args: { input: t.arg({ type: CreateNodeInput, required: true, description: "The new node" }) },
     resolve: (_q, _r, { input }, ctx) => {
       const { projectId, name, nodeType, computeId, id, ...rest } = input;
       return createNode(ctx, String(projectId), {
@@ -214,15 +274,16 @@ builder.mutationFields((t) => ({
   }),
   updateNode: t.prismaField({
     type: "Node",
+    description: "Changes a node's settings, name or place on the canvas; the changed node",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: UpdateNodeInput, required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }), input: t.arg({ type: UpdateNodeInput, required: true, description: "The changes" }) },
     resolve: (_q, _r, { projectId, id, input }, ctx) => updateNode(ctx, String(projectId), String(id), toChanges(input)),
   }),
   deleteNode: t.field({
     type: "ID",
     description: "Deletes the node and its links; returns the deleted node's id",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }) },
     resolve: async (_r, { projectId, id }, ctx) => {
       await deleteNode(ctx, String(projectId), String(id));
       return String(id);
@@ -235,13 +296,19 @@ builder.mutationFields((t) => ({
     type: "Node",
     description: "A copy of the node (settings and files, new id, name renumbered) placed at (x, y, z)",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), x: t.arg.int({ required: true }), y: t.arg.int({ required: true }), z: t.arg.int() },
+    args: {
+      projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }),
+      id: t.arg.id({ required: true, description: "The node to copy" }),
+      x: t.arg.int({ required: true, description: "Horizontal position of the copy on the canvas, in pixels" }),
+      y: t.arg.int({ required: true, description: "Vertical position of the copy on the canvas, in pixels" }),
+      z: t.arg.int({ description: "Stacking order of the copy (the original's if omitted)" }),
+    },
     resolve: (_q, _r, { projectId, id, x, y, z }, ctx) => duplicateNode(ctx, String(projectId), String(id), { x, y, z: z ?? undefined }),
   }),
   resetProjectConsoles: t.boolean({
     description: "Resets the consoles of an opened project's nodes (nothing to drop here: emulators serve their consoles)",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The project's id (an opened project)" }) },
     resolve: async (_r, { projectId }, ctx) => {
       await resetProjectConsoles(ctx, String(projectId));
       return true;
@@ -249,8 +316,9 @@ builder.mutationFields((t) => ({
   }),
   resetNodeConsole: t.prismaField({
     type: "Node",
+    description: "Resets the node's console (drops its sessions so a client can reconnect); the node",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }) },
     resolve: (_q, _r, { projectId, id }, ctx) => resetNodeConsole(ctx, String(projectId), String(id)),
   }),
 }));
@@ -258,13 +326,15 @@ builder.mutationFields((t) => ({
 /** Dynamips idle-PC values (GNS3's node routes); this server runs no Dynamips, so the operation refuses. */
 builder.queryFields((t) => ({
   dynamipsAutoIdlePc: t.string({
+    description: "The idle-PC value that keeps a Dynamips router's CPU use low (refused here: no Dynamips)",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), nodeId: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), nodeId: t.arg.id({ required: true, description: "The Dynamips node" }) },
     resolve: (_r, a, ctx) => idlePc(ctx, String(a.projectId), String(a.nodeId), "auto_idlepc"),
   }),
   dynamipsIdlePcProposals: t.stringList({
+    description: "Candidate idle-PC values for a Dynamips router (refused here: no Dynamips)",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), nodeId: t.arg.id({ required: true }) },
+    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), nodeId: t.arg.id({ required: true, description: "The Dynamips node" }) },
     resolve: (_r, a, ctx) => idlePc(ctx, String(a.projectId), String(a.nodeId), "idlepc_proposals"),
   }),
 }));

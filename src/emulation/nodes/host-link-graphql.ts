@@ -1,5 +1,5 @@
-import { builder } from "../../platform/graphql/builder.js";
-import { enumValues } from "./graphql.js"; // and the EmulatedNode type this file extends
+import { builder, enumValues } from "../../platform/graphql/builder.js";
+import "./graphql.js"; // the EmulatedNode type this file extends
 import { nodeProperties } from "../node-model/serialize.js";
 import { cloudPorts, type CloudPort } from "../runtime/drivers/cloud.js";
 import { hostInterfaces, type HostInterface } from "../runtime/host-interfaces.js";
@@ -11,35 +11,50 @@ import { hostInterfaces, type HostInterface } from "../runtime/host-interfaces.j
  */
 const HostPortTypeEnum = builder.enumType("HostPortType", {
   description: "What a cloud port joins: a host interface (ethernet), a TAP device, or a UDP tunnel",
-  values: enumValues(["ethernet", "tap", "udp"] as const),
+  values: enumValues(["ethernet", "tap", "udp"] as const, {
+    ethernet: "Bridged to a network interface of the host",
+    tap: "Bridged to a TAP device of the host",
+    udp: "A UDP tunnel to another host's address and port",
+  }),
 });
-const HostInterfaceTypeEnum = builder.enumType("HostInterfaceType", { values: enumValues(["ethernet", "tap"] as const) });
+const HostInterfaceTypeEnum = builder.enumType("HostInterfaceType", {
+  description: "The kind of a host network interface",
+  values: enumValues(["ethernet", "tap"] as const, { ethernet: "A (physical or virtual) Ethernet interface", tap: "A TAP device: a virtual interface a program feeds" }),
+});
 const RemoteConsoleTypeEnum = builder.enumType("RemoteConsoleType", {
-  values: enumValues(["telnet", "vnc", "spice", "http", "https", "none"] as const),
+  description: "The protocol of the console a cloud node points at",
+  values: enumValues(["telnet", "vnc", "spice", "http", "https", "none"] as const, {
+    telnet: "A text console over telnet",
+    vnc: "A VNC graphical console",
+    spice: "A SPICE graphical console",
+    http: "A web interface over HTTP",
+    https: "A web interface over HTTPS",
+    none: "No console",
+  }),
 });
 
 const HostPortRef = builder.objectRef<CloudPort>("HostPort").implement({
   description: "A port of a cloud or NAT node and what it joins on the host (interface for ethernet and tap, the UDP ends for udp)",
   fields: (t) => ({
-    name: t.exposeString("name"),
-    portNumber: t.exposeInt("port_number"),
-    type: t.field({ type: HostPortTypeEnum, resolve: (p) => p.type }),
-    interface: t.string({ nullable: true, resolve: (p) => (p.type === "udp" ? null : p.interface) }),
-    localPort: t.int({ nullable: true, resolve: (p) => (p.type === "udp" ? p.lport : null) }),
-    remoteHost: t.string({ nullable: true, resolve: (p) => (p.type === "udp" ? p.rhost : null) }),
-    remotePort: t.int({ nullable: true, resolve: (p) => (p.type === "udp" ? p.rport : null) }),
+    name: t.exposeString("name", { description: "The port's name as drawn in the lab" }),
+    portNumber: t.exposeInt("port_number", { description: "The port's number on the node, from 0" }),
+    type: t.field({ type: HostPortTypeEnum, description: "What the port joins on the host", resolve: (p) => p.type }),
+    interface: t.string({ nullable: true, description: "The host interface or TAP device the port is bridged to (null for udp)", resolve: (p) => (p.type === "udp" ? null : p.interface) }),
+    localPort: t.int({ nullable: true, description: "The UDP port this host listens on for the tunnel (udp only)", resolve: (p) => (p.type === "udp" ? p.lport : null) }),
+    remoteHost: t.string({ nullable: true, description: "The address the tunnel sends to (udp only)", resolve: (p) => (p.type === "udp" ? p.rhost : null) }),
+    remotePort: t.int({ nullable: true, description: "The UDP port the tunnel sends to (udp only)", resolve: (p) => (p.type === "udp" ? p.rport : null) }),
   }),
 });
 
 const HostInterfaceRef = builder.objectRef<HostInterface>("HostInterface").implement({
   description: "A network interface of this server's host, as GNS3 lists it (special: loopback and virtualisation bridges)",
   fields: (t) => ({
-    name: t.exposeString("name"),
-    type: t.field({ type: HostInterfaceTypeEnum, resolve: (i) => i.type }),
-    special: t.exposeBoolean("special"),
-    ipAddress: t.string({ nullable: true, resolve: (i) => i.ip_address || null }),
-    netmask: t.string({ nullable: true, resolve: (i) => i.netmask || null }),
-    macAddress: t.string({ nullable: true, resolve: (i) => i.mac_address || null }),
+    name: t.exposeString("name", { description: "The interface's name on the host (eth0, virbr0 …)" }),
+    type: t.field({ type: HostInterfaceTypeEnum, description: "The kind of interface", resolve: (i) => i.type }),
+    special: t.exposeBoolean("special", { description: "A loopback or virtualisation bridge: rarely what a lab should bind" }),
+    ipAddress: t.string({ nullable: true, description: "The interface's IPv4 address, if it has one", resolve: (i) => i.ip_address || null }),
+    netmask: t.string({ nullable: true, description: "The IPv4 netmask, if the interface has an address", resolve: (i) => i.netmask || null }),
+    macAddress: t.string({ nullable: true, description: "The interface's MAC address", resolve: (i) => i.mac_address || null }),
   }),
 });
 
@@ -53,10 +68,10 @@ interface RemoteConsole {
 const RemoteConsoleRef = builder.objectRef<RemoteConsole>("CloudRemoteConsole").implement({
   description: "A console the GUI opens to a device behind the cloud (stored only; the cloud has no console of its own)",
   fields: (t) => ({
-    host: t.exposeString("host"),
-    port: t.exposeInt("port", { nullable: true }),
-    type: t.field({ type: RemoteConsoleTypeEnum, resolve: (c) => c.type }),
-    httpPath: t.exposeString("httpPath"),
+    host: t.exposeString("host", { description: "The address of the device's console" }),
+    port: t.exposeInt("port", { nullable: true, description: "The TCP port of the device's console" }),
+    type: t.field({ type: RemoteConsoleTypeEnum, description: "The protocol the console speaks", resolve: (c) => c.type }),
+    httpPath: t.exposeString("httpPath", { description: "The path of a web console (http and https)" }),
   }),
 });
 
@@ -68,14 +83,14 @@ interface CloudSettings {
 const CloudSettingsRef = builder.objectRef<CloudSettings>("CloudSettings").implement({
   description: "The settings of a cloud node: its ports (GNS3's ports_mapping) and its remote console",
   fields: (t) => ({
-    ports: t.field({ type: [HostPortRef], resolve: (c) => c.ports }),
-    remoteConsole: t.field({ type: RemoteConsoleRef, resolve: (c) => c.remoteConsole }),
+    ports: t.field({ type: [HostPortRef], description: "The cloud's ports and what each joins on the host", resolve: (c) => c.ports }),
+    remoteConsole: t.field({ type: RemoteConsoleRef, description: "The console of a device behind the cloud", resolve: (c) => c.remoteConsole }),
   }),
 });
 
 const NatSettingsRef = builder.objectRef<{ ports: CloudPort[] }>("NatSettings").implement({
   description: "The settings of a NAT node: its one port, nat0, and the host bridge it joins",
-  fields: (t) => ({ ports: t.field({ type: [HostPortRef], resolve: (n) => n.ports }) }),
+  fields: (t) => ({ ports: t.field({ type: [HostPortRef], description: "The NAT node's port (nat0) and the host bridge it joins", resolve: (n) => n.ports }) }),
 });
 
 const REMOTE_CONSOLE_TYPES = new Set(["telnet", "vnc", "spice", "http", "https", "none"]);
@@ -113,7 +128,7 @@ builder.prismaObjectFields("Node", (t) => ({
 builder.queryFields((t) => ({
   hostInterfaces: t.field({
     type: [HostInterfaceRef],
-    description: "This server's host interfaces, sorted by name: what a cloud port can bind (GET /v2/compute/network/interfaces)",
+    description: "This server's host interfaces, sorted by name: what a cloud port can bind",
     resolve: () => hostInterfaces(),
   }),
 }));

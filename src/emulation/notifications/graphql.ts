@@ -55,7 +55,14 @@ const TYPE_OF: Record<string, string> = {
 
 const ChangeKind = builder.enumType("ChangeKind", {
   description: "What happened to the object of an event",
-  values: ["CREATED", "UPDATED", "DELETED", "OPENED", "CLOSED", "RESTORED"] as const,
+  values: {
+    CREATED: { description: "The object was made" },
+    UPDATED: { description: "The object changed (`changed` names the fields, where the event has it)" },
+    DELETED: { description: "The object is gone; the event carries it as it was" },
+    OPENED: { description: "The project was opened: its nodes can run" },
+    CLOSED: { description: "The project was closed: its nodes stopped" },
+    RESTORED: { description: "The project was restored from the snapshot" },
+  } as const,
 });
 const changeKind = (e: Delivered) => e.event.type.split(".")[1].toUpperCase() as "CREATED";
 
@@ -87,7 +94,7 @@ const row = <T>(x: object) => x as T;
 builder.objectRef<Delivered<NodeEvent>>("NodeEvent").implement({
   ...member("NodeEvent", "A node created, updated (status, position, settings...) or deleted"),
   fields: (t) => ({
-    kind: t.field({ type: ChangeKind, resolve: changeKind }),
+    kind: t.field({ type: ChangeKind, description: "What happened to the node", resolve: changeKind }),
     node: t.prismaField({
       type: "Node",
       description:
@@ -100,7 +107,7 @@ builder.objectRef<Delivered<NodeEvent>>("NodeEvent").implement({
 builder.objectRef<Delivered<LinkEvent>>("LinkEvent").implement({
   ...member("LinkEvent", "A link created, updated (filters, suspension, capture) or deleted"),
   fields: (t) => ({
-    kind: t.field({ type: ChangeKind, resolve: changeKind }),
+    kind: t.field({ type: ChangeKind, description: "What happened to the link", resolve: changeKind }),
     link: t.prismaField({
       type: "Link",
       description: "The link after the change, as it was for link.deleted: its endpoints and their nodes come from the event",
@@ -115,22 +122,22 @@ builder.objectRef<Delivered<LinkEvent>>("LinkEvent").implement({
 builder.objectRef<Delivered<DrawingEvent>>("DrawingEvent").implement({
   ...member("DrawingEvent", "A drawing created, updated or deleted"),
   fields: (t) => ({
-    kind: t.field({ type: ChangeKind, resolve: changeKind }),
-    drawing: t.field({ type: DrawingRef, resolve: (e) => row<Drawing>(e.event.drawing) }),
+    kind: t.field({ type: ChangeKind, description: "What happened to the drawing", resolve: changeKind }),
+    drawing: t.field({ type: DrawingRef, description: "The drawing after the change, or as it was for drawing.deleted", resolve: (e) => row<Drawing>(e.event.drawing) }),
     changed: t.stringList({ ...changed, resolve: (e) => e.event.changed ?? null }),
   }),
 });
 builder.objectRef<Delivered<SnapshotEvent>>("SnapshotEvent").implement({
   ...member("SnapshotEvent", "A snapshot restored into its project"),
   fields: (t) => ({
-    kind: t.field({ type: ChangeKind, resolve: changeKind }),
-    snapshot: t.field({ type: SnapshotRef, resolve: (e) => e.event.snapshot }),
+    kind: t.field({ type: ChangeKind, description: "What happened (RESTORED)", resolve: changeKind }),
+    snapshot: t.field({ type: SnapshotRef, description: "The snapshot the project was restored from", resolve: (e) => e.event.snapshot }),
   }),
 });
 builder.objectRef<Delivered<ProjectEvent>>("ProjectEvent").implement({
   ...member("ProjectEvent", "A project created, updated, opened, closed or deleted"),
   fields: (t) => ({
-    kind: t.field({ type: ChangeKind, resolve: changeKind }),
+    kind: t.field({ type: ChangeKind, description: "What happened to the project", resolve: changeKind }),
     project: t.prismaField({
       type: "Project",
       description: "The project after the change, as it was for project.deleted; its nodes, links and drawings are read when delivered",
@@ -142,20 +149,20 @@ builder.objectRef<Delivered<ProjectEvent>>("ProjectEvent").implement({
 const ComputeEventRef = builder.objectRef<Delivered<ComputeEvent>>("ComputeEvent").implement({
   ...member("ComputeEvent", "A change in the computes registry, including connection and usage changes seen by the monitor"),
   fields: (t) => ({
-    kind: t.field({ type: ChangeKind, resolve: changeKind }),
-    compute: t.field({ type: ComputeRef, resolve: (e) => e.event.compute }),
+    kind: t.field({ type: ChangeKind, description: "What happened to the compute", resolve: changeKind }),
+    compute: t.field({ type: ComputeRef, description: "The compute after the change, or as it was when deleted", resolve: (e) => e.event.compute }),
   }),
 });
 const TemplateEventRef = builder.objectRef<Delivered<TemplateEvent>>("TemplateEvent").implement({
   ...member("TemplateEvent", "A template created, updated or deleted (as it is after the change, or as it was)"),
   fields: (t) => ({
-    kind: t.field({ type: ChangeKind, resolve: changeKind }),
-    template: t.field({ type: Template, resolve: (e) => e.event.template }),
+    kind: t.field({ type: ChangeKind, description: "What happened to the template", resolve: changeKind }),
+    template: t.field({ type: Template, description: "The template after the change, or as it was when deleted", resolve: (e) => e.event.template }),
   }),
 });
 builder.objectRef<Delivered<SettingsEvent>>("SettingsEvent").implement({
   ...member("SettingsEvent", "The GUI settings document saved"),
-  fields: (t) => ({ settings: t.field({ type: "JSON", resolve: (e) => e.event.settings }) }),
+  fields: (t) => ({ settings: t.field({ type: "JSON", description: "The settings document as saved", resolve: (e) => e.event.settings }) }),
 });
 
 const ResyncReason = builder.enumType("ResyncReason", {
@@ -171,7 +178,7 @@ builder.objectRef<Delivered<ResyncNeeded>>("ResyncEvent").implement({
     "The stream could not resume from `after`: events were missed. Read the state afresh (e.g. project { ... eventCursor }) and apply the events that follow this one, which start right after its cursor",
   ),
   fields: (t) => ({
-    reason: t.field({ type: ResyncReason, resolve: (e) => e.event.gap.reason }),
+    reason: t.field({ type: ResyncReason, description: "Why the stream could not resume", resolve: (e) => e.event.gap.reason }),
   }),
 });
 
@@ -230,7 +237,7 @@ builder.subscriptionFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     description: "The node, link, drawing and snapshot events of one project (NodeEvent, LinkEvent, DrawingEvent, SnapshotEvent)",
     args: {
-      projectId: t.arg.id({ required: true }),
+      projectId: t.arg.id({ required: true, description: "The project's id" }),
       nodeId: t.arg.id({ description: "Only this node's events, and those of the links attached to it" }),
       linkId: t.arg.id({ description: "Only this link's events" }),
       after: t.arg.string({ description: "Resume after this cursor" }),

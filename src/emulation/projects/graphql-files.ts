@@ -14,13 +14,13 @@ import { assertProjectStopped, importProject } from "./transfer.js";
 builder.prismaObjectFields("Project", (t) => ({
   exportUrl: t.field({
     type: DownloadUrlRef,
-    description: "Downloads the project as a .gns3project archive (GET /v2/projects/{id}/export); the project must be stopped",
+    description: "A short-lived URL to download the whole lab as a .gns3project archive (to share or import elsewhere); its nodes must be stopped",
     errors: { types: DOMAIN_ERRORS },
     args: {
-      includeSnapshots: t.arg.boolean({ required: true, defaultValue: false }),
-      resetMacAddresses: t.arg.boolean({ required: true, defaultValue: false }),
-      keepComputeIds: t.arg.boolean({ required: true, defaultValue: false }),
-      compress: t.arg.boolean({ required: true, defaultValue: true, description: "false: stored entries (REST compression=none)" }),
+      includeSnapshots: t.arg.boolean({ required: true, defaultValue: false, description: "Put the project's snapshots in the archive too" }),
+      resetMacAddresses: t.arg.boolean({ required: true, defaultValue: false, description: "Give the exported nodes new MAC addresses" }),
+      keepComputeIds: t.arg.boolean({ required: true, defaultValue: false, description: "Keep which compute runs each node (else every node runs on the importing server)" }),
+      compress: t.arg.boolean({ required: true, defaultValue: true, description: "Compress the archive (false: entries are stored as they are, faster for disk images)" }),
       validFor: validForArg(t.arg),
     },
     resolve: async (p, args, ctx) => {
@@ -36,9 +36,9 @@ builder.prismaObjectFields("Project", (t) => ({
   }),
   fileUrl: t.field({
     type: DownloadUrlRef,
-    description: "Downloads a file of the project directory (GET /v2/projects/{id}/files/{path})",
+    description: "A short-lived URL to download a file of the project directory",
     errors: { types: DOMAIN_ERRORS },
-    args: { path: t.arg.string({ required: true }), validFor: validForArg(t.arg) },
+    args: { path: t.arg.string({ required: true, description: "The file's path inside the project directory" }), validFor: validForArg(t.arg) },
     resolve: async (p, args, ctx) => {
       await projectFile(ctx, p.id, args.path); // the route's checks now: a typed error instead of a URL that fails
       return downloadUrl(ctx, `/v2/projects/${p.id}/files/${encodeFilePath(args.path)}`, args.validFor);
@@ -55,11 +55,11 @@ async function* fileChunks(file: File): AsyncGenerator<Uint8Array> {
 builder.mutationFields((t) => ({
   importProject: t.prismaField({
     type: "Project",
-    description: "Creates a closed project from a .gns3project archive (POST /v2/projects/{id}/import)",
+    description: "Creates a closed project from a .gns3project archive (one exported by exportUrl or by GNS3)",
     errors: { types: DOMAIN_ERRORS },
     args: {
       id: t.arg.id({ description: "The new project's id (UUID); a new one when omitted" }),
-      file: t.arg({ type: "File", required: true }),
+      file: t.arg({ type: "File", required: true, description: "The archive, sent as a multipart upload" }),
       name: t.arg.string({ description: "Replaces the archive's project name" }),
       path: t.arg.string({ description: "Project directory (local mode only, inside the allowed roots)" }),
     },
@@ -75,9 +75,13 @@ builder.mutationFields((t) => ({
   }),
   writeProjectFile: t.field({
     type: WrittenFileRef,
-    description: "Creates or replaces a file of the project directory; its directory must exist (POST /v2/projects/{id}/files/{path})",
+    description: "Creates or replaces a file of the project directory; its directory must exist",
     errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true }), path: t.arg.string({ required: true }), file: t.arg({ type: "File", required: true }) },
+    args: {
+      projectId: t.arg.id({ required: true, description: "The project's id" }),
+      path: t.arg.string({ required: true, description: "The file's path inside the project directory" }),
+      file: t.arg({ type: "File", required: true, description: "The file's content, sent as a multipart upload" }),
+    },
     resolve: async (_r, args, ctx) => {
       const data = await uploadedFile(ctx, args.file);
       await writeProjectFile(ctx, String(args.projectId), args.path, data);

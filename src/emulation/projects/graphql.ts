@@ -13,8 +13,32 @@ import { duplicateProject } from "./transfer.js";
 
 export const ProjectStatus = builder.enumType("ProjectStatus", {
   description: "Opened projects run and accept topology changes; closed ones are kept on disk only",
-  values: { OPENED: { value: "opened" }, CLOSED: { value: "closed" } } as const,
+  values: {
+    OPENED: { value: "opened", description: "Loaded: its nodes can run and its topology can change" },
+    CLOSED: { value: "closed", description: "On disk only: its nodes are stopped and its topology cannot change until it is opened" },
+  } as const,
 });
+
+/** What each project setting means, for the Project field and the create/update input field of that name. */
+const SETTING_DOCS = {
+  autoStart: "Start every node when the project opens",
+  autoOpen: "Open the project when the server starts",
+  autoClose: "Close the project when its last client disconnects",
+  sceneHeight: "Height of the canvas, in pixels",
+  sceneWidth: "Width of the canvas, in pixels",
+  zoom: "The canvas zoom, in percent",
+  showLayers: "Show each item's stacking layer (z) on the canvas",
+  snapToGrid: "Snap moved items to the grid",
+  showGrid: "Draw the grid on the canvas",
+  gridSize: "Spacing of the node grid, in pixels",
+  drawingGridSize: "Spacing of the drawing grid, in pixels",
+  showInterfaceLabels: "Draw port names at link ends",
+} as const;
+const BOOLEAN_SETTINGS = ["autoStart", "autoOpen", "autoClose", "showLayers", "snapToGrid", "showGrid", "showInterfaceLabels"] as const;
+const INT_SETTINGS = ["sceneHeight", "sceneWidth", "zoom", "gridSize", "drawingGridSize"] as const;
+/** One field per setting, made by `make` with the setting's description. */
+const perSetting = <K extends string, R>(keys: readonly K[], make: (key: K, options: { description: string }) => R) =>
+  Object.fromEntries(keys.map((k) => [k, make(k, { description: SETTING_DOCS[k as keyof typeof SETTING_DOCS] })])) as Record<K, R>;
 
 interface Supplier {
   logo: string;
@@ -26,11 +50,17 @@ interface Variable {
 }
 const SupplierType = builder.objectRef<Supplier>("ProjectSupplier").implement({
   description: "Branding shown by the GUI",
-  fields: (t) => ({ logo: t.exposeString("logo"), url: t.exposeString("url") }),
+  fields: (t) => ({
+    logo: t.exposeString("logo", { description: "The supplier's logo (an image file of the project)" }),
+    url: t.exposeString("url", { description: "The supplier's web address" }),
+  }),
 });
 const VariableType = builder.objectRef<Variable>("ProjectVariable").implement({
   description: "A name/value pair passed to the nodes of the project",
-  fields: (t) => ({ name: t.exposeString("name"), value: t.string({ nullable: true, resolve: (v) => v.value ?? null }) }),
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "The variable's name" }),
+    value: t.string({ nullable: true, description: "The variable's value (null: set without one)", resolve: (v) => v.value ?? null }),
+  }),
 });
 
 /** Where a project read by `project`/`projects` (or carried by an event) keeps its event cursor. */
@@ -38,31 +68,23 @@ export const EVENT_CURSOR = Symbol("eventCursor");
 const withCursor = <T extends object>(row: T, cursor: string): T => Object.assign(row, { [EVENT_CURSOR]: cursor });
 
 export const ProjectRef = builder.prismaObject("Project", {
+  description: "A network lab: its nodes, the links between them, drawings and snapshots, and how its canvas is shown",
   fields: (t) => ({
-    id: t.exposeID("id"),
-    name: t.exposeString("name"),
+    id: t.exposeID("id", { description: "The project's id (a UUID)" }),
+    name: t.exposeString("name", { description: "The project's name, unique on this server" }),
     path: t.string({ description: "The project directory", resolve: (p, _a, ctx) => projectDir(ctx, p) }),
     filename: t.exposeString("filename", { description: "The topology file name (set at creation, kept on rename)" }),
-    status: t.field({ type: ProjectStatus, resolve: (p) => p.status as "opened" | "closed" }),
+    status: t.field({ type: ProjectStatus, description: "Whether the project is opened (can run) or closed", resolve: (p) => p.status as "opened" | "closed" }),
     runnerId: t.exposeString("runnerId", {
       nullable: true,
       description: "The instance of this deployment that runs the project's nodes, switches and links while it is open (PATCHBAY_INSTANCE_ID); null when none does yet",
     }),
-    autoStart: t.exposeBoolean("autoStart"),
-    autoOpen: t.exposeBoolean("autoOpen"),
-    autoClose: t.exposeBoolean("autoClose"),
-    sceneHeight: t.exposeInt("sceneHeight"),
-    sceneWidth: t.exposeInt("sceneWidth"),
-    zoom: t.exposeInt("zoom"),
-    showLayers: t.exposeBoolean("showLayers"),
-    snapToGrid: t.exposeBoolean("snapToGrid"),
-    showGrid: t.exposeBoolean("showGrid"),
-    gridSize: t.exposeInt("gridSize"),
-    drawingGridSize: t.exposeInt("drawingGridSize"),
-    showInterfaceLabels: t.exposeBoolean("showInterfaceLabels"),
+    ...perSetting(BOOLEAN_SETTINGS, (k, o) => t.exposeBoolean(k, o)),
+    ...perSetting(INT_SETTINGS, (k, o) => t.exposeInt(k, o)),
     supplier: t.field({
       type: SupplierType,
       nullable: true,
+      description: "Who supplied the lab (logo and address shown by the GUI), if anyone",
       resolve: (p) => (p.supplierJson ? (JSON.parse(p.supplierJson) as Supplier) : null),
     }),
     eventCursor: t.string({
@@ -74,32 +96,28 @@ export const ProjectRef = builder.prismaObject("Project", {
     variables: t.field({
       type: [VariableType],
       nullable: true,
+      description: "Name/value pairs passed to the project's nodes (null: none set)",
       resolve: (p) => (p.variablesJson ? (JSON.parse(p.variablesJson) as Variable[]) : null),
     }),
   }),
 });
 
 const SupplierInput = builder.inputType("ProjectSupplierInput", {
-  fields: (t) => ({ logo: t.string({ required: true }), url: t.string({ required: true }) }),
+  description: "Who supplied the lab, as the GUI shows it",
+  fields: (t) => ({
+    logo: t.string({ required: true, description: "The supplier's logo (an image file of the project)" }),
+    url: t.string({ required: true, description: "The supplier's web address" }),
+  }),
 });
 const VariableInput = builder.inputType("ProjectVariableInput", {
-  fields: (t) => ({ name: t.string({ required: true }), value: t.string() }),
+  description: "A name/value pair passed to the project's nodes",
+  fields: (t) => ({ name: t.string({ required: true, description: "The variable's name" }), value: t.string({ description: "The variable's value" }) }),
 });
 
 /** The settings fields shared by create and update inputs. */
 const settingsFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  autoStart: t.boolean(),
-  autoOpen: t.boolean(),
-  autoClose: t.boolean(),
-  sceneHeight: t.int(),
-  sceneWidth: t.int(),
-  zoom: t.int(),
-  showLayers: t.boolean(),
-  snapToGrid: t.boolean(),
-  showGrid: t.boolean(),
-  gridSize: t.int(),
-  drawingGridSize: t.int(),
-  showInterfaceLabels: t.boolean(),
+  ...perSetting(BOOLEAN_SETTINGS, (_k, o) => t.boolean(o)),
+  ...perSetting(INT_SETTINGS, (_k, o) => t.int(o)),
   supplier: t.field({ type: SupplierInput, description: "null clears it" }),
   variables: t.field({ type: [VariableInput], description: "null clears them" }),
 });
@@ -109,15 +127,23 @@ const pathField = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields
   t.string({ description: "The project directory (local servers only, inside the allowed roots); on update only the current one is accepted" });
 
 const CreateProjectInput = builder.inputType("CreateProjectInput", {
-  fields: (t) => ({ name: t.string({ required: true }), id: t.id({ description: "Chosen project id (UUID)" }), path: pathField(t), ...settingsFields(t) }),
+  description: "A new, empty lab: its name, and settings that otherwise take their defaults",
+  fields: (t) => ({
+    name: t.string({ required: true, description: "The project's name (a taken one is refused)" }),
+    id: t.id({ description: "Chosen project id (UUID)" }),
+    path: pathField(t),
+    ...settingsFields(t),
+  }),
 });
 const UpdateProjectInput = builder.inputType("UpdateProjectInput", {
-  fields: (t) => ({ name: t.string(), path: pathField(t), ...settingsFields(t) }),
+  description: "Changes to a project: only the fields given change",
+  fields: (t) => ({ name: t.string({ description: "A new name (a taken one is refused)" }), path: pathField(t), ...settingsFields(t) }),
 });
 const DuplicateProjectInput = builder.inputType("DuplicateProjectInput", {
+  description: "The copy's name and where it goes",
   fields: (t) => ({
     name: t.string({ required: true, description: "Taken as <name>-1, <name>-2, … when in use" }),
-    resetMacAddresses: t.boolean(),
+    resetMacAddresses: t.boolean({ description: "Give the copy's nodes new MAC addresses, so the copy and the original can share a network" }),
     path: pathField(t),
   }),
 });
@@ -153,7 +179,7 @@ builder.queryFields((t) => ({
       type: "Project",
       cursor: "id",
       description: "The projects in creation order",
-      args: { filter: t.arg({ type: ProjectFilter }) },
+      args: { filter: t.arg({ type: ProjectFilter, description: "Only the projects that match" }) },
       resolve: async (query, _r, args, ctx) => {
         const cursor = await ctx.bus.lastId(); // before the read: nothing published after it is missed
         const rows = await ctx.db.project.findMany({ ...usableQuery(query), where: projectWhere(args.filter), orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
@@ -166,7 +192,8 @@ builder.queryFields((t) => ({
   project: t.prismaField({
     type: "Project",
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: "One project (null if there is none with this id), with the event cursor to follow its changes from",
+    args: { id: t.arg.id({ required: true, description: "The project's id" }) },
     // Passing plugin-prisma's query loads the selected relations (nodes, links, endpoints) with the project in a
     // fixed number of statements, instead of per-object loaders (which also overflowed SQLite's bind-parameter
     // limit at 1,000 nodes).
@@ -182,8 +209,9 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createProject: t.prismaField({
     type: "Project",
+    description: "Creates an empty lab, opened",
     errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: CreateProjectInput, required: true }) },
+    args: { input: t.arg({ type: CreateProjectInput, required: true, description: "The new project" }) },
     resolve: (_q, _r, { input }, ctx) => {
       const { name, id, path, ...settings } = input;
       return createProject(ctx, { ...toSettings(settings), name, projectId: id == null ? undefined : String(id), path });
@@ -191,16 +219,18 @@ builder.mutationFields((t) => ({
   }),
   updateProject: t.prismaField({
     type: "Project",
+    description: "Renames a project or changes its settings; the changed project",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateProjectInput, required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The project's id" }), input: t.arg({ type: UpdateProjectInput, required: true, description: "The changes" }) },
     resolve: (_q, _r, { id, input }, ctx) => {
       const { name, path, ...settings } = input;
       return updateProject(ctx, String(id), { ...toSettings(settings), name, path });
     },
   }),
   deleteProject: t.boolean({
+    description: "Deletes a project with its nodes, links, drawings, snapshots and directory; true once gone",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The project's id" }) },
     resolve: async (_r, { id }, ctx) => {
       await deleteProject(ctx, String(id));
       return true;
@@ -208,33 +238,35 @@ builder.mutationFields((t) => ({
   }),
   openProject: t.prismaField({
     type: "Project",
+    description: "Opens a closed project so its nodes can run (starting them all if autoStart is set)",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The project's id" }) },
     resolve: (_q, _r, { id }, ctx) => openProject(ctx, String(id)),
   }),
   closeProject: t.prismaField({
     type: "Project",
+    description: "Closes a project: stops its nodes and keeps it on disk",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The project's id" }) },
     resolve: (_q, _r, { id }, ctx) => closeProject(ctx, String(id)),
   }),
   duplicateProject: t.prismaField({
     type: "Project",
     description: "A closed copy with new node, link and drawing ids",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DuplicateProjectInput, required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The id of the project to copy" }), input: t.arg({ type: DuplicateProjectInput, required: true, description: "The copy's name and place" }) },
     resolve: (_q, _r, { id, input }, ctx) =>
       duplicateProject(ctx, String(id), { name: input.name, resetMacAddresses: input.resetMacAddresses ?? false, path: input.path }),
   }),
 }));
 
 const ProjectStats = builder.objectRef<{ nodes: number; links: number; drawings: number; snapshots: number }>("ProjectStats").implement({
-  description: "Object counts (GET /v2/projects/{id}/stats); nodes, links and drawings count 0 while the project is closed",
+  description: "How much a project holds; nodes, links and drawings count 0 while the project is closed",
   fields: (t) => ({
-    nodes: t.exposeInt("nodes"),
-    links: t.exposeInt("links"),
-    drawings: t.exposeInt("drawings"),
-    snapshots: t.exposeInt("snapshots"),
+    nodes: t.exposeInt("nodes", { description: "Nodes (devices) in the project" }),
+    links: t.exposeInt("links", { description: "Links (wires) between the nodes" }),
+    drawings: t.exposeInt("drawings", { description: "Drawings (shapes, notes, images) on the canvas" }),
+    snapshots: t.exposeInt("snapshots", { description: "Saved snapshots of the project" }),
   }),
 });
 
@@ -243,6 +275,7 @@ const ProjectStats = builder.objectRef<{ nodes: number; links: number; drawings:
 builder.prismaObjectField("Project", "stats", (t) =>
   t.field({
     type: ProjectStats,
+    description: "How many nodes, links, drawings and snapshots the project holds",
     select: { status: true, _count: { select: { nodes: true, links: true, drawings: true, snapshots: true } } },
     resolve: ({ status, _count: c }) => {
       const opened = status === "opened";
@@ -256,7 +289,7 @@ builder.mutationField("loadProject", (t) =>
     type: "Project",
     description: "Opens the project of a .gns3 file in the projects directory; ForbiddenError unless the server is local",
     errors: { types: DOMAIN_ERRORS },
-    args: { path: t.arg.string({ required: true }) },
+    args: { path: t.arg.string({ required: true, description: "The .gns3 file's path on this server" }) },
     resolve: (_q, _r, args, ctx) => loadProject(ctx, args.path),
   }),
 );

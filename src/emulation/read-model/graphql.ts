@@ -42,6 +42,10 @@ export const CACHEABLE_FIELDS = new Set([
     "captureFilePath", "captureComputeId",
   ].map((f) => `Link.${f}`),
   ...["node", "adapterNumber", "portNumber", "label"].map((f) => `LinkEndpoint.${f}`),
+  ...["text", "style", "x", "y", "rotation"].map((f) => `Label.${f}`),
+  ...["color", "width", "type"].map((f) => `LinkStyle.${f}`),
+  ...["frequencyDrop", "packetLossPercent", "delay", "corruptPercent", "bpf"].map((f) => `LinkFilters.${f}`),
+  ...["latencyMs", "jitterMs"].map((f) => `LinkDelay.${f}`),
   ...["id", "projectId", "x", "y", "z", "locked", "rotation", "svg", "shape"].map((f) => `Drawing.${f}`),
 ]);
 

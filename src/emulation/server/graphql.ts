@@ -5,15 +5,15 @@ import { getIouLicense, updateIouLicense, type IouLicense } from "./iou-license.
 import { getSettings, updateSettings } from "./settings.js";
 
 const EmulationServer = builder.objectRef<{ version: string; local: boolean }>("EmulationServer").implement({
-  description: "What GET /v2/version tells a client: the GNS3 version served and whether this is a local server",
+  description: "The emulation server itself: the GNS3 version it speaks and whether it is a local server",
   fields: (t) => ({
-    version: t.exposeString("version"),
+    version: t.exposeString("version", { description: "The GNS3 version this server is compatible with (a client must match it)" }),
     local: t.exposeBoolean("local", { description: "Local servers allow debug, shutdown and loading projects from a path" }),
   }),
 });
 
 const IouLicenseRef = builder.objectRef<IouLicense>("IouLicense").implement({
-  description: "The IOU license settings (GNS3's /v2/iou_license), kept for clients: this server runs no IOU",
+  description: "The IOU license settings, kept for clients: this server runs no IOU",
   fields: (t) => ({
     iourcContent: t.exposeString("iourc_content", { description: "The content of the iourc file" }),
     licenseCheck: t.exposeBoolean("license_check", { description: "Whether IOU checks the license" }),
@@ -22,24 +22,27 @@ const IouLicenseRef = builder.objectRef<IouLicense>("IouLicense").implement({
 
 const IouLicenseInput = builder.inputType("IouLicenseInput", {
   description: "Only the fields given change",
-  fields: (t) => ({ iourcContent: t.string(), licenseCheck: t.boolean() }),
+  fields: (t) => ({
+    iourcContent: t.string({ description: "The content of the iourc file" }),
+    licenseCheck: t.boolean({ description: "Whether IOU checks the license" }),
+  }),
 });
 
 builder.queryFields((t) => ({
-  emulationServer: t.field({ type: EmulationServer, resolve: (_r, _a, ctx) => ({ version: GNS3_VERSION, local: ctx.config.local }) }),
+  emulationServer: t.field({ type: EmulationServer, description: "The emulation server: its GNS3 version and whether it is local", resolve: (_r, _a, ctx) => ({ version: GNS3_VERSION, local: ctx.config.local }) }),
   checkEmulationVersion: t.field({
     type: "String",
-    description: "The server version when the client's is the same, else a ConflictError (POST /v2/version)",
+    description: "The server version when the client's is the same, else a ConflictError: a GNS3 client checks this before it goes on",
     errors: { types: DOMAIN_ERRORS },
-    args: { version: t.arg.string({ required: true }) },
+    args: { version: t.arg.string({ required: true, description: "The client's GNS3 version (2.2.x)" }) },
     resolve: (_r, args) => checkClientVersion(args.version),
   }),
   settings: t.field({
     type: "JSON",
-    description: "The GUI's free-form settings document (GNS3 2.1 /v2/settings)",
+    description: "The GUI's free-form settings document (preferences a GNS3 GUI saves on the server)",
     resolve: (_root, _args, ctx) => getSettings(ctx),
   }),
-  iouLicense: t.field({ type: IouLicenseRef, resolve: (_r, _a, ctx) => getIouLicense(ctx) }),
+  iouLicense: t.field({ type: IouLicenseRef, description: "The IOU license settings", resolve: (_r, _a, ctx) => getIouLicense(ctx) }),
 }));
 
 builder.mutationFields((t) => ({
@@ -47,13 +50,14 @@ builder.mutationFields((t) => ({
     type: "JSON",
     description: "Replaces the settings document; the server adds a fresh modification_uuid",
     errors: { types: DOMAIN_ERRORS },
-    args: { settings: t.arg({ type: "JSON", required: true }) },
+    args: { settings: t.arg({ type: "JSON", required: true, description: "The whole new settings document" }) },
     resolve: (_root, args, ctx) => updateSettings(ctx, args.settings),
   }),
   updateIouLicense: t.field({
     type: IouLicenseRef,
+    description: "Changes the IOU license settings; the settings as they now are",
     errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: IouLicenseInput, required: true }) },
+    args: { input: t.arg({ type: IouLicenseInput, required: true, description: "The changes" }) },
     // Absent fields stay absent so the operation merges; an explicit null is refused by its schema.
     resolve: (_r, { input }, ctx) =>
       updateIouLicense(ctx, {

@@ -1,55 +1,60 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, enumValues } from "../../platform/graphql/builder.js";
 import { listEngines, listEngineVms, type SimVmEngine } from "./engines.js";
 import { ENGINES, WHEN_EXIT, getSimVmSettings, updateSimVmSettings, type SimVmSettings } from "./operations.js";
 
-/** GraphQL enum names for the GNS3 values ("hyper-v" → HYPER_V). */
-const enumValues = <V extends string>(values: readonly V[]) =>
-  Object.fromEntries(values.map((v) => [v.toUpperCase().replace("-", "_"), { value: v }])) as Record<string, { value: V }>;
-
-const SimVmEngineId = builder.enumType("SimVmEngineId", { values: enumValues(ENGINES) });
+const SimVmEngineId = builder.enumType("SimVmEngineId", {
+  description: "The hypervisor that runs the VM host (GNS3 VM)",
+  values: enumValues(ENGINES, {
+    vmware: "VMware Workstation, Player or Fusion",
+    virtualbox: "VirtualBox",
+    "hyper-v": "Microsoft Hyper-V",
+    remote: "A VM host that runs on another machine",
+  }),
+});
 const SimVmWhenExit = builder.enumType("SimVmWhenExit", {
   description: "What happens to the VM host when the server stops",
-  values: enumValues(WHEN_EXIT),
+  values: enumValues(WHEN_EXIT, { stop: "Shut the VM down", suspend: "Suspend the VM (it resumes where it was)", keep: "Leave the VM running" }),
 });
 
 const SimVmSettingsRef = builder.objectRef<SimVmSettings>("SimVmSettings").implement({
   description: "The VM host (GNS3 VM) settings",
   fields: (t) => ({
-    enabled: t.exposeBoolean("enable"),
-    vmName: t.exposeString("vmname", { nullable: true }),
-    whenExit: t.field({ type: SimVmWhenExit, resolve: (s) => s.when_exit }),
-    headless: t.exposeBoolean("headless"),
-    engine: t.field({ type: SimVmEngineId, nullable: true, resolve: (s) => s.engine }),
-    allocateVcpusRam: t.exposeBoolean("allocate_vcpus_ram"),
-    vcpus: t.exposeInt("vcpus"),
-    ramMb: t.exposeInt("ram"),
-    port: t.exposeInt("port"),
+    enabled: t.exposeBoolean("enable", { description: "Whether the server starts and uses the VM host" }),
+    vmName: t.exposeString("vmname", { nullable: true, description: "The VM's name in its hypervisor" }),
+    whenExit: t.field({ type: SimVmWhenExit, description: "What happens to the VM when the server stops", resolve: (s) => s.when_exit }),
+    headless: t.exposeBoolean("headless", { description: "Whether the VM runs without a window" }),
+    engine: t.field({ type: SimVmEngineId, nullable: true, description: "The hypervisor that runs the VM", resolve: (s) => s.engine }),
+    allocateVcpusRam: t.exposeBoolean("allocate_vcpus_ram", { description: "Whether the server sets the VM's vCPUs and RAM before starting it" }),
+    vcpus: t.exposeInt("vcpus", { description: "Virtual CPUs given to the VM" }),
+    ramMb: t.exposeInt("ram", { description: "Memory given to the VM, in MB" }),
+    port: t.exposeInt("port", { description: "The TCP port of the GNS3 server inside the VM" }),
   }),
 });
 
 const SimVmEngineRef = builder.objectRef<SimVmEngine>("SimVmEngine").implement({
+  description: "A hypervisor that can run the VM host, and what it lets the server control",
   fields: (t) => ({
-    id: t.field({ type: SimVmEngineId, resolve: (e) => e.engine_id }),
-    name: t.exposeString("name"),
-    description: t.exposeString("description"),
-    supportsWhenExit: t.exposeBoolean("support_when_exit"),
-    supportsHeadless: t.exposeBoolean("support_headless"),
-    supportsRam: t.exposeBoolean("support_ram"),
+    id: t.field({ type: SimVmEngineId, description: "The engine", resolve: (e) => e.engine_id }),
+    name: t.exposeString("name", { description: "Its name, for people" }),
+    description: t.exposeString("description", { description: "What it is and when to choose it" }),
+    supportsWhenExit: t.exposeBoolean("support_when_exit", { description: "Whether `whenExit` applies to it" }),
+    supportsHeadless: t.exposeBoolean("support_headless", { description: "Whether it can run the VM without a window" }),
+    supportsRam: t.exposeBoolean("support_ram", { description: "Whether the server can set the VM's vCPUs and RAM" }),
   }),
 });
 
 const SimVmSettingsInput = builder.inputType("SimVmSettingsInput", {
   description: "Only the fields given change",
   fields: (t) => ({
-    enabled: t.boolean(),
-    vmName: t.string(),
-    whenExit: t.field({ type: SimVmWhenExit }),
-    headless: t.boolean(),
-    engine: t.field({ type: SimVmEngineId }),
-    allocateVcpusRam: t.boolean(),
-    vcpus: t.int(),
-    ramMb: t.int(),
-    port: t.int(),
+    enabled: t.boolean({ description: "Whether the server starts and uses the VM host" }),
+    vmName: t.string({ description: "The VM's name in its hypervisor" }),
+    whenExit: t.field({ type: SimVmWhenExit, description: "What happens to the VM when the server stops" }),
+    headless: t.boolean({ description: "Run the VM without a window" }),
+    engine: t.field({ type: SimVmEngineId, description: "The hypervisor that runs the VM" }),
+    allocateVcpusRam: t.boolean({ description: "Set the VM's vCPUs and RAM before starting it" }),
+    vcpus: t.int({ description: "Virtual CPUs to give the VM" }),
+    ramMb: t.int({ description: "Memory to give the VM, in MB" }),
+    port: t.int({ description: "The TCP port of the GNS3 server inside the VM" }),
   }),
 });
 
@@ -67,13 +72,13 @@ const KEYS = {
 } as const;
 
 builder.queryFields((t) => ({
-  simVm: t.field({ type: SimVmSettingsRef, resolve: (_r, _a, ctx) => getSimVmSettings(ctx) }),
-  simVmEngines: t.field({ type: [SimVmEngineRef], resolve: () => listEngines() }),
+  simVm: t.field({ type: SimVmSettingsRef, description: "The VM host (GNS3 VM) settings", resolve: (_r, _a, ctx) => getSimVmSettings(ctx) }),
+  simVmEngines: t.field({ type: [SimVmEngineRef], description: "The hypervisors that can run the VM host", resolve: () => listEngines() }),
   simVmVms: t.field({
     type: ["String"],
     description: "Names of the VMs the engine's hypervisor offers; empty when it is not installed",
     errors: { types: DOMAIN_ERRORS },
-    args: { engine: t.arg({ type: SimVmEngineId, required: true }) },
+    args: { engine: t.arg({ type: SimVmEngineId, required: true, description: "The hypervisor to ask" }) },
     resolve: async (_r, args, ctx) => (await listEngineVms(ctx, args.engine)).map((v) => v.vmname),
   }),
 }));
@@ -81,8 +86,9 @@ builder.queryFields((t) => ({
 builder.mutationField("updateSimVm", (t) =>
   t.field({
     type: SimVmSettingsRef,
+    description: "Changes the VM host settings; the settings as they now are",
     errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: SimVmSettingsInput, required: true }) },
+    args: { input: t.arg({ type: SimVmSettingsInput, required: true, description: "The changes" }) },
     resolve: (_r, args, ctx) =>
       updateSimVmSettings(
         ctx,

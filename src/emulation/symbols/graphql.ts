@@ -3,16 +3,17 @@ import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connec
 import { defaultSymbols, listSymbols, symbolDimensions, type SymbolEntry } from "./operations.js";
 
 const SymbolSize = builder.objectRef<{ width: number; height: number }>("SymbolSize").implement({
-  fields: (t) => ({ width: t.exposeInt("width"), height: t.exposeInt("height") }),
+  description: "The size of a symbol's image",
+  fields: (t) => ({ width: t.exposeInt("width", { description: "Width, in pixels" }), height: t.exposeInt("height", { description: "Height, in pixels" }) }),
 });
 
 export const NodeSymbol = builder.objectRef<SymbolEntry>("NodeSymbol").implement({
-  description: "A drawing for nodes on the topology; its file is served at /v2/symbols/{id}/raw",
+  description: "An icon nodes are drawn with on a lab's canvas; `rawUrl` downloads its image",
   fields: (t) => ({
-    id: t.exposeString("symbol_id"),
-    filename: t.exposeString("filename"),
-    theme: t.exposeString("theme"),
-    builtin: t.exposeBoolean("builtin"),
+    id: t.exposeString("symbol_id", { description: "The symbol's id, what a node's `symbol` names (:/symbols/classic/router.svg, or a custom file name)" }),
+    filename: t.exposeString("filename", { description: "The image's file name" }),
+    theme: t.exposeString("theme", { description: "The set it belongs to (\"Classic\", \"Affinity-square-blue\" …, or \"Custom symbols\")" }),
+    builtin: t.exposeBoolean("builtin", { description: "Whether it ships with the server (else it was uploaded)" }),
     size: t.field({
       type: SymbolSize,
       nullable: true,
@@ -24,7 +25,11 @@ export const NodeSymbol = builder.objectRef<SymbolEntry>("NodeSymbol").implement
 
 const DefaultSymbol = builder.objectRef<{ theme: string; role: string; symbolId: string }>("DefaultSymbol").implement({
   description: "The symbol a theme gives to a kind of node (router, ethernet_switch, computer …)",
-  fields: (t) => ({ theme: t.exposeString("theme"), role: t.exposeString("role"), symbolId: t.exposeString("symbolId") }),
+  fields: (t) => ({
+    theme: t.exposeString("theme", { description: "The symbol theme" }),
+    role: t.exposeString("role", { description: "The kind of node (router, ethernet_switch, computer …)" }),
+    symbolId: t.exposeString("symbolId", { description: "The symbol the theme gives it" }),
+  }),
 });
 
 builder.queryFields((t) => ({
@@ -39,6 +44,7 @@ builder.queryFields((t) => ({
   ),
   defaultSymbols: t.field({
     type: [DefaultSymbol],
+    description: "The symbol each theme gives to each kind of node",
     resolve: () =>
       Object.entries(defaultSymbols()).flatMap(([theme, roles]) => Object.entries(roles).map(([role, symbolId]) => ({ theme, role, symbolId }))),
   }),
@@ -49,7 +55,7 @@ builder.queryField("symbolDimensions", (t) =>
     type: SymbolSize,
     description: "A symbol's image size, by id (built-in or custom)",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The symbol's id" }) },
     resolve: (_r, args, ctx) => symbolDimensions(ctx, args.id),
   }),
 );

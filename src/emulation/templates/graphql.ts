@@ -14,8 +14,18 @@ import {
   updateTemplate,
 } from "./operations.js";
 
+const CATEGORY_DOCS: Record<(typeof CATEGORIES)[number], string> = {
+  router: "Routers: forward packets between networks",
+  switch: "Switches and hubs: join devices into one network",
+  guest: "End hosts: PCs, servers, containers",
+  firewall: "Firewalls: filter traffic between networks",
+};
 const TemplateCategoryEnum = builder.enumType("TemplateCategory", {
-  values: Object.fromEntries(CATEGORIES.map((c) => [c.toUpperCase(), { value: c }])) as Record<string, { value: (typeof CATEGORIES)[number] }>,
+  description: "The shelf a template sits on in a lab editor's device list",
+  values: Object.fromEntries(CATEGORIES.map((c) => [c.toUpperCase(), { value: c, description: CATEGORY_DOCS[c] }])) as Record<
+    string,
+    { value: (typeof CATEGORIES)[number]; description: string }
+  >,
 });
 
 /** The keys with a field of their own; the rest of the template object is `settings`. */
@@ -25,36 +35,38 @@ const settingsOf = (t: TemplateObject) => Object.fromEntries(Object.entries(t).f
 export const Template = builder.objectRef<TemplateObject>("Template").implement({
   description: "A device kind nodes are made from: a GNS3 built-in (fixed id) or a user template",
   fields: (t) => ({
-    id: t.id({ resolve: (x) => x.template_id }),
-    name: t.string({ resolve: (x) => x.name }),
-    templateType: t.field({ type: NodeTypeEnum, resolve: (x) => x.template_type }),
-    category: t.field({ type: TemplateCategoryEnum, resolve: (x) => x.category }),
-    builtin: t.boolean({ resolve: (x) => x.builtin }),
+    id: t.id({ description: "The template's id (a UUID; fixed for built-ins)", resolve: (x) => x.template_id }),
+    name: t.string({ description: "The template's name, as a device list shows it", resolve: (x) => x.name }),
+    templateType: t.field({ type: NodeTypeEnum, description: "The node type of the nodes made from it", resolve: (x) => x.template_type }),
+    category: t.field({ type: TemplateCategoryEnum, description: "The shelf it sits on in a device list", resolve: (x) => x.category }),
+    builtin: t.boolean({ description: "Whether it is a GNS3 built-in (which cannot be changed or deleted)", resolve: (x) => x.builtin }),
     computeId: t.string({ nullable: true, description: "Where its nodes run; null: the client picks (all built-ins)", resolve: (x) => x.compute_id }),
-    symbol: t.string({ resolve: (x) => x.symbol }),
+    symbol: t.string({ description: "The icon its nodes are drawn with (e.g. :/symbols/router.svg)", resolve: (x) => x.symbol }),
     defaultNameFormat: t.string({ description: "Node names: {0} → the first free number, {name} → the template name", resolve: (x) => x.default_name_format }),
     settings: t.field({ type: "JSON", description: "The node type's settings, named as in GNS3 (console_type, ports_mapping, …)", resolve: settingsOf }),
   }),
 });
 
 const templateFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  category: t.field({ type: TemplateCategoryEnum }),
-  symbol: t.string(),
-  defaultNameFormat: t.string(),
+  category: t.field({ type: TemplateCategoryEnum, description: "The shelf it sits on in a device list" }),
+  symbol: t.string({ description: "The icon its nodes are drawn with (e.g. :/symbols/router.svg)" }),
+  defaultNameFormat: t.string({ description: "Node names: {0} → the first free number, {name} → the template name" }),
   settings: t.field({ type: "JSON", description: "The node type's settings, named as in GNS3; unknown ones are refused" }),
 });
 
 const CreateTemplateInput = builder.inputType("CreateTemplateInput", {
+  description: "A new user template: a device kind with the settings its nodes start with",
   fields: (t) => ({
     id: t.id({ description: "Chosen template id (UUID)" }),
-    name: t.string({ required: true }),
-    templateType: t.field({ type: NodeTypeEnum, required: true }),
+    name: t.string({ required: true, description: "The template's name" }),
+    templateType: t.field({ type: NodeTypeEnum, required: true, description: "The node type of the nodes made from it" }),
     computeId: t.id({ description: "null: the client picks a compute for each node" }),
     ...templateFields(t),
   }),
 });
 const UpdateTemplateInput = builder.inputType("UpdateTemplateInput", {
-  fields: (t) => ({ name: t.string(), ...templateFields(t) }),
+  description: "Changes to a user template: only the fields given change (nodes already made keep their settings)",
+  fields: (t) => ({ name: t.string({ description: "A new name" }), ...templateFields(t) }),
 });
 
 /** GraphQL input → the GNS3 template keys the operations take (absent and null fields are left out). */
@@ -68,7 +80,7 @@ const TemplateFilter = builder.inputType("TemplateFilter", {
   description: "Templates matching every field given",
   fields: (t) => ({
     templateType: t.field({ type: [NodeTypeEnum], description: "Templates of one of these node types" }),
-    category: t.field({ type: TemplateCategoryEnum }),
+    category: t.field({ type: TemplateCategoryEnum, description: "Templates of this category" }),
     builtin: t.boolean({ description: "Only built-ins (true) or only user templates (false)" }),
   }),
 });
@@ -78,7 +90,7 @@ builder.queryFields((t) => ({
     {
       type: Template,
       description: "Built-in templates first, then user templates",
-      args: { filter: t.arg({ type: TemplateFilter }) },
+      args: { filter: t.arg({ type: TemplateFilter, description: "Only the templates that match" }) },
       resolve: async (_r, args, ctx) => {
         const f = args.filter;
         const list = (await listTemplates(ctx)).filter(
@@ -91,18 +103,20 @@ builder.queryFields((t) => ({
   ),
   template: t.field({
     type: Template,
+    description: "One template",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The template's id" }) },
     resolve: (_r, { id }, ctx) => getTemplate(ctx, String(id)),
   }),
-  appliances: t.field({ type: ["JSON"], description: "The appliance catalogue (GNS3 appliance files), as GET /v2/appliances", resolve: () => listAppliances() }),
+  appliances: t.field({ type: ["JSON"], description: "The appliance catalogue: GNS3 appliance files, each describing a ready-made device (its images, settings and where to get them)", resolve: () => listAppliances() }),
 }));
 
 builder.mutationFields((t) => ({
   createTemplate: t.field({
     type: Template,
+    description: "Adds a user template that nodes can be made from",
     errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: CreateTemplateInput, required: true }) },
+    args: { input: t.arg({ type: CreateTemplateInput, required: true, description: "The new template" }) },
     resolve: (_r, { input }, ctx) =>
       createTemplate(ctx, {
         ...toGns3(input),
@@ -113,22 +127,23 @@ builder.mutationFields((t) => ({
   }),
   updateTemplate: t.field({
     type: Template,
+    description: "Changes a user template; the changed template",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateTemplateInput, required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The template's id" }), input: t.arg({ type: UpdateTemplateInput, required: true, description: "The changes" }) },
     resolve: (_r, { id, input }, ctx) => updateTemplate(ctx, String(id), toGns3(input)),
   }),
   deleteTemplate: t.field({
     type: "ID",
     description: "Deletes a user template (nodes made from it stay); returns its id",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The template's id" }) },
     resolve: async (_r, { id }, ctx) => (await deleteTemplate(ctx, String(id))).template_id,
   }),
   duplicateTemplate: t.field({
     type: Template,
     description: "A copy of a user template with a new id and the same name",
     errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The id of the template to copy" }) },
     resolve: (_r, { id }, ctx) => duplicateTemplate(ctx, String(id)),
   }),
   createNodeFromTemplate: t.prismaField({
@@ -136,11 +151,11 @@ builder.mutationFields((t) => ({
     description: "A node with the template's settings, named by its defaultNameFormat (PC{0} → PC1, PC2 …)",
     errors: { types: DOMAIN_ERRORS },
     args: {
-      projectId: t.arg.id({ required: true }),
-      templateId: t.arg.id({ required: true }),
-      x: t.arg.int({ required: true }),
-      y: t.arg.int({ required: true }),
-      name: t.arg.string(),
+      projectId: t.arg.id({ required: true, description: "The project's id (an opened project)" }),
+      templateId: t.arg.id({ required: true, description: "The template's id" }),
+      x: t.arg.int({ required: true, description: "Horizontal position on the canvas, in pixels" }),
+      y: t.arg.int({ required: true, description: "Vertical position on the canvas, in pixels" }),
+      name: t.arg.string({ description: "The node's name (default: from the template's defaultNameFormat)" }),
       computeId: t.arg.id({ description: "Required for built-ins; a user template's own compute wins" }),
     },
     resolve: (_q, _r, { projectId, templateId, x, y, name, computeId }, ctx) =>

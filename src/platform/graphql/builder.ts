@@ -37,14 +37,32 @@ export const builder = new SchemaBuilder<{
     maxConnectionSize: MAX_PAGE_SIZE,
     defaultConnectionSize: DEFAULT_PAGE_SIZE,
   },
-  relay: { clientMutationId: "omit", cursorType: "String" },
+  relay: {
+    clientMutationId: "omit",
+    cursorType: "String",
+    // The paging vocabulary, described once for every connection (generated types take their descriptions
+    // from the field they answer: describe-generated.ts).
+    firstArgOptions: { description: `At most this many elements from the start of the list (after \`after\`), up to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither \`first\` nor \`last\` is given` },
+    afterArgOptions: { description: "Only the elements after this cursor (a page's `pageInfo.endCursor`)" },
+    lastArgOptions: { description: `At most this many elements from the end of the list (before \`before\`), up to ${MAX_PAGE_SIZE}` },
+    beforeArgOptions: { description: "Only the elements before this cursor (a page's `pageInfo.startCursor`)" },
+    pageInfoTypeOptions: { description: "Where a page sits in its list, and the cursors to ask for the next or previous one" },
+    hasNextPageFieldOptions: { description: "More elements follow this page: ask again with `after: endCursor`" },
+    hasPreviousPageFieldOptions: { description: "More elements precede this page: ask again with `before: startCursor`" },
+    startCursorFieldOptions: { description: "The cursor of the page's first element (null on an empty page)" },
+    endCursorFieldOptions: { description: "The cursor of the page's last element (null on an empty page)" },
+    edgesFieldOptions: { description: "The page's elements, in the list's order, each with its cursor" },
+    pageInfoFieldOptions: { description: "Whether more pages follow or precede, and the cursors to ask for them" },
+    cursorFieldOptions: { description: "An opaque position in the list: pass it as `after` or `before` to page from here" },
+  },
 });
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({ description: "Reads: network-emulation labs (projects, nodes, links, templates, computes) and storage quotas (SVMs, volumes, qtrees, quota rules and reports)" });
+builder.mutationType({ description: "Changes: build and run labs, and manage storage volumes, qtrees and quota rules; each answers the changed thing or a typed error" });
+builder.subscriptionType({ description: "Live streams: a project's changes, a node's console, a link's packets, quota changes" });
 
 builder.scalarType("DateTime", {
+  description: "A point in time, as an ISO 8601 string in UTC (2026-01-31T12:00:00.000Z)",
   serialize: (d) => d.toISOString(),
   parseValue: (v) => {
     const d = typeof v === "string" ? new Date(v) : new Date(NaN);
@@ -69,7 +87,7 @@ builder.scalarType("BigInt", {
 });
 
 builder.scalarType("JSON", {
-  description: "A free-form JSON value (emulator properties, labels, styles)",
+  description: "A free-form JSON value, where the shape depends on something else (emulator properties by node type, packet filters, GNS3 payloads)",
   serialize: (v) => v,
   // Literals reach parseValue too (graphql-js converts them first): one check for prototype keys and depth.
   parseValue: (v) => {
@@ -83,12 +101,20 @@ builder.scalarType("JSON", {
   },
 });
 
+/**
+ * GraphQL enum values for GNS3 vocabularies: `spice+agent` → SPICE_AGENT, value kept as GNS3 spells it, each
+ * value with what it means to the user.
+ */
+export const enumValues = <T extends string>(values: readonly T[], descriptions: Record<T, string>) =>
+  Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v, description: descriptions[v] }])) as Record<string, { value: T; description: string }>;
+
 /** Every typed error result implements this interface. */
 export const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
+  description: "Why an operation did not do what was asked: every typed error result has these fields",
   fields: (t) => ({
-    message: t.exposeString("message"),
-    code: t.string({ nullable: true, resolve: (e) => e.detail.code ?? null }),
-    target: t.string({ nullable: true, resolve: (e) => e.detail.target ?? null }),
+    message: t.exposeString("message", { description: "What went wrong, for a person to read" }),
+    code: t.string({ nullable: true, description: "A stable code for programs to branch on (storage: the ONTAP error number), when there is one", resolve: (e) => e.detail.code ?? null }),
+    target: t.string({ nullable: true, description: "The input field or argument at fault, when there is one", resolve: (e) => e.detail.target ?? null }),
   }),
 });
 

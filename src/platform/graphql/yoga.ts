@@ -81,13 +81,14 @@ function sseDirectStream(res: Response): DirectStream {
   };
 }
 
-export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlugins: Plugin[] = []) {
+/** `examples`: the tabs GraphiQL opens with (a browser without tabs of its own saved), instead of its welcome text. */
+export function createGraphQL(schema: GraphQLSchema, ctx: AppContext, featurePlugins: Plugin[] = [], examples: { query: string }[] = []) {
   const yoga = createYoga<{ req: Request; res: Response; directStream?: DirectStream }, AppContext>({
     schema,
     graphqlEndpoint: "/graphql",
     // GraphiQL is served on GET /graphql with its assets inlined (works offline); subscriptions over graphql-ws.
     // The assets (~9 MB of JavaScript, ~29 MB of heap) are loaded when the page is first asked for, not at start.
-    graphiql: { subscriptionsProtocol: "WS", title: "Patchbay GraphiQL" },
+    graphiql: { subscriptionsProtocol: "WS", title: "Patchbay GraphiQL", ...(examples.length ? { defaultTabs: examples, defaultQuery: examples[0].query } : {}) },
     renderGraphiQL: async (options) => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options),
     context: () => ctx,
     // Uploads (the GraphQL multipart request convention): one file per request, refused while it arrives beyond

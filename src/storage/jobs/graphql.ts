@@ -3,18 +3,27 @@ import type { Job } from "../../generated/prisma-sqlite/client.js";
 import { checkTimeout } from "../ontap/query.js";
 import { awaitJob, getJob, type StartedJob } from "./operations.js";
 
-export const JobState = builder.enumType("JobState", { values: ["QUEUED", "RUNNING", "PAUSED", "SUCCESS", "FAILURE"] as const });
+export const JobState = builder.enumType("JobState", {
+  description: "Where a storage job stands",
+  values: {
+    QUEUED: { description: "Waiting to run" },
+    RUNNING: { description: "Running" },
+    PAUSED: { description: "Paused; it resumes later" },
+    SUCCESS: { description: "Ended: the change is made" },
+    FAILURE: { description: "Ended: the change failed (`message` and `code` say why)" },
+  } as const,
+});
 
 export const JobRef = builder.prismaObject("Job", {
   description: "An asynchronous storage operation (ONTAP job)",
   fields: (t) => ({
-    uuid: t.exposeID("uuid"),
-    description: t.exposeString("description"),
-    state: t.field({ type: JobState, resolve: (j) => j.state.toUpperCase() as "SUCCESS" }),
-    message: t.exposeString("message"),
-    code: t.exposeInt("code"),
-    startTime: t.expose("startTime", { type: "DateTime", nullable: true }),
-    endTime: t.expose("endTime", { type: "DateTime", nullable: true }),
+    uuid: t.exposeID("uuid", { description: "The job's uuid" }),
+    description: t.exposeString("description", { description: "What the job does (the change it makes)" }),
+    state: t.field({ type: JobState, description: "Where the job stands", resolve: (j) => j.state.toUpperCase() as "SUCCESS" }),
+    message: t.exposeString("message", { description: "The job's last message: its progress, or why it failed" }),
+    code: t.exposeInt("code", { description: "0 on success, else the ONTAP error number of the failure" }),
+    startTime: t.expose("startTime", { type: "DateTime", nullable: true, description: "When the job started running (null while queued)" }),
+    endTime: t.expose("endTime", { type: "DateTime", nullable: true, description: "When the job ended (null until then)" }),
   }),
 });
 
@@ -23,7 +32,7 @@ builder.queryField("job", (t) =>
     type: "Job",
     nullable: true,
     description: "A job, while it is retained (300 s after it ends)",
-    args: { uuid: t.arg.id({ required: true }) },
+    args: { uuid: t.arg.id({ required: true, description: "The job's uuid" }) },
     resolve: async (_q, _root, args, ctx): Promise<Job | null> => getJob(ctx, String(args.uuid)).catch(() => null),
   }),
 );
@@ -31,7 +40,7 @@ builder.queryField("job", (t) =>
 // ---- REST's synchronous/asynchronous choice (return_timeout) for the mutations whose change runs as a job
 
 export const RETURN_TIMEOUT_DESCRIPTION =
-  "Seconds (0–120) to wait for the change's job, as REST's return_timeout; omitted: until it ends. A job still " +
+  "Seconds (0–120) to wait for the change's job; omitted: until it ends. A job still " +
   "running then is returned as it stands (poll it with `job(uuid:)`); one that failed is this mutation's error.";
 
 /** Checked before the change starts: a bad value must not leave a change made and unanswered. */

@@ -6,15 +6,23 @@ import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js"; // and
 import { createQtree, deleteQtree, getQtree, updateQtree } from "./operations.js";
 import type { SecurityStyle as SecurityStyleValue, UpdateQtreeInput } from "./schema.js";
 
-const SecurityStyle = builder.enumType("SecurityStyle", { values: ["UNIX", "NTFS", "MIXED"] as const });
+const SecurityStyle = builder.enumType("SecurityStyle", {
+  description: "Which permissions govern a qtree's files",
+  values: {
+    UNIX: { description: "UNIX mode bits (NFS clients)" },
+    NTFS: { description: "Windows ACLs (SMB clients)" },
+    MIXED: { description: "Either, as each file was last set" },
+  } as const,
+});
 
 builder.prismaObject("Qtree", {
+  description: "A directory of a volume that tree quota rules can limit as a whole",
   fields: (t) => ({
     id: t.exposeInt("qtreeId", { description: "The qtree id within its volume" }),
-    name: t.exposeString("name"),
-    securityStyle: t.field({ type: SecurityStyle, resolve: (q) => q.securityStyle.toUpperCase() as "UNIX" }),
-    unixPermissions: t.exposeInt("unixPermissions"),
-    volume: t.relation("volume"),
+    name: t.exposeString("name", { description: "The qtree's name: its directory at the volume's root" }),
+    securityStyle: t.field({ type: SecurityStyle, description: "Which permissions govern its files", resolve: (q) => q.securityStyle.toUpperCase() as "UNIX" }),
+    unixPermissions: t.exposeInt("unixPermissions", { description: "The directory's UNIX mode bits (e.g. 493 = 0755)" }),
+    volume: t.relation("volume", { description: "The volume the qtree is in" }),
   }),
 });
 
@@ -33,7 +41,7 @@ builder.queryFields((t) => ({
       type: "Qtree",
       cursor: "key",
       description: "Qtrees by volume and id, of one volume when volumeUuid is given",
-      args: { volumeUuid: t.arg.id() },
+      args: { volumeUuid: t.arg.id({ description: "Only this volume's qtrees" }) },
       resolve: (query, _r, args, ctx) =>
         ctx.db.qtree.findMany({ ...usableQuery(query), where: qtreeWhere(args.volumeUuid), orderBy: [{ volumeUuid: "asc" }, { qtreeId: "asc" }] }),
       totalCount: (_r, args, ctx) => ctx.db.qtree.count({ where: qtreeWhere(args.volumeUuid) }),
@@ -42,8 +50,9 @@ builder.queryFields((t) => ({
   ),
   qtree: t.prismaField({
     type: "Qtree",
+    description: "One qtree of a volume",
     errors: { types: DOMAIN_ERRORS },
-    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.id({ required: true, description: QTREE_ID }) },
+    args: { volumeUuid: t.arg.id({ required: true, description: "The volume's uuid" }), id: t.arg.id({ required: true, description: QTREE_ID }) },
     resolve: (_q, _r, args, ctx) => getQtree(ctx, String(args.volumeUuid), qtreeNumber(args.id)),
   }),
 }));
@@ -57,13 +66,14 @@ const qtreeSettings = (args: QtreeSettings) => ({
 builder.mutationFields((t) => ({
   createQtree: t.prismaField({
     type: "Qtree",
+    description: "Creates a qtree (a directory at the volume's root)",
     errors: { types: DOMAIN_ERRORS },
     args: {
-      svm: t.arg({ type: SvmSelector, required: true }),
-      volume: t.arg({ type: VolumeSelector, required: true }),
-      name: t.arg.string({ required: true }),
-      securityStyle: t.arg({ type: SecurityStyle }),
-      unixPermissions: t.arg.int(),
+      svm: t.arg({ type: SvmSelector, required: true, description: "The volume's SVM" }),
+      volume: t.arg({ type: VolumeSelector, required: true, description: "The volume to create it in" }),
+      name: t.arg.string({ required: true, description: "The qtree's name (a taken one is refused)" }),
+      securityStyle: t.arg({ type: SecurityStyle, description: "Which permissions govern its files (the volume's by default)" }),
+      unixPermissions: t.arg.int({ description: "The directory's UNIX mode bits (e.g. 493 = 0755)" }),
     },
     resolve: (_q, _r, args, ctx) => createQtree(ctx, { svm: sel(args.svm), volume: sel(args.volume), name: args.name, ...qtreeSettings(args) }),
   }),
@@ -72,9 +82,9 @@ builder.mutationFields((t) => ({
     description: "Rename a qtree; the quota rules scoped to it follow. The rename runs in the job: `data` has the new name once it ended",
     errors: { types: DOMAIN_ERRORS, result: jobResult },
     args: {
-      volumeUuid: t.arg.id({ required: true }),
+      volumeUuid: t.arg.id({ required: true, description: "The volume's uuid" }),
       id: t.arg.id({ required: true, description: QTREE_ID }),
-      name: t.arg.string({ required: true }),
+      name: t.arg.string({ required: true, description: "The new name" }),
       returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
     },
     resolve: (_q, _r, args, ctx) => changeQtree(ctx, args, { name: args.name }),
@@ -84,10 +94,10 @@ builder.mutationFields((t) => ({
     description: "Change a qtree's security style or UNIX permissions. The change runs in the job: `data` shows it once it ended",
     errors: { types: DOMAIN_ERRORS, result: jobResult },
     args: {
-      volumeUuid: t.arg.id({ required: true }),
+      volumeUuid: t.arg.id({ required: true, description: "The volume's uuid" }),
       id: t.arg.id({ required: true, description: QTREE_ID }),
-      securityStyle: t.arg({ type: SecurityStyle }),
-      unixPermissions: t.arg.int(),
+      securityStyle: t.arg({ type: SecurityStyle, description: "Which permissions govern its files" }),
+      unixPermissions: t.arg.int({ description: "The directory's UNIX mode bits (e.g. 493 = 0755)" }),
       returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
     },
     resolve: (_q, _r, args, ctx) => changeQtree(ctx, args, qtreeSettings(args)),
@@ -95,7 +105,7 @@ builder.mutationFields((t) => ({
   deleteQtree: t.boolean({
     description: "Delete a qtree and the quota rules scoped to it",
     errors: { types: DOMAIN_ERRORS },
-    args: { volumeUuid: t.arg.id({ required: true }), id: t.arg.id({ required: true, description: QTREE_ID }) },
+    args: { volumeUuid: t.arg.id({ required: true, description: "The volume's uuid" }), id: t.arg.id({ required: true, description: QTREE_ID }) },
     resolve: async (_r, args, ctx) => {
       await (await deleteQtree(ctx, String(args.volumeUuid), qtreeNumber(args.id))).succeeded();
       return true;

@@ -4,9 +4,12 @@ import { getQuotaReport } from "./operations.js";
 builder.queryField("quotaReport", (t) =>
   t.prismaField({
     type: "EnforcedQuota",
-    description: "One entry of a volume's quota report (GET /api/storage/quota/reports/{volume}/{index})",
+    description: "One entry of a volume's quota report: a limit being enforced and the space and files used against it",
     errors: { types: DOMAIN_ERRORS },
-    args: { volumeUuid: t.arg.id({ required: true }), index: t.arg.int({ required: true }) },
+    args: {
+      volumeUuid: t.arg.id({ required: true, description: "The volume's uuid" }),
+      index: t.arg.int({ required: true, description: "The entry's index in the volume's report (QuotaReport.index)" }),
+    },
     resolve: (_q, _r, args, ctx) => getQuotaReport(ctx, String(args.volumeUuid), args.index),
   }),
 );

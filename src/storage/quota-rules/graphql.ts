@@ -15,24 +15,43 @@ import { fieldNames, inTermsOf } from "../core/input.js";
 import { LIMIT_NAMES, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
 import { createRule, deleteRule, updateRule } from "./operations.js";
 
-const QuotaRuleType = builder.enumType("QuotaRuleType", { values: ["USER", "GROUP", "TREE"] as const });
+const QuotaRuleType = builder.enumType("QuotaRuleType", {
+  description: "Whose use of a volume (or qtree) a quota rule limits",
+  values: {
+    USER: { description: "The space and files each of the rule's users owns" },
+    GROUP: { description: "The space and files the rule's group owns" },
+    TREE: { description: "The space and files of a whole qtree, whoever owns them" },
+  } as const,
+});
+
+/** What the limits mean, for the rule, its report entry, the limits input and the filters. */
+const LIMIT_DOCS = {
+  spaceHardLimit: "Space, in bytes (whole KiB): writes that would go beyond it fail; null = unlimited",
+  spaceSoftLimit: "Space, in bytes (whole KiB): use beyond it is reported, not refused; null = unlimited",
+  filesHardLimit: "Files (and directories): creating one beyond it fails; null = unlimited",
+  filesSoftLimit: "Files (and directories): more than it are reported, not refused; null = unlimited",
+} as const;
 
 const QuotaUser = builder.objectRef<{ name?: string; id?: string }>("QuotaUser").implement({
   description: "A user target: a name or a numeric id (an empty name is the default rule)",
   fields: (t) => ({
-    name: t.string({ nullable: true, resolve: (u) => u.name ?? null }),
-    id: t.string({ nullable: true, resolve: (u) => u.id ?? null }),
+    name: t.string({ nullable: true, description: "The user's name (\"\" for the default rule, which limits every user)", resolve: (u) => u.name ?? null }),
+    id: t.string({ nullable: true, description: "The user's UNIX id (or Windows SID)", resolve: (u) => u.id ?? null }),
   }),
 });
 const QuotaGroup = builder.objectRef<{ name: string | null; id: string | null }>("QuotaGroup").implement({
-  fields: (t) => ({ name: t.exposeString("name", { nullable: true }), id: t.exposeString("id", { nullable: true }) }),
+  description: "A group target: a name or a numeric id (an empty name is the default rule)",
+  fields: (t) => ({
+    name: t.exposeString("name", { nullable: true, description: "The group's name (\"\" for the default rule, which limits every group)" }),
+    id: t.exposeString("id", { nullable: true, description: "The group's UNIX id" }),
+  }),
 });
 
 const QuotaQtree = builder.objectRef<{ name: string; id: number | null }>("QuotaQtree").implement({
-  description: "The qtree a rule names (REST `qtree`): a tree rule's target, a user or group rule's scope",
+  description: "The qtree a rule names: a tree rule's target, a user or group rule's scope",
   fields: (t) => ({
     name: t.exposeString("name", { description: "\"\" for the default tree rule" }),
-    id: t.exposeInt("id", { nullable: true, description: "The qtree's id in its volume (REST `qtree.id`); null for the default tree rule, which names no qtree" }),
+    id: t.exposeInt("id", { nullable: true, description: "The qtree's id in its volume; null for the default tree rule, which names no qtree" }),
   }),
 });
 
@@ -58,49 +77,69 @@ async function ruleQtree(ctx: AppContext, r: RuleQtree) {
 }
 
 builder.prismaObject("QuotaRule", {
+  description: "A limit on the space and files a user, a group or a qtree may use in a volume (enforced while the volume's quota is on)",
   fields: (t) => ({
-    uuid: t.exposeID("uuid"),
-    type: t.field({ type: QuotaRuleType, resolve: (r) => r.type.toUpperCase() as "USER" }),
-    volume: t.relation("volume"),
+    uuid: t.exposeID("uuid", { description: "The rule's uuid" }),
+    type: t.field({ type: QuotaRuleType, description: "Whose use the rule limits", resolve: (r) => r.type.toUpperCase() as "USER" }),
+    volume: t.relation("volume", { description: "The volume the rule limits" }),
     qtreeName: t.exposeString("qtreeName", { nullable: true, description: "null for a volume-level user or group rule; \"\" for the default tree rule" }),
     qtree: t.field({
       type: QuotaQtree,
       nullable: true,
-      description: "null for a volume-level user or group rule, which REST reports without qtree",
+      description: "The qtree the rule names; null for a volume-level user or group rule",
       resolve: (r, _a, ctx) => ruleQtree(ctx, r),
     }),
     users: t.field({
       type: [QuotaUser],
+      description: "A user rule's users (empty for other rules)",
       select: { users: { orderBy: { position: "asc" } } },
       resolve: (r) => userEntries(r.users),
     }),
-    group: t.field({ type: QuotaGroup, nullable: true, resolve: (r) => (r.type === "group" ? { name: r.groupName, id: r.groupId } : null) }),
-    userMapping: t.exposeBoolean("userMapping", { nullable: true }),
-    spaceHardLimit: t.expose("spaceHardLimit", { type: "BigInt", nullable: true, description: "bytes; null = unlimited" }),
-    spaceSoftLimit: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true }),
-    filesHardLimit: t.expose("filesHardLimit", { type: "BigInt", nullable: true, description: "files; null = unlimited" }),
-    filesSoftLimit: t.expose("filesSoftLimit", { type: "BigInt", nullable: true }),
+    group: t.field({ type: QuotaGroup, nullable: true, description: "A group rule's group (null for other rules)", resolve: (r) => (r.type === "group" ? { name: r.groupName, id: r.groupId } : null) }),
+    userMapping: t.exposeBoolean("userMapping", { nullable: true, description: "User rules: whether a UNIX user and the Windows user mapped to it share one quota (null for other rules)" }),
+    spaceHardLimit: t.expose("spaceHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceHardLimit }),
+    spaceSoftLimit: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceSoftLimit }),
+    filesHardLimit: t.expose("filesHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.filesHardLimit }),
+    filesSoftLimit: t.expose("filesSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.filesSoftLimit }),
   }),
 });
 
 // ---- typed filters, translated through the same field map as the ONTAP query language
+const IS_NULL = "true: only where the field has no value (unlimited, or not this rule type's); false: only where it has one";
 const StringFilter = builder.inputType("StringFilter", {
-  fields: (t) => ({ eq: t.string(), in: t.stringList(), startsWith: t.string(), isNull: t.boolean() }),
+  description: "Conditions on a text field; operators are ANDed, use QuotaRuleFilter.or for alternatives",
+  fields: (t) => ({
+    eq: t.string({ description: "Equal to this" }),
+    in: t.stringList({ description: "Equal to one of these" }),
+    startsWith: t.string({ description: "Starting with this" }),
+    isNull: t.boolean({ description: IS_NULL }),
+  }),
 });
 const IntFilter = builder.inputType("IntFilter", {
   description: "Operators are ANDed; use QuotaRuleFilter.or for alternatives",
-  fields: (t) => ({ eq: t.int(), in: t.intList(), lt: t.int(), lte: t.int(), gt: t.int(), gte: t.int(), isNull: t.boolean() }),
+  fields: (t) => ({
+    eq: t.int({ description: "Equal to this" }),
+    in: t.intList({ description: "Equal to one of these" }),
+    lt: t.int({ description: "Less than this" }),
+    lte: t.int({ description: "At most this" }),
+    gt: t.int({ description: "Greater than this" }),
+    gte: t.int({ description: "At least this" }),
+    isNull: t.boolean({ description: IS_NULL }),
+  }),
 });
-const BooleanFilter = builder.inputType("BooleanFilter", { fields: (t) => ({ eq: t.boolean(), isNull: t.boolean() }) });
+const BooleanFilter = builder.inputType("BooleanFilter", {
+  description: "Conditions on a yes/no field",
+  fields: (t) => ({ eq: t.boolean({ description: "Equal to this" }), isNull: t.boolean({ description: IS_NULL }) }),
+});
 const BigIntFilter = builder.inputType("BigIntFilter", {
   description: "Operators are ANDed; use QuotaRuleFilter.or for alternatives",
   fields: (t) => ({
-    eq: t.field({ type: "BigInt" }),
-    lt: t.field({ type: "BigInt" }),
-    lte: t.field({ type: "BigInt" }),
-    gt: t.field({ type: "BigInt" }),
-    gte: t.field({ type: "BigInt" }),
-    isNull: t.boolean(),
+    eq: t.field({ type: "BigInt", description: "Equal to this" }),
+    lt: t.field({ type: "BigInt", description: "Less than this" }),
+    lte: t.field({ type: "BigInt", description: "At most this" }),
+    gt: t.field({ type: "BigInt", description: "Greater than this" }),
+    gte: t.field({ type: "BigInt", description: "At least this" }),
+    isNull: t.boolean({ description: IS_NULL }),
   }),
 });
 type StrF = { eq?: string | null; in?: string[] | null; startsWith?: string | null; isNull?: boolean | null };
@@ -127,25 +166,25 @@ interface RuleFilter {
   or?: RuleFilter[] | null;
 }
 const QuotaRuleFilter = builder.inputRef<RuleFilter>("QuotaRuleFilter").implement({
-  description: "The rule fields REST filters on, with the same meaning (the same translation into the database)",
+  description: "Quota rules matching every field given (the same conditions the ONTAP query parameters express)",
   fields: (t) => ({
-    uuid: t.field({ type: StringFilter }),
-    svmName: t.field({ type: StringFilter }),
-    svmUuid: t.field({ type: StringFilter }),
-    volumeName: t.field({ type: StringFilter }),
-    volumeUuid: t.field({ type: StringFilter }),
-    type: t.field({ type: [QuotaRuleType] }),
-    qtreeName: t.field({ type: StringFilter }),
+    uuid: t.field({ type: StringFilter, description: "The rule's uuid" }),
+    svmName: t.field({ type: StringFilter, description: "The name of the rule's SVM" }),
+    svmUuid: t.field({ type: StringFilter, description: "The uuid of the rule's SVM" }),
+    volumeName: t.field({ type: StringFilter, description: "The name of the rule's volume" }),
+    volumeUuid: t.field({ type: StringFilter, description: "The uuid of the rule's volume" }),
+    type: t.field({ type: [QuotaRuleType], description: "Rules of one of these types" }),
+    qtreeName: t.field({ type: StringFilter, description: "The name of the qtree the rule names" }),
     userName: t.field({ type: StringFilter, description: "matches when any user of the rule matches" }),
-    userId: t.field({ type: StringFilter }),
-    groupName: t.field({ type: StringFilter }),
-    groupId: t.field({ type: StringFilter }),
-    qtreeId: t.field({ type: IntFilter, description: "the id of the qtree the rule names (REST qtree.id)" }),
+    userId: t.field({ type: StringFilter, description: "matches when any user id of the rule matches" }),
+    groupName: t.field({ type: StringFilter, description: "The name of a group rule's group" }),
+    groupId: t.field({ type: StringFilter, description: "The id of a group rule's group" }),
+    qtreeId: t.field({ type: IntFilter, description: "the id of the qtree the rule names" }),
     userMapping: t.field({ type: BooleanFilter, description: "user rules only: other rules have none (isNull)" }),
-    spaceHardLimit: t.field({ type: BigIntFilter }),
-    spaceSoftLimit: t.field({ type: BigIntFilter }),
-    filesHardLimit: t.field({ type: BigIntFilter }),
-    filesSoftLimit: t.field({ type: BigIntFilter }),
+    spaceHardLimit: t.field({ type: BigIntFilter, description: "The space hard limit, in bytes" }),
+    spaceSoftLimit: t.field({ type: BigIntFilter, description: "The space soft limit, in bytes" }),
+    filesHardLimit: t.field({ type: BigIntFilter, description: "The files hard limit" }),
+    filesSoftLimit: t.field({ type: BigIntFilter, description: "The files soft limit" }),
     or: t.field({ type: [QuotaRuleFilter], description: "alternatives, each ANDed with the other fields" }),
   }),
 });
@@ -192,15 +231,19 @@ function pageCovers(query: { include?: Record<string, unknown>; select?: Record<
 const pageArgs = ({ take, skip, cursor }: { take?: number; skip?: number; cursor?: object }) => ({ take, skip, cursor });
 
 // ---- ordering: REST's order_by fields, in the same order (the connection's cursor is the rule, so pages stay put)
-const OrderDirection = builder.enumType("OrderDirection", { values: ["ASC", "DESC"] as const });
+const OrderDirection = builder.enumType("OrderDirection", {
+  description: "Which way a sort goes",
+  values: { ASC: { description: "Smallest (or A) first" }, DESC: { description: "Largest (or Z) first" } } as const,
+});
 const QuotaRuleOrderField = builder.enumType("QuotaRuleOrderField", {
-  description: "The fields REST's order_by sorts quota rules by",
-  values: Object.fromEntries([...RULE_SORTABLE].map((f) => [f.replace(/\./g, "_").toUpperCase(), { value: f, description: `REST order_by=${f}` }])),
+  description: "The rule fields quota rules can be sorted by (named as in the ONTAP API: space.hard_limit …)",
+  values: Object.fromEntries([...RULE_SORTABLE].map((f) => [f.replace(/\./g, "_").toUpperCase(), { value: f, description: `By the rule's ${f.replace(/[._]/g, " ")} (\`${f}\`)` }])),
 });
 const QuotaRuleOrder = builder.inputType("QuotaRuleOrder", {
+  description: "One sort key of a list of quota rules",
   fields: (t) => ({
-    field: t.field({ type: QuotaRuleOrderField, required: true }),
-    direction: t.field({ type: OrderDirection, defaultValue: "ASC" }),
+    field: t.field({ type: QuotaRuleOrderField, required: true, description: "The field to sort by" }),
+    direction: t.field({ type: OrderDirection, defaultValue: "ASC", description: "Which way" }),
   }),
 });
 
@@ -213,16 +256,18 @@ builder.queryFields((t) => ({
   quotaRule: t.prismaField({
     type: "QuotaRule",
     nullable: true,
-    args: { uuid: t.arg.id({ required: true }) },
+    description: "One quota rule (null if there is none with this uuid)",
+    args: { uuid: t.arg.id({ required: true, description: "The rule's uuid" }) },
     resolve: (query, _r, args, ctx) => ctx.db.quotaRule.findUnique({ ...query, where: { uuid: String(args.uuid) } }),
   }),
   quotaRules: t.prismaConnection(
     {
       type: "QuotaRule",
       cursor: "uuid",
+      description: "Quota rules across every volume, filtered and sorted (by uuid unless `orderBy` says otherwise)",
       args: {
-        filter: t.arg({ type: QuotaRuleFilter }),
-        orderBy: t.arg({ type: [QuotaRuleOrder], description: "Sort keys, most significant first (REST order_by); ties by uuid" }),
+        filter: t.arg({ type: QuotaRuleFilter, description: "Only the rules that match" }),
+        orderBy: t.arg({ type: [QuotaRuleOrder], description: "Sort keys, most significant first; ties by uuid" }),
       },
       resolve: async (query, _r, args, ctx) => {
         const orderBy = ruleOrderBy(args.orderBy);
@@ -239,7 +284,7 @@ builder.queryFields((t) => ({
       type: "EnforcedQuota",
       cursor: "ruleUuid",
       description: "The limits currently enforced in the file system of a volume, by report index",
-      args: { volumeUuid: t.arg.id({ required: true }) },
+      args: { volumeUuid: t.arg.id({ required: true, description: "The volume's uuid" }) },
       resolve: (query, _r, args, ctx) =>
         ctx.db.enforcedQuota.findMany({ ...usableQuery(query), where: { volumeUuid: String(args.volumeUuid) }, orderBy: { reportIndex: "asc" } }),
       totalCount: (_r, args, ctx) => ctx.db.enforcedQuota.count({ where: { volumeUuid: String(args.volumeUuid) } }),
@@ -250,18 +295,19 @@ builder.queryFields((t) => ({
 
 builder.prismaObject("EnforcedQuota", {
   name: "QuotaReport",
+  description: "A limit the file system of a volume enforces now (as of quota on or the last resize), from one quota rule",
   fields: (t) => ({
-    index: t.exposeInt("reportIndex"),
-    ruleUuid: t.exposeID("ruleUuid"),
-    type: t.field({ type: QuotaRuleType, resolve: (r) => r.type.toUpperCase() as "USER" }),
-    qtreeName: t.exposeString("qtreeName", { nullable: true }),
-    users: t.field({ type: [QuotaUser], resolve: (r) => JSON.parse(r.usersJson) }),
-    group: t.field({ type: QuotaGroup, nullable: true, resolve: (r) => (r.type === "group" ? { name: r.groupName, id: r.groupId } : null) }),
-    spaceHardLimit: t.expose("spaceHardLimit", { type: "BigInt", nullable: true }),
-    spaceSoftLimit: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true }),
-    filesHardLimit: t.expose("filesHardLimit", { type: "BigInt", nullable: true }),
-    filesSoftLimit: t.expose("filesSoftLimit", { type: "BigInt", nullable: true }),
-    volume: t.relation("volume"),
+    index: t.exposeInt("reportIndex", { description: "The entry's index in the volume's report" }),
+    ruleUuid: t.exposeID("ruleUuid", { description: "The uuid of the rule the limit comes from" }),
+    type: t.field({ type: QuotaRuleType, description: "Whose use is limited", resolve: (r) => r.type.toUpperCase() as "USER" }),
+    qtreeName: t.exposeString("qtreeName", { nullable: true, description: "The qtree the limit applies to (null: the whole volume)" }),
+    users: t.field({ type: [QuotaUser], description: "The users limited (user rules)", resolve: (r) => JSON.parse(r.usersJson) }),
+    group: t.field({ type: QuotaGroup, nullable: true, description: "The group limited (group rules)", resolve: (r) => (r.type === "group" ? { name: r.groupName, id: r.groupId } : null) }),
+    spaceHardLimit: t.expose("spaceHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceHardLimit }),
+    spaceSoftLimit: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceSoftLimit }),
+    filesHardLimit: t.expose("filesHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.filesHardLimit }),
+    filesSoftLimit: t.expose("filesSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.filesSoftLimit }),
+    volume: t.relation("volume", { description: "The volume the limit is enforced in" }),
   }),
 });
 
@@ -269,24 +315,31 @@ builder.prismaObject("EnforcedQuota", {
 const LimitsInputType = builder.inputType("QuotaLimitsInput", {
   description: "Limits; null (or omitted on create) = unlimited. Space in bytes, rounded up to whole KiB.",
   fields: (t) => ({
-    spaceHardLimit: t.field({ type: "BigInt" }),
-    spaceSoftLimit: t.field({ type: "BigInt" }),
-    filesHardLimit: t.field({ type: "BigInt" }),
-    filesSoftLimit: t.field({ type: "BigInt" }),
+    spaceHardLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.spaceHardLimit }),
+    spaceSoftLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.spaceSoftLimit }),
+    filesHardLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.filesHardLimit }),
+    filesSoftLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.filesSoftLimit }),
     userMapping: t.boolean({ description: "user rules only" }),
   }),
 });
-const UserTargetInput = builder.inputType("QuotaUserInput", { fields: (t) => ({ name: t.string(), id: t.string() }) });
-const GroupTargetInput = builder.inputType("QuotaGroupInput", { fields: (t) => ({ name: t.string(), id: t.string() }) });
+const UserTargetInput = builder.inputType("QuotaUserInput", {
+  description: "A user a rule limits: by name or id (an empty name makes the default rule)",
+  fields: (t) => ({ name: t.string({ description: "The user's name" }), id: t.string({ description: "The user's UNIX id (or Windows SID)" }) }),
+});
+const GroupTargetInput = builder.inputType("QuotaGroupInput", {
+  description: "The group a rule limits: by name or id (an empty name makes the default rule)",
+  fields: (t) => ({ name: t.string({ description: "The group's name" }), id: t.string({ description: "The group's UNIX id" }) }),
+});
 const CreateQuotaRuleInput = builder.inputType("CreateQuotaRuleInput", {
+  description: "A new quota rule: where, whose use, and the limits",
   fields: (t) => ({
-    svm: t.field({ type: SvmSelector, required: true }),
-    volume: t.field({ type: VolumeSelector, required: true }),
-    type: t.field({ type: QuotaRuleType, required: true }),
+    svm: t.field({ type: SvmSelector, required: true, description: "The volume's SVM" }),
+    volume: t.field({ type: VolumeSelector, required: true, description: "The volume the rule limits" }),
+    type: t.field({ type: QuotaRuleType, required: true, description: "Whose use the rule limits" }),
     qtreeName: t.string({ description: "tree rules: the qtree (\"\" = default); user/group rules: the qtree scope (omit = volume level)" }),
-    users: t.field({ type: [UserTargetInput] }),
-    group: t.field({ type: GroupTargetInput }),
-    limits: t.field({ type: LimitsInputType }),
+    users: t.field({ type: [UserTargetInput], description: "user rules: the users limited" }),
+    group: t.field({ type: GroupTargetInput, description: "group rules: the group limited" }),
+    limits: t.field({ type: LimitsInputType, description: "The limits (all unlimited when omitted)" }),
   }),
 });
 
@@ -321,7 +374,7 @@ builder.mutationFields((t) => ({
     type: "QuotaRule",
     description: "Create a rule (and the volume's default rule of its type when missing); its job resizes enforcement",
     errors: { types: DOMAIN_ERRORS, result: jobResult },
-    args: { input: t.arg({ type: CreateQuotaRuleInput, required: true }), returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }) },
+    args: { input: t.arg({ type: CreateQuotaRuleInput, required: true, description: "The new rule" }), returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }) },
     resolve: async (query, _r, args, ctx) => {
       const timeout = returnTimeoutOf(args.returnTimeout);
       const { uuid, job } = await inTermsOf(GRAPHQL_NAMES, () => createRule(ctx, ruleInput(args.input)));
@@ -334,8 +387,8 @@ builder.mutationFields((t) => ({
     description: "Change limits or user mapping; with quota on, the new limits are enforced (resize)",
     errors: { types: DOMAIN_ERRORS, result: jobResult },
     args: {
-      uuid: t.arg.id({ required: true }),
-      limits: t.arg({ type: LimitsInputType, required: true }),
+      uuid: t.arg.id({ required: true, description: "The rule's uuid" }),
+      limits: t.arg({ type: LimitsInputType, required: true, description: "The limits to change (omitted ones stay)" }),
       returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
     },
     resolve: async (query, _r, args, ctx) => {
@@ -349,7 +402,7 @@ builder.mutationFields((t) => ({
     type: "Job",
     description: "Delete a rule; the job resizes enforcement",
     errors: { types: DOMAIN_ERRORS },
-    args: { uuid: t.arg.id({ required: true }), returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }) },
+    args: { uuid: t.arg.id({ required: true, description: "The rule's uuid" }), returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }) },
     resolve: async (_q, _r, args, ctx) => {
       const timeout = returnTimeoutOf(args.returnTimeout);
       return jobWithin(await deleteRule(ctx, String(args.uuid)), timeout);
@@ -358,7 +411,15 @@ builder.mutationFields((t) => ({
 }));
 
 // ---- subscription
-const QuotaChangeKind = builder.enumType("QuotaChangeKind", { values: ["RULE_CREATED", "RULE_UPDATED", "RULE_DELETED", "VOLUME_QUOTA_CHANGED"] as const });
+const QuotaChangeKind = builder.enumType("QuotaChangeKind", {
+  description: "What changed in a volume's quotas",
+  values: {
+    RULE_CREATED: { description: "A quota rule was created" },
+    RULE_UPDATED: { description: "A quota rule's limits or user mapping changed" },
+    RULE_DELETED: { description: "A quota rule was deleted" },
+    VOLUME_QUOTA_CHANGED: { description: "The volume's quota was turned on or off, or its enforcement changed state" },
+  } as const,
+});
 
 interface QuotaChangeEvent extends QuotaChange {
   cursor: string;
@@ -366,11 +427,11 @@ interface QuotaChangeEvent extends QuotaChange {
 const QuotaChangeRef = builder.objectRef<QuotaChangeEvent>("QuotaChange").implement({
   description: "A rule or volume-quota change; pass `cursor` as `after` to resume after a reconnect",
   fields: (t) => ({
-    cursor: t.exposeString("cursor"),
-    kind: t.field({ type: QuotaChangeKind, resolve: (e) => e.kind }),
-    svmUuid: t.exposeID("svmUuid"),
-    volumeUuid: t.exposeID("volumeUuid"),
-    ruleUuid: t.exposeID("ruleUuid", { nullable: true }),
+    cursor: t.exposeString("cursor", { description: "Pass as `after` to resume after this change" }),
+    kind: t.field({ type: QuotaChangeKind, description: "What changed", resolve: (e) => e.kind }),
+    svmUuid: t.exposeID("svmUuid", { description: "The uuid of the volume's SVM" }),
+    volumeUuid: t.exposeID("volumeUuid", { description: "The uuid of the volume whose quotas changed" }),
+    ruleUuid: t.exposeID("ruleUuid", { nullable: true, description: "The rule that changed (null for VOLUME_QUOTA_CHANGED)" }),
     changed: t.stringList({
       nullable: true,
       description: "RULE_UPDATED: the QuotaRule fields the change gave a new value (spaceHardLimit, userMapping, …); null for other kinds",
@@ -385,6 +446,7 @@ const QuotaChangeRef = builder.objectRef<QuotaChangeEvent>("QuotaChange").implem
     volume: t.prismaField({
       type: "Volume",
       nullable: true,
+      description: "The volume as it is now (null once deleted)",
       resolve: (query, e, _a, ctx) => ctx.db.volume.findUnique({ ...query, where: { uuid: e.volumeUuid } }),
     }),
   }),
@@ -394,7 +456,7 @@ builder.subscriptionField("quotaChanges", (t) =>
   t.field({
     type: QuotaChangeRef,
     description: "Rule and volume-quota changes, optionally scoped to an SVM and/or a volume",
-    args: { svm: t.arg({ type: SvmSelector }), volumeUuid: t.arg.id(), after: t.arg.string({ description: "resume after this cursor" }) },
+    args: { svm: t.arg({ type: SvmSelector, description: "Only this SVM's changes" }), volumeUuid: t.arg.id({ description: "Only this volume's changes" }), after: t.arg.string({ description: "resume after this cursor" }) },
     subscribe: async function* (_r, args, ctx) {
       let svmUuid = args.svm?.uuid ? String(args.svm.uuid) : undefined;
       if (args.svm?.name) {

@@ -1,0 +1,89 @@
+/**
+ * What GraphiQL (GET /graphql in a browser) opens with instead of its stock welcome text: the README's GraphQL
+ * examples, one tab per operation, each with a line saying what it shows. They are the README's operations to
+ * the letter (test/platform/graphiql.test.ts compares them), and the README's examples run in CI
+ * (test/platform/readme-examples.test.ts), so what a newcomer runs first works. Ids in `<…>` are placeholders.
+ */
+export interface GraphiqlTab {
+  query: string;
+}
+
+const tab = (what: string, operation: string): GraphiqlTab => ({ query: `# ${what}\n${operation.trim()}\n` });
+
+export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
+  tab(
+    "A project with its nodes, ports and links in one request (replace <project id>: query { projects(first: 20) { edges { node { id name } } } })",
+    `query { project(id: "<project id>") { name status
+  nodes(first: 100) { totalCount edges { node { name nodeType status console ports { name shortName } } } }
+  links(first: 100) { edges { node { id capturing endpoints { node { name } adapterNumber portNumber } } } } } }`,
+  ),
+  tab(
+    "Every started node, across all projects",
+    `query { nodes(filter: { status: STARTED }, first: 100) {   # across all projects
+  totalCount pageInfo { hasNextPage endCursor } edges { node { name status project { name } } } } }`,
+  ),
+  tab(
+    "Add a VPCS node to a project; the answer is the node or a typed error",
+    `mutation { createNode(input: { projectId: "<project id>", name: "PC3", nodeType: VPCS }) {
+  __typename ... on MutationCreateNodeSuccess { data { id name console } } ... on Error { message } } }`,
+  ),
+  tab("Start a node", `mutation { startNode(projectId: "<project id>", id: "<node id>") { __typename } }`),
+  tab(
+    "A project's changes, live; pass the last cursor seen as `after` to resume after a reconnect",
+    `subscription { projectEvents(projectId: "<project id>", after: "<last cursor seen, or omit>") {
+  ... on SubscriptionProjectEventsSuccess { data { cursor action
+    ... on NodeEvent { kind changed node { id name status x y } }
+    ... on LinkEvent { kind link { id suspend capturing } } } } } }`,
+  ),
+  tab(
+    "Server-wide changes: projects, computes, templates, settings",
+    `subscription { controllerEvents { ... on SubscriptionControllerEventsSuccess { data { cursor action payload } } } }`,
+  ),
+  tab(
+    "Keep a local copy of a project in sync: read it with its eventCursor…",
+    `query { project(id: "<project id>") { eventCursor nodes(first: 100) { edges { node { id name } } }
+                                      links(first: 100) { edges { node { id endpoints { node { id name } } } } } } }`,
+  ),
+  tab(
+    "…then follow its changes from that cursor (a ResyncEvent says to read it again)",
+    `subscription { projectEvents(projectId: "<project id>", after: "<eventCursor>") {
+  ... on SubscriptionProjectEventsSuccess { data { cursor action ... on ResyncEvent { reason }
+    ... on LinkEvent { kind link { id endpoints { node { id name } } } } } } } }`,
+  ),
+  tab(
+    "The frames crossing a link while its capture runs (startCapture), decoded",
+    `subscription { linkPackets(projectId: "<project id>", linkId: "<link id>", after: "<last cursor seen, or omit>") {
+  ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time length capturedLength
+    ethernet { src dst etherType vlan } arp { operation senderMac senderIp targetMac targetIp }
+    ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort flags } udp { srcPort dstPort } } }
+  ... on Error { __typename message } } }`,
+  ),
+  tab(
+    "Storage: a user quota rule on a volume (try it with `npm run demo`)",
+    `mutation {
+  createQuotaRule(input: { svm: { name: "vs0" }, volume: { name: "vol1" }, type: USER,
+                           users: [{ name: "alice" }], limits: { filesHardLimit: 100, spaceHardLimit: 1048576 } },
+                  returnTimeout: 30) {   # REST's return_timeout; 0 answers at once with the job QUEUED: poll job(uuid:)
+    __typename
+    ... on MutationCreateQuotaRuleSuccess { data { uuid type users { name id } spaceHardLimit } job { uuid state } }
+    ... on Error { message code target }
+  }
+}`,
+  ),
+  tab(
+    "Storage: quota rules filtered and sorted, a page at a time",
+    `query {
+  quotaRules(first: 20, filter: { svmName: { eq: "vs0" }, or: [{ filesHardLimit: { gt: 5 } }, { filesHardLimit: { isNull: true } }] },
+             orderBy: [{ field: SPACE_HARD_LIMIT, direction: DESC }, { field: QTREE_NAME }]) {   # REST's order_by fields
+    totalCount
+    edges { node { uuid type qtree { id name } users { name id } filesHardLimit volume { name quotaState } } }
+  }
+}`,
+  ),
+  tab(
+    "Storage: rule and volume-quota changes, live",
+    `subscription {   # rule and volume-quota changes; pass the last \`cursor\` as \`after\` to resume after a reconnect
+  quotaChanges(svm: { name: "vs0" }) { cursor kind ruleUuid changed rule { type spaceHardLimit } volume { quotaState } }
+}`,
+  ),
+];
