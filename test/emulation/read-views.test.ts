@@ -74,7 +74,7 @@ describe("read views: one instance", () => {
       const r = await fetch(`${s.url}/graphql`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ query: "query($id: ID!) { project(id: $id) { id nodes { name ports { name } } } }", variables: { id: p } }),
+        body: JSON.stringify({ query: "query($id: ID!) { project(id: $id) { id nodes { edges { node { name ports { name } } } } } }", variables: { id: p } }),
       });
       expect(r.status).toBe(200);
       return r.text();
@@ -85,7 +85,7 @@ describe("read views: one instance", () => {
     expect(again).toBe(miss);
     await call(s.url, "POST", `/v2/projects/${p}/nodes`, { name: "PC2", node_type: "vpcs", compute_id: "local" });
     const [moved, movedHit] = [await ask(), await ask()];
-    expect(JSON.parse(moved).data.project.nodes.map((n: { name: string }) => n.name)).toEqual(["PC1", "PC2"]);
+    expect(JSON.parse(moved).data.project.nodes.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(["PC1", "PC2"]);
     expect(movedHit).toBe(moved);
   });
 
