@@ -17,10 +17,12 @@ export type NodeAction = "start" | "stop" | "suspend" | "reload";
 export const NODE_ACTIONS: readonly NodeAction[] = ["start", "stop", "suspend", "reload"];
 
 /**
- * Nodes a bulk action runs at once. A node start mostly waits (a process to exec, its console to listen), so the
- * bound is the host's, not GNS3's 3: the CPUs for the execs. A VM's RAM is capped by the compute whatever runs.
+ * Nodes a bulk action runs at once. A node start mostly waits (a process to exec, its console to listen), and the
+ * sandboxes are forked by the spawn helper (runtime/spawner.ts), not by the server, so the bound is what the host
+ * execs at once: with 16 on 2 CPUs a 50-node start all took four waves (961 ms), with 64 one (769 ms). A VM's RAM
+ * is capped by the compute whatever runs.
  */
-const BULK_PARALLELISM = 8 * os.availableParallelism();
+const BULK_PARALLELISM = 32 * os.availableParallelism();
 
 /** Each action as a command to the compute; a process starts in the node directory. */
 const COMMANDS: Record<NodeAction, (compute: Compute, node: Node, workdir: string) => Promise<RunState[]>> = {
