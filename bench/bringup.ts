@@ -145,8 +145,10 @@ async function main() {
       const runs: Timings[] = [];
       for (let r = 0; r < RUNS; r++) {
         floors.push(await floor(size, { console: 30000, udp: 31000 }));
+        console.error(`${size} run ${r + 1}: floor ${floors.at(-1)!.toFixed(0)} ms (load ${os.loadavg()[0].toFixed(1)})`);
         await sleep(500);
         runs.push(await patchbayRun(agent, port, pb.child, id));
+        console.error(`${size} run ${r + 1}: ready ${runs.at(-1)!.ready.toFixed(0)} ms (load ${os.loadavg()[0].toFixed(1)})`);
         await sleep(500);
         check(findOwnedPids(path.resolve(db.dataDir)).length === 0, "no node process left after close");
       }
