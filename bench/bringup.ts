@@ -7,7 +7,8 @@
  *
  * Patchbay runs as a child process (SQLite unless BENCH_DATABASE_URL names PostgreSQL). "start all" is timed to
  * its answer and to the last console prompt read by a telnet client connected after the answer; the floor's
- * processes run unconfined, so the ratio includes what the sandbox costs. Env: BENCH_SIZES (50,200), BENCH_RUNS (3).
+ * processes run unconfined, so the ratio includes what the sandbox costs. Env: BENCH_SIZES (50,200), BENCH_RUNS (3),
+ * BENCH_SQL_LOG (a file: every SQL statement of the server, with a line before each start/stop all), BENCH_CPU_PROF.
  */
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
@@ -98,6 +99,7 @@ async function patchbayRun(agent: http.Agent, port: number, server: ChildProcess
   const statements = async () => (await ask(server, "statements", "statements")).statements as number;
   const nodes = () => requestJson(agent, port, "GET", `/v2/projects/${projectId}/nodes`) as Promise<any[]>;
   const action = async (what: "start" | "stop") => {
+    if (process.env.BENCH_SQL_LOG) fs.appendFileSync(process.env.BENCH_SQL_LOG, `=== ${what} all\n`);
     const r = await request(agent, port, { method: "POST", path: `/v2/projects/${projectId}/nodes/${what}`, body: "{}" });
     check(r.status === 204, `${what} all answered ${r.status} ${r.body.slice(0, 300)}`);
   };
@@ -143,8 +145,10 @@ async function main() {
       const runs: Timings[] = [];
       for (let r = 0; r < RUNS; r++) {
         floors.push(await floor(size, { console: 30000, udp: 31000 }));
+        console.error(`${size} run ${r + 1}: floor ${floors.at(-1)!.toFixed(0)} ms (load ${os.loadavg()[0].toFixed(1)})`);
         await sleep(500);
         runs.push(await patchbayRun(agent, port, pb.child, id));
+        console.error(`${size} run ${r + 1}: ready ${runs.at(-1)!.ready.toFixed(0)} ms (load ${os.loadavg()[0].toFixed(1)})`);
         await sleep(500);
         check(findOwnedPids(path.resolve(db.dataDir)).length === 0, "no node process left after close");
       }

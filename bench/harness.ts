@@ -45,7 +45,12 @@ export async function servePatchbay(
   let statements = 0;
   const server = await startServer(
     { ...loadConfig([], {}), port: 0, dataDir, databaseUrl, logRequests: false, redisUrl: undefined, consolePorts: [20000, 29999] },
-    { onSqlStatement: () => void statements++ },
+    {
+      onSqlStatement: (sql) => {
+        statements++;
+        if (env.BENCH_SQL_LOG) fs.appendFileSync(env.BENCH_SQL_LOG, `${sql.replace(/\s+/g, " ")}\n`);
+      },
+    },
   );
   process.send!({ port: server.port });
   process.on("message", async (m) => {

@@ -65,7 +65,7 @@ function refuseCrossOrigin(req: Request, res: Response, message: string): void {
 /** Migrates, wires every feature and opens the listener. */
 /** Hooks for embedding the server (benchmarks, diagnostics); the CLI passes none. */
 export interface ServerHooks {
-  onSqlStatement?: () => void;
+  onSqlStatement?: (sql: string) => void;
 }
 
 export async function startServer(config: Config, hooks: ServerHooks = {}): Promise<RunningServer> {

@@ -26,3 +26,20 @@ export function freshRead<T>(read: () => Promise<T>): () => Promise<T> {
     return queued;
   };
 }
+
+/**
+ * freshRead per key (a project): the callers that ask for the same key share reads, as above; a key is forgotten
+ * once nobody waits for it.
+ */
+export function freshReadBy<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const readers = new Map<string, { get: () => Promise<T>; waiting: number }>();
+  return (key) => {
+    let r = readers.get(key);
+    if (!r) readers.set(key, (r = { get: freshRead(() => read(key)), waiting: 0 }));
+    const reader = r;
+    reader.waiting++;
+    return reader.get().finally(() => {
+      if (--reader.waiting === 0 && readers.get(key) === reader) readers.delete(key);
+    });
+  };
+}

@@ -11,6 +11,8 @@ import { TelnetClient } from "../../src/emulation/runtime/telnet-client.js";
 import { bind, UdpPortPool } from "../../src/emulation/runtime/udp-port-pool.js";
 import { findOwnedPids, recoverLeftovers } from "../../src/emulation/runtime/processes.js";
 import { findVpcs, tcpPortIsFree, VPCS_UDP_OFFSETS, VpcsProcess } from "../../src/emulation/runtime/vpcs.js";
+import { spawnDetached } from "../../src/emulation/runtime/spawner.js";
+import { findOnPath } from "../../src/platform/core/executables.js";
 import { portWindow } from "../support/server.js";
 import { toolAvailable } from "../support/tools.js";
 import { pause, waitFor } from "../support/wait.js";
@@ -85,6 +87,27 @@ describe("udp port pool", () => {
     p.release(b);
     expect(p.inUse).toEqual([]);
     squatter.close();
+  });
+});
+
+describe.skipIf(!toolAvailable("perl", findOnPath("perl") !== null))("spawn helper (spawner.ts)", () => {
+  it("starts processes in a session of their own, in their directory, with exactly their environment and their output in the log, and answers each exit code", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pb-spawner-"));
+    try {
+      const log = path.join(dir, "out.log");
+      const script = 'echo "$PWD $MARK $HOME sid=$(ps -o sid= -p $$ | tr -d " ") pid=$$"; echo err >&2; exit 7';
+      const runs = await Promise.all(Array.from({ length: 20 }, () => spawnDetached(["/bin/sh", "-c", script], { cwd: dir, env: { MARK: "m 1", PATH: "/usr/bin:/bin" }, log })));
+      expect(new Set(runs.map((r) => r.pid)).size).toBe(20);
+      expect(await Promise.all(runs.map((r) => r.exited))).toEqual(Array(20).fill(7));
+      const lines = fs.readFileSync(log, "utf8").trim().split("\n");
+      expect(lines.filter((l) => l === "err")).toHaveLength(20);
+      for (const r of runs) expect(lines).toContain(`${dir} m 1  sid=${r.pid} pid=${r.pid}`);
+      // A program that cannot be executed ends at once with 127, as a shell reports it.
+      const missing = await spawnDetached([path.join(dir, "nothing-here")], { cwd: dir, env: {}, log });
+      expect(await missing.exited).toBe(127);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -91,8 +91,17 @@ export class ProjectRunners {
    */
   async onRunner<T>(projectId: string, command: Command, local: () => Promise<T>, fromReply?: (reply: unknown) => T): Promise<T | undefined> {
     const runner = await this.runnerOf(projectId);
-    if (!runner || runner === this.me || !this.commands) return local();
-    return this.sendTo(runner, command, local, fromReply);
+    if (this.isHere(runner)) return local();
+    return this.sendTo(runner!, command, local, fromReply);
+  }
+
+  /** Whether this instance carries out the project's commands itself (a bulk action then asks once, not per node). */
+  async runsHere(projectId: string): Promise<boolean> {
+    return this.isHere(await this.runnerOf(projectId));
+  }
+
+  private isHere(runner: string | undefined): boolean {
+    return !runner || runner === this.me || !this.commands;
   }
 
   /**

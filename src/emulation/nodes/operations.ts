@@ -291,31 +291,32 @@ async function commandSettings(ctx: AppContext, before: Node, after: Node): Prom
   }
 }
 
+export type RuntimeState = { status?: NodeStatus; commandLine?: string | null; console?: number | null; consoleHost?: string; properties?: Record<string, unknown> };
+
 /** For the runtime: record a process state change (status, command line) and tell the project stream. */
-export async function setNodeRuntimeState(
-  ctx: AppContext,
-  nodeId: string,
-  state: { status?: NodeStatus; commandLine?: string | null; console?: number | null; consoleHost?: string; properties?: Record<string, unknown> },
-): Promise<Node> {
+export async function setNodeRuntimeState(ctx: AppContext, nodeId: string, state: RuntimeState): Promise<Node> {
   const before = await ctx.db.node.findUnique({ where: { id: nodeId } });
   if (!before) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
-  const { properties, ...rest } = state;
-  const after = await ctx.db.node.update({
-    where: { id: nodeId },
-    data: {
-      ...rest,
-      ...(state.console !== undefined && heldConsole(state.console)),
-      ...(properties && { propertiesJson: JSON.stringify({ ...nodeProperties(before), ...properties }) }),
-    },
-  });
+  const after = await ctx.db.node.update({ where: { id: nodeId }, data: runtimeStateData(before, state) });
   await publishIfChanged(ctx, before, after);
   return after;
 }
 
-async function publishIfChanged(ctx: AppContext, before: Node, after: Node): Promise<void> {
+/** The columns a runtime state change writes; its properties are merged into those of `before`. */
+export function runtimeStateData(before: Node, state: RuntimeState) {
+  const { properties, ...rest } = state;
+  return {
+    ...rest,
+    ...(state.console !== undefined && heldConsole(state.console)),
+    ...(properties && { propertiesJson: JSON.stringify({ ...nodeProperties(before), ...properties }) }),
+  };
+}
+
+/** node.updated when the row changed; `project` when the caller has it read already (a bulk start: one read for all). */
+export async function publishIfChanged(ctx: AppContext, before: Node, after: Node, project?: Project): Promise<void> {
   const changed = changedFields(before, after);
   if (!changed.length) return;
-  const dir = projectDir(ctx, await getProject(ctx, after.projectId));
+  const dir = projectDir(ctx, project ?? (await getProject(ctx, after.projectId)));
   await publishTopologyEvent(ctx, after.projectId, { type: "node.updated", node: after, projectDir: dir, changed });
 }
 

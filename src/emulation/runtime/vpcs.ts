@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -6,6 +6,7 @@ import { ConflictError } from "../../platform/core/errors.js";
 import { confinedCommand, grantWrite } from "./confinement.js";
 import { findOnPath } from "../../platform/core/executables.js";
 import { listensOn } from "./listening.js";
+import { spawnDetached } from "./spawner.js";
 import { descendants, findOwnedPids, isAlive, killAndWait, killRecorded, NODE_ENV, OWNER_ENV, readTail, sleep, writePidFile } from "./processes.js";
 
 /**
@@ -128,17 +129,14 @@ export class VpcsProcess {
       addressSpace: VPCS_ADDRESS_SPACE,
       env: { [OWNER_ENV]: o.owner, [NODE_ENV]: o.nodeId },
     });
-    const log = fs.openSync(path.join(o.workdir, "vpcs.log"), "a");
-    const [cmd, ...rest] = confined.argv;
-    const child = spawn(cmd, rest, { cwd: o.workdir, env: confined.env, stdio: ["ignore", log, log], detached: true });
-    fs.closeSync(log);
-    // The sandbox lives as long as the daemon; only a failure to launch ends it early.
+    // Forked by the spawn helper (spawner.ts), not by the server: a fork of the server blocks its event loop.
     let code: number | null = null;
-    child.once("error", () => {});
-    child.once("exit", (c) => (code = c));
+    const child = await spawnDetached(confined.argv, { cwd: o.workdir, env: confined.env, log: path.join(o.workdir, "vpcs.log") }).catch(() => undefined);
+    // The sandbox lives as long as the daemon; only a failure to launch ends it early.
+    void child?.exited.then((c) => (code = c));
 
-    this.root = child.pid;
-    this.pids = child.pid ? [child.pid] : [];
+    this.root = child?.pid;
+    this.pids = child ? [child.pid] : [];
     this.writePidFile();
     // The wait ends early when the sandbox ends (vpcs could not start); a busy host (many nodes starting at once,
     // other jobs) can take seconds to get a healthy one listening.

@@ -61,13 +61,13 @@ export type OperationObserver = (model: string | undefined, operation: string, s
 const baselineWasmOnly = () => v8.setFlagsFromString("--liftoff-only");
 
 /**
- * `onStatement` (for benchmarks and diagnostics) is called once per SQL statement the client sends;
+ * `onStatement` (for benchmarks and diagnostics) is called once per SQL statement the client sends, with its text;
  * `onOperation` once per Prisma operation, with its duration.
  *
  * Only the client and driver of the database in use are loaded (imported here, by the URL's scheme): each
  * generated client with its adapter and driver costs start-up time and memory the other database never needs.
  */
-export async function createDb(url: string, onStatement?: () => void, onOperation?: OperationObserver): Promise<Db> {
+export async function createDb(url: string, onStatement?: (sql: string) => void, onOperation?: OperationObserver): Promise<Db> {
   const log = onStatement ? [{ emit: "event" as const, level: "query" as const }] : [];
   baselineWasmOnly();
   let db: Db;
@@ -82,7 +82,7 @@ export async function createDb(url: string, onStatement?: () => void, onOperatio
     const { PrismaClient } = await import("../../generated/prisma-sqlite/client.js");
     db = new PrismaClient({ adapter: await sqliteAdapter(url), log, transactionOptions: TRANSACTION_OPTIONS });
   }
-  if (onStatement) db.$on("query" as never, onStatement);
+  if (onStatement) db.$on("query" as never, ((e: { query: string }) => onStatement(e.query)) as never);
   return withClientErrors(db, onOperation);
 }
 

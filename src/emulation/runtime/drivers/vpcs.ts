@@ -1,6 +1,7 @@
 import type { Node } from "../../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../../platform/context.js";
 import { nodeProperties } from "../../node-model/serialize.js";
+import { freshReadBy } from "../../../platform/fresh-read.js";
 import { renameInStartupScript, takeBaseScript, writeStartupScript } from "./vpcs-startup.js";
 import { findVpcs, freeTcpPort, VPCS_STARTUP_SCRIPT, VPCS_UDP_OFFSETS, VpcsProcess } from "../vpcs.js";
 import type { ProcessDriver } from "./driver.js";
@@ -45,8 +46,20 @@ export const vpcsDriver = {
 async function vpcsMacOffset(ctx: AppContext, node: Node): Promise<number> {
   const placed = nodeProperties(node).mac_offset;
   if (typeof placed === "number" && Number.isInteger(placed)) return ((placed % 256) + 256) % 256;
-  const before = await ctx.db.node.count({
-    where: { projectId: node.projectId, nodeType: vpcsDriver.nodeType, OR: [{ createdAt: { lt: node.createdAt } }, { createdAt: node.createdAt, id: { lt: node.id } }] },
-  });
-  return before % 256;
+  const before = (await vpcsOrder(ctx)(node.projectId)).indexOf(node.id);
+  return Math.max(before, 0) % 256;
+}
+
+/** Per server: the vpcs nodes of a project in creation order, one read shared by the nodes that start together. */
+const orders = new WeakMap<AppContext, (projectId: string) => Promise<string[]>>();
+function vpcsOrder(ctx: AppContext): (projectId: string) => Promise<string[]> {
+  let order = orders.get(ctx);
+  if (!order) {
+    order = freshReadBy(async (projectId) => {
+      const rows = await ctx.db.node.findMany({ where: { projectId, nodeType: vpcsDriver.nodeType }, select: { id: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+      return rows.map((r) => r.id);
+    });
+    orders.set(ctx, order);
+  }
+  return order;
 }
