@@ -290,7 +290,8 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         expect(status).toMatch(/^Uid:\s+65534\s/m);
         expect(/^CapEff:\s+(\w+)/m.exec(status)![1]).toBe("0000000000003000");
         expect(/^CapBnd:\s+(\w+)/m.exec(status)![1]).toBe("0000000000003000");
-        // socat is found once exec'd; it sets the membership a moment later (the link is wired after its 201)
+        // The link answers once socat's packet socket is bound; its promiscuous membership is waited for, so that a
+        // socat slow to set it fails here, with this message, rather than in the pings below
         await waitFor(() => promiscuity(HOST_END) === 1, 10_000, "the interface promiscuous");
       });
       const c = await vpcsConsole(s.url, P, pc.node_id);
