@@ -9,10 +9,6 @@ import { forwardToCompute } from "./forwarding.js";
 import { computePorts, type PortUsage } from "./ports.js";
 import { controllerStatistics, type ComputeStatistics } from "./statistics.js";
 import type { HostStatistics } from "./usage.js";
-import { NodeTypeEnum } from "../nodes/graphql.js";
-import { NODE_TYPES, type NodeType } from "../node-model/vocabularies.js";
-
-const isNodeType = (t: string): t is NodeType => (NODE_TYPES as readonly string[]).includes(t);
 
 const PROTOCOL_DOCS = { http: "Plain HTTP", https: "HTTP over TLS" } as const;
 const ComputeProtocol = builder.enumType("ComputeProtocol", {
@@ -23,15 +19,11 @@ const ComputeProtocol = builder.enumType("ComputeProtocol", {
   },
 });
 
-const ComputeCapabilities = builder.objectRef<Capabilities>("ComputeCapabilities").implement({
+/** Its `nodeTypes` field is added where node types are defined (nodes/graphql.ts): computes know no node vocabulary. */
+export const ComputeCapabilities = builder.objectRef<Capabilities>("ComputeCapabilities").implement({
   description: "What a compute can run, as it reported when it last answered",
   fields: (t) => ({
     version: t.string({ nullable: true, description: "Null until the compute has answered", resolve: (c) => c.version }),
-    nodeTypes: t.field({
-      type: [NodeTypeEnum],
-      description: "The node types the compute can run (a type a remote compute names that this schema does not know is left out)",
-      resolve: (c) => c.node_types.filter(isNodeType),
-    }),
     platform: t.string({ nullable: true, description: "The compute's operating system (linux, darwin, win32)", resolve: (c) => c.platform ?? null }),
   }),
 });

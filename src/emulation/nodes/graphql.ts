@@ -1,4 +1,5 @@
 import "../projects/graphql.js"; // the Project type this file extends
+import { ComputeCapabilities } from "../computes/graphql.js";
 import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
 import { NotFoundError } from "../../platform/core/errors.js";
 import { getOpenedProject } from "../projects/lookup.js";
@@ -36,6 +37,16 @@ export const NodeTypeEnum = builder.enumType("NodeType", {
     qemu: "A QEMU virtual machine booted from disk images",
   }),
 });
+
+const isNodeType = (t: string): t is (typeof NODE_TYPES)[number] => (NODE_TYPES as readonly string[]).includes(t);
+
+builder.objectField(ComputeCapabilities, "nodeTypes", (t) =>
+  t.field({
+    type: [NodeTypeEnum],
+    description: "The node types the compute can run (a type a remote compute names that this schema does not know is left out)",
+    resolve: (c) => c.node_types.filter(isNodeType),
+  }),
+);
 export const NodeStatusEnum = builder.enumType("NodeStatus", {
   description: "Whether a node's emulator is running",
   values: enumValues(NODE_STATUSES, {
