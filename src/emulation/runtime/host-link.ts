@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import fsp from "node:fs/promises";
 import path from "node:path";
 import { ConflictError } from "../../platform/core/errors.js";
 import { findOnPath } from "../../platform/core/executables.js";
 import { interfaceExists, interfaceIndex } from "./host-interfaces.js";
+import { socketInodes } from "./listening.js";
 import { isAlive, killAndWait, NODE_ENV, OWNER_ENV, sleep, writePidFile } from "./processes.js";
 import type { Nio } from "./ethernet.js";
 
@@ -148,9 +150,9 @@ export class HostLink {
     while (!this.exited) {
       await sleep(50);
       const elapsed = Date.now() - started;
-      if ((this.holdsHostSide(child.pid) && elapsed >= 200) || elapsed > 3000) break;
+      if ((elapsed >= 200 && (await this.holdsHostSide(child.pid))) || elapsed > 3000) break;
     }
-    if (this.exited || !this.holdsHostSide(child.pid)) {
+    if (this.exited || !(await this.holdsHostSide(child.pid))) {
       this.stopping = true;
       await this.stop();
       const why = this.stderr.trim().split("\n").pop()?.replace(/^.*? E /, "") ?? "";
@@ -158,10 +160,10 @@ export class HostLink {
     }
   }
 
-  private holdsHostSide(pid: number | undefined): boolean {
+  private async holdsHostSide(pid: number | undefined): Promise<boolean> {
     const side = this.o.side;
     if (side.kind === "tap") return interfaceExists(side.name);
-    if (side.kind === "interface") return pid !== undefined && packetSocketBound(pid, interfaceIndex(side.name));
+    if (side.kind === "interface") return pid !== undefined && (await packetSocketBound(pid, interfaceIndex(side.name)));
     return true;
   }
 
@@ -174,35 +176,20 @@ export class HostLink {
 }
 
 /**
- * The process holds an AF_PACKET socket bound to the interface (/proc/net/packet: its inode, Iface = the index).
- * socat sets the promiscuous membership before it binds, so a bound socket already sees every frame.
+ * The process holds an AF_PACKET socket bound to the interface (/proc/net/packet: its inode, Iface = the index):
+ * frames reach it from then on.
  */
-function packetSocketBound(pid: number, ifindex: number | null): boolean {
+async function packetSocketBound(pid: number, ifindex: number | null): Promise<boolean> {
   if (ifindex === null) return false;
-  let inodes: Set<string>;
-  try {
-    inodes = new Set(
-      fs.readdirSync(`/proc/${pid}/fd`).map((fd) => /^socket:\[(\d+)\]$/.exec(readlink(`/proc/${pid}/fd/${fd}`))?.[1] ?? ""),
-    );
-  } catch {
-    return false;
-  }
-  return fs
-    .readFileSync("/proc/net/packet", "utf8")
+  const inodes = new Set(await socketInodes(pid));
+  const table = await fsp.readFile("/proc/net/packet", "utf8").catch(() => "");
+  return table
     .split("\n")
     .slice(1)
     .some((row) => {
       const cols = row.trim().split(/\s+/);
       return cols.length >= 9 && Number(cols[4]) === ifindex && inodes.has(cols[8]);
     });
-}
-
-function readlink(file: string): string {
-  try {
-    return fs.readlinkSync(file);
-  } catch {
-    return "";
-  }
 }
 
 function describe(side: HostSide): string {

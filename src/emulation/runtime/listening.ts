@@ -39,7 +39,8 @@ const listeningSockets = freshRead(async () => {
   return out;
 });
 
-async function socketInodes(pid: number): Promise<string[]> {
+/** The inodes of the sockets a process holds (its /proc/<pid>/fd links). */
+export async function socketInodes(pid: number): Promise<string[]> {
   const fds = await fsp.readdir(`/proc/${pid}/fd`).catch(() => []);
   const links = await Promise.all(fds.map((fd) => fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
   return links.flatMap((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1] ?? []);
