@@ -2,6 +2,8 @@ import "../projects/graphql.js"; // the Project type this file extends
 import { ComputeCapabilities } from "../computes/graphql.js";
 import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
 import { NotFoundError } from "../../platform/core/errors.js";
+import type { AppContext } from "../../platform/context.js";
+import { domainId } from "../../platform/graphql/global-id.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
 import { duplicateNode } from "./duplicate.js";
@@ -37,6 +39,14 @@ export const NodeTypeEnum = builder.enumType("NodeType", {
     qemu: "A QEMU virtual machine booted from disk images",
   }),
 });
+
+/** The node an argument names (its global id or its GNS3 id) and its project; NotFoundError when there is none. */
+export async function nodeAddress(ctx: AppContext, id: string | number): Promise<{ projectId: string; id: string }> {
+  const nodeId = domainId(id, "EmulatedNode", "id");
+  const node = await ctx.db.node.findUnique({ where: { id: nodeId }, select: { projectId: true } });
+  if (!node) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
+  return { projectId: node.projectId, id: nodeId };
+}
 
 const isNodeType = (t: string): t is (typeof NODE_TYPES)[number] => (NODE_TYPES as readonly string[]).includes(t);
 
@@ -112,12 +122,12 @@ const NodeLabelInput = builder.inputType("NodeLabelInput", {
   }),
 });
 
-export const NodeRef = builder.prismaObject("Node", {
+export const NodeRef = builder.prismaNode("Node", {
   name: "EmulatedNode",
   description: "A device in a project (named EmulatedNode because Node is the Relay interface)",
+  id: { field: "id", description: "The node's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({
-    id: t.exposeID("id", { description: "The node's id (a UUID)" }),
-    projectId: t.exposeID("projectId", { description: "The id of the project the node belongs to" }),
+    nodeId: t.exposeID("id", { description: "The node's GNS3 id (a UUID): the `node_id` of the REST API and the GNS3 GUI" }),
     project: t.relation("project", { description: "The project the node belongs to" }),
     computeId: t.exposeString("computeId", { description: "The id of the compute (emulation host) that runs the node; `local` for this server" }),
     templateId: t.exposeString("templateId", { nullable: true, description: "The id of the template the node was made from, if any" }),
@@ -189,7 +199,7 @@ builder.prismaObjectFields("Project", (t) => ({
   }),
 }));
 
-builder.queryField("nodes", (t) =>
+builder.queryField("emulatedNodes", (t) =>
   t.prismaConnection(
     {
       type: "Node",

@@ -1,8 +1,11 @@
-import type { Node } from "../../generated/prisma-sqlite/client.js";
+import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import { ConsoleTypeEnum, NodeStatusEnum, NodeTypeEnum } from "./graphql.js";
-import type { ConsoleType, NodeStatus, NodeType } from "../node-model/vocabularies.js";
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { domainId } from "../../platform/graphql/global-id.js";
+import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { ProjectRef } from "../projects/graphql.js";
+import { nodeAddress, NodeRef } from "./graphql.js";
 import { projectNodesAction, reloadNode, startNode, stopNode, suspendNode } from "./lifecycle.js";
 
 /** GraphQL face of the node lifecycle: the result describes the node as its compute runs it. */
@@ -18,48 +21,60 @@ const NodeLifecycleAction = builder.enumType("NodeLifecycleAction", {
   } as const,
 });
 
-const NodeRunState = builder.objectRef<Node>("NodeRunState").implement({
-  description: "A node as the compute runs it",
-  fields: (t) => ({
-    nodeId: t.exposeString("id", { description: "The node's id (a UUID)" }),
-    projectId: t.exposeString("projectId", { description: "The id of the node's project" }),
-    name: t.exposeString("name", { description: "The node's name" }),
-    nodeType: t.field({ type: NodeTypeEnum, description: "What kind of device the node emulates", resolve: (n) => n.nodeType as NodeType }),
-    status: t.field({ type: NodeStatusEnum, description: "Whether the node's emulator is running now", resolve: (n) => n.status as NodeStatus }),
-    commandLine: t.exposeString("commandLine", { nullable: true, description: "The emulator's command line once started" }),
-    console: t.exposeInt("console", { nullable: true, description: "The TCP port of the node's console on `consoleHost`" }),
-    consoleHost: t.exposeString("consoleHost", { nullable: true, description: "The host address to open the console on" }),
-    consoleType: t.field({ type: ConsoleTypeEnum, nullable: true, description: "The protocol the console speaks", resolve: (n) => n.consoleType as ConsoleType | null }),
-  }),
+const NodeMutationInput = builder.inputType("NodeMutationInput", {
+  description: "The node a lifecycle mutation acts on",
+  fields: (t) => ({ id: t.id({ required: true, description: "The node's id (its global id, or its GNS3 node_id)" }) }),
 });
+const NodePayload = (name: string, description: string) =>
+  payloadType<{ node: Node }>(name, description, (t) => ({
+    node: t.field({ type: NodeRef, description: "The node as its compute runs it now (status, console, command line)", resolve: (p) => p.node }),
+  }));
 
 type Lifecycle = (ctx: AppContext, projectId: string, nodeId: string) => Promise<Node>;
-/** The same arguments as the other node mutations (deleteNode, updateNode). */
-const lifecycleField = (t: MutationFieldBuilder, run: Lifecycle, description: string) =>
+/** startNode, stopNode …: the node's id in, the node as it runs now out (so a cached node's status follows). */
+const lifecycleField = (t: MutationFieldBuilder, name: string, run: Lifecycle, description: string) =>
   t.field({
-    type: NodeRunState,
+    type: NodePayload(name, `What \`${name}\` changed: the node`),
     description,
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }) },
-    resolve: (_r, a, ctx) => run(ctx, String(a.projectId), String(a.id)),
+    errors: mutationErrors(name, NODE_RUN_ERRORS),
+    args: { input: t.arg({ type: NodeMutationInput, required: true, description: "The node" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const { projectId, id } = await nodeAddress(ctx, input.id);
+      return { node: await run(ctx, projectId, id) };
+    },
   });
 
+/** What starting or stopping a node can fail with: a bad id, a node or project gone, a busy or lacking host, a compute that failed. */
+const NODE_RUN_ERRORS = [InvalidInputError, NotFoundError, ConflictError, UnavailableError, UpstreamError];
+
 builder.mutationFields((t) => ({
-  startNode: lifecycleField(t, startNode, "Starts the node's emulator; ConflictError names what this host lacks for node types it cannot run"),
-  stopNode: lifecycleField(t, stopNode, "Stops the node's emulator (a no-op for always-running hubs and switches)"),
-  suspendNode: lifecycleField(t, suspendNode, "Suspends the node (VPCS cannot be suspended: accepted, nothing changes)"),
-  reloadNode: lifecycleField(t, reloadNode, "Stops then starts the node"),
+  startNode: lifecycleField(t, "startNode", startNode, "Starts the node's emulator; ConflictError names what this host lacks for node types it cannot run"),
+  stopNode: lifecycleField(t, "stopNode", stopNode, "Stops the node's emulator (a no-op for always-running hubs and switches)"),
+  suspendNode: lifecycleField(t, "suspendNode", suspendNode, "Suspends the node (VPCS cannot be suspended: accepted, nothing changes)"),
+  reloadNode: lifecycleField(t, "reloadNode", reloadNode, "Stops then starts the node"),
+}));
+
+const ProjectNodesActionInput = builder.inputType("ProjectNodesActionInput", {
+  description: "A project and what to do with all its nodes",
+  fields: (t) => ({
+    projectId: t.id({ required: true, description: "The project (its global id, or its GNS3 project_id; an opened project)" }),
+    action: t.field({ type: NodeLifecycleAction, required: true, description: "What to do with the nodes" }),
+  }),
+});
+const ProjectNodesActionPayload = payloadType<{ project: Project }>("projectNodesAction", "What `projectNodesAction` changed: the project, whose nodes show their new status", (t) => ({
+  project: t.field({ type: ProjectRef, description: "The project: select `nodes { … status }` to see where each node stands", resolve: (p) => p.project }),
 }));
 
 builder.mutationField("projectNodesAction", (t) =>
   t.field({
-    type: "Boolean",
+    type: ProjectNodesActionPayload,
     description: "Runs the action on every node of the project, many at once (reload = stop all, then start all); a node that fails does not stop the others, and the first failure is the error",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The project's id (an opened project)" }), action: t.arg({ type: NodeLifecycleAction, required: true, description: "What to do with the nodes" }) },
-    resolve: async (_r, a, ctx) => {
-      await projectNodesAction(ctx, String(a.projectId), a.action);
-      return true;
+    errors: mutationErrors("projectNodesAction", NODE_RUN_ERRORS),
+    args: { input: t.arg({ type: ProjectNodesActionInput, required: true, description: "The project and the action" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const projectId = domainId(input.projectId, "Project", "projectId");
+      await projectNodesAction(ctx, projectId, input.action);
+      return { project: await ctx.db.project.findUniqueOrThrow({ where: { id: projectId } }) };
     },
   }),
 );

@@ -6,7 +6,28 @@
 export interface ErrorDetail {
   code?: string;
   target?: string;
+  /** Why, finer than the error's class, for programs to branch on (GraphQL `Error.code`); the class's own otherwise. */
+  reason?: ErrorReason;
 }
+
+/**
+ * The reasons a client may branch on. One rule for every create that takes a client-chosen id or a unique name:
+ * a taken one is ALREADY_EXISTS; one for every delete: what does not exist is NOT_FOUND (never a silent success).
+ */
+export const ERROR_REASONS = [
+  "invalid_input",
+  "too_large",
+  "not_found",
+  "conflict",
+  "already_exists",
+  "duplicate_rule",
+  "port_in_use",
+  "project_closed",
+  "forbidden",
+  "unavailable",
+  "upstream_failed",
+] as const;
+export type ErrorReason = (typeof ERROR_REASONS)[number];
 
 export abstract class DomainError extends Error {
   abstract readonly status: number;
@@ -59,4 +80,17 @@ export class UnavailableError extends DomainError {
 /** A dependency (remote compute) failed with an internal error of its own. */
 export class UpstreamError extends DomainError {
   readonly status = 500;
+}
+
+/** The reason a client branches on: the one the operation gave, else its class's. */
+export function reasonOf(err: DomainError): ErrorReason {
+  if (err.detail.reason) return err.detail.reason;
+  if (err instanceof UniqueViolationError) return "already_exists";
+  if (err instanceof NotFoundError) return "not_found";
+  if (err instanceof ConflictError) return "conflict";
+  if (err instanceof ForbiddenError) return "forbidden";
+  if (err instanceof PayloadTooLargeError) return "too_large";
+  if (err instanceof UnavailableError) return "unavailable";
+  if (err instanceof UpstreamError) return "upstream_failed";
+  return "invalid_input";
 }

@@ -1,4 +1,4 @@
-import { Kind } from "graphql";
+import { GraphQLError, Kind } from "graphql";
 import SchemaBuilder from "@pothos/core";
 import ErrorsPlugin from "@pothos/plugin-errors";
 import PrismaPlugin from "@pothos/plugin-prisma";
@@ -8,7 +8,7 @@ import { getDatamodel } from "../../generated/pothos-types.js";
 import type { AppContext } from "../context.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./connection.js";
 import { checkJsonValue, UnsafeJsonError } from "../http/safe-json.js";
-import { ConflictError, DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../core/errors.js";
+import { ConflictError, DomainError, ERROR_REASONS, ForbiddenError, InvalidInputError, NotFoundError, reasonOf, UnavailableError, UpstreamError } from "../core/errors.js";
 
 export const builder = new SchemaBuilder<{
   Context: AppContext;
@@ -39,6 +39,20 @@ export const builder = new SchemaBuilder<{
   },
   relay: {
     clientMutationId: "omit",
+    nodeTypeOptions: { description: "An entity with a global id: a project, node, link, drawing, snapshot, template, compute, SVM, volume, qtree, quota rule or job" },
+    idFieldOptions: { description: "The entity's global id: opaque, unique across every type; a cache key and what `node(id:)` and id arguments take" },
+    nodeQueryOptions: { description: "The entity with this global id (null when it does not exist)", args: { id: { description: "A global id (an entity's `id`)" } } },
+    nodesQueryOptions: {
+      description: `The entities with these global ids, in the same order (null for one that does not exist)`,
+      args: { ids: { description: `Global ids (entities' \`id\`), at most ${MAX_PAGE_SIZE}` } },
+      // As many as a page holds, so one request's cost stays what the cost model counted.
+      resolve: (_root, { ids }, _ctx, _info, resolveNodes) => {
+        if (ids.length > MAX_PAGE_SIZE) {
+          throw new GraphQLError(`nodes(ids:) takes at most ${MAX_PAGE_SIZE} ids (${ids.length} given)`, { extensions: { code: "EXCESSIVE_PAGINATION", argument: "ids", requested: ids.length, maximum: MAX_PAGE_SIZE } });
+        }
+        return resolveNodes(ids);
+      },
+    },
     cursorType: "String",
     // The paging vocabulary, described once for every connection (generated types take their descriptions
     // from the field they answer: describe-generated.ts).
@@ -108,13 +122,35 @@ builder.scalarType("JSON", {
 export const enumValues = <T extends string>(values: readonly T[], descriptions: Record<T, string>) =>
   Object.fromEntries(values.map((v) => [v.toUpperCase().replace(/[^A-Z0-9]/g, "_"), { value: v, description: descriptions[v] }])) as Record<string, { value: T; description: string }>;
 
+const ErrorCode = builder.enumType("ErrorCode", {
+  description: "Why an operation failed, for programs to branch on",
+  values: enumValues(ERROR_REASONS, {
+    invalid_input: "The input was rejected: a wrong type, an unknown or missing field, a value out of range",
+    too_large: "A file or body beyond its configured limit",
+    not_found: "A referenced object does not exist (also: deleting what does not exist)",
+    conflict: "The current state does not allow the operation (busy, in use, a prerequisite missing)",
+    already_exists: "The chosen id or unique name is taken",
+    duplicate_rule: "A quota rule for the same target already exists on the volume",
+    port_in_use: "The console or UDP port asked for is taken",
+    project_closed: "The project must be opened first",
+    forbidden: "The operation is not allowed on this server",
+    unavailable: "A dependency (a remote compute, an emulator) did not answer in time",
+    upstream_failed: "A dependency (a remote compute) failed with an internal error of its own",
+  }),
+});
+
 /** Every typed error result implements this interface. */
 export const ErrorInterface = builder.interfaceRef<DomainError>("Error").implement({
   description: "Why an operation did not do what was asked: every typed error result has these fields",
   fields: (t) => ({
     message: t.exposeString("message", { description: "What went wrong, for a person to read" }),
-    code: t.string({ nullable: true, description: "A stable code for programs to branch on (storage: the ONTAP error number), when there is one", resolve: (e) => e.detail.code ?? null }),
+    code: t.field({ type: ErrorCode, description: "Why, for programs to branch on", resolve: (e) => reasonOf(e) }),
     target: t.string({ nullable: true, description: "The input field or argument at fault, when there is one", resolve: (e) => e.detail.target ?? null }),
+    ontapCode: t.string({
+      nullable: true,
+      description: "The ONTAP error number a storage error has on the ONTAP REST API (e.g. 5308572 for a duplicate quota rule)",
+      resolve: (e) => (e.detail.code && /^\d+$/.test(e.detail.code) ? e.detail.code : null),
+    }),
   }),
 });
 

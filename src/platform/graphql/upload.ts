@@ -21,11 +21,8 @@ builder.scalarType("File", {
 const isFile = (v: unknown): v is File =>
   typeof v === "object" && v !== null && typeof (v as File).arrayBuffer === "function" && typeof (v as File).size === "number" && typeof (v as File).name === "string";
 
-/** The code of the typed error for a file beyond an operation's limit (Yoga uses it for the request limit). */
-const TOO_LARGE = "REQUEST_ENTITY_TOO_LARGE";
-
 /** The bytes of an upload; a file larger than `limit` bytes is refused with a typed InvalidInputError. */
 export async function uploadBytes(file: File, limit: number, target = "file"): Promise<Buffer> {
-  if (file.size > limit) throw new InvalidInputError(`The file may not exceed ${limit} bytes`, { code: TOO_LARGE, target });
+  if (file.size > limit) throw new InvalidInputError(`The file may not exceed ${limit} bytes`, { target, reason: "too_large" });
   return Buffer.from(await file.arrayBuffer());
 }

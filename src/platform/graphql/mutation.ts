@@ -1,0 +1,29 @@
+import type { DomainError } from "../core/errors.js";
+import { builder } from "./builder.js";
+
+/**
+ * Every mutation has one shape: `name(input: NameInput!): NameResult!`, where `NameResult` is `NamePayload` — the
+ * changed entity (for a delete: the ids of everything it removed, cascades included) — or one of the errors that
+ * mutation can produce, each with a non-null `code`. Only the errors the operation can raise are listed, so a
+ * client's exhaustive switch stays short.
+ */
+type ErrorClass = abstract new (...args: never[]) => DomainError;
+
+/** The `errors` option of a mutation named `name` (camelCase) whose payload type is `<Name>Payload`. */
+export const mutationErrors = (name: string, types: readonly ErrorClass[]) => ({
+  types: types as unknown as (new (...args: unknown[]) => DomainError)[],
+  directResult: true as const,
+  union: {
+    name: `${upperFirst(name)}Result`,
+    description: `What \`${name}\` answers: \`${upperFirst(name)}Payload\` on success, or one of the errors it can produce`,
+  },
+});
+
+/** A mutation's payload type: `<Name>Payload` with the given fields (the changed entity, the deleted ids …). */
+export const payloadType = <Shape extends object>(
+  name: string,
+  description: string,
+  fields: Parameters<ReturnType<typeof builder.objectRef<Shape>>["implement"]>[0]["fields"],
+) => builder.objectRef<Shape>(`${upperFirst(name)}Payload`).implement({ description, fields });
+
+const upperFirst = (s: string) => s[0].toUpperCase() + s.slice(1);
