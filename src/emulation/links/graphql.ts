@@ -1,11 +1,16 @@
 import "../nodes/graphql.js"; // EmulatedNode and the enums
 import { batchLoad } from "../../platform/graphql/batch-load.js";
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import type { Link } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { domainId, globalId } from "../../platform/graphql/global-id.js";
+import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { projectIdArg } from "../projects/graphql.js";
 import { LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { createLink, deleteLink, updateLink } from "./operations.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES } from "./filters.js";
-import { NotFoundError } from "../../platform/core/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
 import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 
 type StoredStyle = { color?: unknown; width?: unknown; type?: unknown };
@@ -51,11 +56,12 @@ const LinkFiltersRef = builder.objectRef<StoredFilters>("LinkFilters").implement
   }),
 });
 
-export const LinkRef = builder.prismaObject("Link", {
+export const LinkRef = builder.prismaNode("Link", {
   description: "A cable between two node ports (one end while it is being drawn)",
+  id: { field: "id", description: "The link's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({
-    id: t.exposeID("id", { description: "The link's id (a UUID)" }),
-    projectId: t.exposeID("projectId", { description: "The id of the link's project" }),
+    linkId: t.exposeID("id", { description: "The link's GNS3 id (a UUID): the `link_id` of the REST API and the GNS3 GUI" }),
+    project: t.relation("project", { description: "The project the link belongs to" }),
     linkType: t.field({ type: LinkTypeEnum, description: "The kind of wire: Ethernet or serial", resolve: (l) => l.linkType as "ethernet" | "serial" }),
     // Planned with the link (one statement per level for a whole list). A link that was not (an event's, a
     // mutation's answer) answers with the endpoints it carries, else one batched read for all such links.
@@ -108,7 +114,7 @@ builder.prismaObjectFields("Project", (t) => ({
 const LinkEndInput = builder.inputType("LinkEndInput", {
   description: "One end of a link: the node port it plugs into",
   fields: (t) => ({
-    nodeId: t.id({ required: true, description: "The node's id" }),
+    nodeId: t.id({ required: true, description: "The node (its global id, or its GNS3 node_id)" }),
     adapterNumber: t.int({ required: true, description: "The node's adapter, from 0 (see EmulatedNode.ports)" }),
     portNumber: t.int({ required: true, description: "The port on that adapter, from 0" }),
     label: t.field({ type: "JSON", description: "Defaults to {text: '<adapter>/<port>', style: ...}" }),
@@ -124,21 +130,25 @@ const linkSettings = (t: Parameters<Parameters<typeof builder.inputType>[1]["fie
 const CreateLinkInput = builder.inputType("CreateLinkInput", {
   description: "A new cable: its project and the ports it joins",
   fields: (t) => ({
-    projectId: t.id({ required: true, description: "The project's id (an opened project)" }),
-    id: t.id({ description: "A UUID chosen by the client; a new one when absent" }),
+    projectId: t.id({ required: true, description: "The project (its global id, or its GNS3 project_id; an opened project)" }),
+    id: t.id({ description: "Chosen GNS3 link id (a UUID); a taken one is refused (ALREADY_EXISTS); a new one when absent" }),
     ends: t.field({ type: [LinkEndInput], required: true, description: "The ports the link joins (two; one while it is being drawn)" }),
     ...linkSettings(t),
   }),
 });
 const UpdateLinkInput = builder.inputType("UpdateLinkInput", {
-  description: "Changes to a link: only the fields given change (its ends cannot be moved)",
-  fields: (t) => ({ endLabels: t.field({ type: [LinkEndInput], description: "Only the labels are used" }), ...linkSettings(t) }),
+  description: "A link and changes to it: only the fields given change (its ends cannot be moved)",
+  fields: (t) => ({
+    id: t.id({ required: true, description: "The link (its global id, or its GNS3 link_id)" }),
+    endLabels: t.field({ type: [LinkEndInput], description: "Only the labels are used" }),
+    ...linkSettings(t),
+  }),
 });
 
 /** GraphQL input onto the link's input contract; the JSON values are checked by the operation when it parses. */
 type Ends = { nodeId: string | number; adapterNumber: number; portNumber: number; label?: unknown }[] | null | undefined;
 const toEnds = (ends: Ends): LinkEndpointInput[] | undefined =>
-  ends?.map((e) => ({ nodeId: String(e.nodeId), adapterNumber: e.adapterNumber, portNumber: e.portNumber, label: (e.label ?? undefined) as LinkEndpointInput["label"] }));
+  ends?.map((e) => ({ nodeId: domainId(e.nodeId, "EmulatedNode", "ends.nodeId"), adapterNumber: e.adapterNumber, portNumber: e.portNumber, label: (e.label ?? undefined) as LinkEndpointInput["label"] }));
 
 const toChanges = (i: { filters?: unknown; linkStyle?: unknown; suspend?: boolean | null }): LinkChanges => ({
   filters: (i.filters ?? undefined) as LinkChanges["filters"],
@@ -194,50 +204,74 @@ builder.prismaObjectField("Node", "links", (t) =>
   }),
 );
 
+/** The link an argument names (its global id or its GNS3 id) and its project; NotFoundError when there is none. */
+export async function linkAddress(ctx: AppContext, id: string | number): Promise<{ projectId: string; id: string }> {
+  const linkId = domainId(id, "Link", "id");
+  const link = await ctx.db.link.findUnique({ where: { id: linkId }, select: { projectId: true } });
+  if (!link) throw new NotFoundError(`Link ID ${linkId} doesn't exist`);
+  return { projectId: link.projectId, id: linkId };
+}
+
 builder.queryField("link", (t) =>
   t.prismaField({
     type: "Link",
     description: "One link of an opened project",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }), id: t.arg.id({ required: true, description: "The link's id" }) },
+    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
+    args: { id: t.arg.id({ required: true, description: "The link's id (its global id, or its GNS3 link_id)" }) },
     resolve: async (query, _r, args, ctx) => {
-      await getOpenedProject(ctx, String(args.projectId));
-      const link = await ctx.db.link.findFirst({ ...usableQuery(query), where: { id: String(args.id), projectId: String(args.projectId) } });
-      if (!link) throw new NotFoundError(`Link ID ${args.id} doesn't exist`);
+      const at = await linkAddress(ctx, args.id);
+      await getOpenedProject(ctx, at.projectId);
+      const link = await ctx.db.link.findFirst({ ...usableQuery(query), where: { id: at.id, projectId: at.projectId } });
+      if (!link) throw new NotFoundError(`Link ID ${at.id} doesn't exist`);
       return link;
     },
   }),
 );
 
+const LinkPayload = (name: string, what = "the link") =>
+  payloadType<{ link: Link }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
+    link: t.field({ type: LinkRef, description: "The link as it is now", resolve: (p) => p.link }),
+  }));
+const LinkInput = builder.inputType("LinkInput", {
+  description: "The link a mutation acts on",
+  fields: (t) => ({ id: t.id({ required: true, description: "The link's id (its global id, or its GNS3 link_id)" }) }),
+});
+/** What changing a link can fail with: bad input, a link, node or project missing or closed, a taken port, a compute that fails. */
+export const LINK_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
+
 builder.mutationFields((t) => ({
-  createLink: t.prismaField({
-    type: "Link",
+  createLink: t.field({
+    type: LinkPayload("createLink", "the new link"),
     description: "Connects up to two ports; link.created is announced once both ends are attached",
-    errors: { types: DOMAIN_ERRORS },
+    errors: mutationErrors("createLink", LINK_ERRORS),
     args: { input: t.arg({ type: CreateLinkInput, required: true, description: "The new link" }) },
-    resolve: (_q, _r, { input }, ctx) =>
-      createLink(ctx, String(input.projectId), { ...toChanges(input), nodes: toEnds(input.ends), linkId: input.id == null ? undefined : String(input.id) }),
+    resolve: async (_r, { input }, ctx) => ({
+      link: await createLink(ctx, projectIdArg(input.projectId), {
+        ...toChanges(input),
+        nodes: toEnds(input.ends),
+        linkId: input.id == null ? undefined : domainId(input.id, "Link", "id"),
+      }),
+    }),
   }),
-  updateLink: t.prismaField({
-    type: "Link",
-    description: "Changes a link's filters, style, suspension or end labels; the changed link",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }),
-      id: t.arg.id({ required: true, description: "The link's id" }),
-      input: t.arg({ type: UpdateLinkInput, required: true, description: "The changes" }),
+  updateLink: t.field({
+    type: LinkPayload("updateLink"),
+    description: "Changes a link's filters, style, suspension or end labels",
+    errors: mutationErrors("updateLink", LINK_ERRORS),
+    args: { input: t.arg({ type: UpdateLinkInput, required: true, description: "The link and the changes" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await linkAddress(ctx, input.id);
+      return { link: await updateLink(ctx, at.projectId, at.id, { ...toChanges(input), nodes: toEnds(input.endLabels) }) };
     },
-    resolve: (_q, _r, { projectId, id, input }, ctx) =>
-      updateLink(ctx, String(projectId), String(id), { ...toChanges(input), nodes: toEnds(input.endLabels) }),
   }),
   deleteLink: t.field({
-    type: "ID",
-    description: "Unplugs and removes a link; returns the deleted link's id",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }), id: t.arg.id({ required: true, description: "The link's id" }) },
-    resolve: async (_r, { projectId, id }, ctx) => {
-      await deleteLink(ctx, String(projectId), String(id));
-      return String(id);
+    type: deletedPayload("deleteLink", "the link"),
+    description: "Unplugs and removes a link",
+    errors: mutationErrors("deleteLink", LINK_ERRORS),
+    args: { input: t.arg({ type: LinkInput, required: true, description: "The link" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await linkAddress(ctx, input.id);
+      await deleteLink(ctx, at.projectId, at.id);
+      return { deletedIds: [globalId("Link", at.id)] };
     },
   }),
 }));

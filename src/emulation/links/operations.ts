@@ -58,7 +58,7 @@ export async function createLink(ctx: AppContext, projectId: string, raw: NewLin
   const id = input.linkId ?? randomUUID();
   try {
     const link = await ctx.db.$transaction(async (tx) => {
-      if (await tx.link.findUnique({ where: { id } })) throw new ConflictError(`Link ID ${id} already exists`);
+      if (await tx.link.findUnique({ where: { id } })) throw new ConflictError(`Link ID ${id} already exists`, { target: "id", reason: "already_exists" });
       const attached: Awaited<ReturnType<typeof checkEndpoint>>[] = [];
       for (const end of input.nodes ?? []) attached.push(await checkEndpoint(tx, projectId, end, attached));
       // Then the compute that runs each end may refuse to carry it (a cloud binding a host interface outside local mode).

@@ -1,9 +1,12 @@
 import "../projects/graphql.js"; // the Project type this file extends
 import { ComputeCapabilities } from "../computes/graphql.js";
+import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
-import { NotFoundError } from "../../platform/core/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { ProjectRef, projectIdArg } from "../projects/graphql.js";
 import type { AppContext } from "../../platform/context.js";
-import { domainId } from "../../platform/graphql/global-id.js";
+import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
 import { duplicateNode } from "./duplicate.js";
@@ -184,7 +187,7 @@ type NodeFilterInput = { status?: readonly string[] | null; nodeType?: readonly 
 const nodeWhere = (f: NodeFilterInput | null | undefined) => ({
   ...(f?.status?.length ? { status: { in: [...f.status] } } : {}),
   ...(f?.nodeType?.length ? { nodeType: { in: [...f.nodeType] } } : {}),
-  ...(f?.project != null ? { projectId: String(f.project) } : {}),
+  ...(f?.project != null ? { projectId: projectIdArg(f.project, "filter.project") } : {}),
 });
 const NODE_ORDER = [{ createdAt: "asc" }, { id: "asc" }] as const;
 
@@ -235,17 +238,21 @@ const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["f
 const CreateNodeInput = builder.inputType("CreateNodeInput", {
   description: "A new node: its project, name and type; every other setting has a default (the template's, if one is given)",
   fields: (t) => ({
-    projectId: t.id({ required: true, description: "The project the node is added to (it must be opened)" }),
+    projectId: t.id({ required: true, description: "The project the node is added to (its global id, or its GNS3 project_id; it must be opened)" }),
     name: t.string({ required: true, description: "Spaces are removed; a taken name is renumbered; {0} is a template" }),
     nodeType: t.field({ type: NodeTypeEnum, required: true, description: "What kind of device the node emulates" }),
     computeId: t.id({ defaultValue: "local", description: "The compute (emulation host) that runs the node" }),
-    id: t.id({ description: "Chosen node id (UUID)" }),
+    id: t.id({ description: "Chosen GNS3 node id (a UUID); a taken one is refused (ALREADY_EXISTS)" }),
     ...settableFields(t),
   }),
 });
 const UpdateNodeInput = builder.inputType("UpdateNodeInput", {
-  description: "Changes to a node: only the fields given change",
-  fields: (t) => ({ name: t.string({ description: "A new name (a taken one is refused)" }), ...settableFields(t) }),
+  description: "A node and changes to it: only the fields given change",
+  fields: (t) => ({
+    id: t.id({ required: true, description: "The node (its global id, or its GNS3 node_id)" }),
+    name: t.string({ description: "A new name (a taken one is refused)" }),
+    ...settableFields(t),
+  }),
 });
 
 /** GraphQL null means "clear" where the node's input contract accepts null and "leave as is" elsewhere. */
@@ -264,83 +271,120 @@ builder.queryField("emulatedNode", (t) =>
   t.prismaField({
     type: "Node",
     description: "One node of an opened project",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }) },
+    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
+    args: { id: t.arg.id({ required: true, description: "The node's id (its global id, or its GNS3 node_id)" }) },
     // The node with what the selection needs (its links, their endpoints…) in one planned read.
     resolve: async (query, _r, args, ctx) => {
-      await getOpenedProject(ctx, String(args.projectId));
-      const node = await ctx.db.node.findFirst({ ...usableQuery(query), where: { id: String(args.id), projectId: String(args.projectId) } });
-      if (!node) throw new NotFoundError(`Node ID ${args.id} doesn't exist`);
+      const { projectId, id } = await nodeAddress(ctx, args.id);
+      await getOpenedProject(ctx, projectId);
+      const node = await ctx.db.node.findFirst({ ...usableQuery(query), where: { id, projectId } });
+      if (!node) throw new NotFoundError(`Node ID ${id} doesn't exist`);
       return node;
     },
   }),
 );
 
+const NodeInput = builder.inputType("NodeInput", {
+  description: "The node a mutation acts on",
+  fields: (t) => ({ id: t.id({ required: true, description: "The node's id (its global id, or its GNS3 node_id)" }) }),
+});
+const NodePayload = (name: string, what = "the node") =>
+  payloadType<{ node: Node }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
+    node: t.field({ type: NodeRef, description: "The node as it is now", resolve: (p) => p.node }),
+  }));
+/** What changing a node can fail with: bad input, a node or project missing or closed, a taken name or port, a compute that fails. */
+const NODE_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
+
 builder.mutationFields((t) => ({
-  createNode: t.prismaField({
-    type: "Node",
+  createNode: t.field({
+    type: NodePayload("createNode", "the new node"),
     description: "Adds a node to an opened project (stopped; start it with startNode)",
-    errors: { types: DOMAIN_ERRORS },
+    errors: mutationErrors("createNode", NODE_ERRORS),
     args: { input: t.arg({ type: CreateNodeInput, required: true, description: "The new node" }) },
-    resolve: (_q, _r, { input }, ctx) => {
+    resolve: async (_r, { input }, ctx) => {
       const { projectId, name, nodeType, computeId, id, ...rest } = input;
-      return createNode(ctx, String(projectId), {
+      const node = await createNode(ctx, projectIdArg(projectId), {
         ...toChanges(rest),
         name,
         nodeType,
         computeId: computeId ?? "local",
-        nodeId: id == null ? undefined : String(id),
+        nodeId: id == null ? undefined : domainId(id, "EmulatedNode", "id"),
       });
+      return { node };
     },
   }),
-  updateNode: t.prismaField({
-    type: "Node",
-    description: "Changes a node's settings, name or place on the canvas; the changed node",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }), input: t.arg({ type: UpdateNodeInput, required: true, description: "The changes" }) },
-    resolve: (_q, _r, { projectId, id, input }, ctx) => updateNode(ctx, String(projectId), String(id), toChanges(input)),
+  updateNode: t.field({
+    type: NodePayload("updateNode"),
+    description: "Changes a node's settings, name or place on the canvas",
+    errors: mutationErrors("updateNode", NODE_ERRORS),
+    args: { input: t.arg({ type: UpdateNodeInput, required: true, description: "The node and the changes" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const { id, ...changes } = input;
+      const at = await nodeAddress(ctx, id);
+      return { node: await updateNode(ctx, at.projectId, at.id, toChanges(changes)) };
+    },
   }),
   deleteNode: t.field({
-    type: "ID",
-    description: "Deletes the node and its links; returns the deleted node's id",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }) },
-    resolve: async (_r, { projectId, id }, ctx) => {
-      await deleteNode(ctx, String(projectId), String(id));
-      return String(id);
+    type: deletedPayload("deleteNode", "the node and the links that went with it"),
+    description: "Deletes the node and its links",
+    errors: mutationErrors("deleteNode", NODE_ERRORS),
+    args: { input: t.arg({ type: NodeInput, required: true, description: "The node" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await nodeAddress(ctx, input.id);
+      const links = await ctx.db.link.findMany({ where: { endpoints: { some: { nodeId: at.id } } }, select: { id: true } });
+      await deleteNode(ctx, at.projectId, at.id);
+      return { deletedIds: [globalId("EmulatedNode", at.id), ...links.map((l) => globalId("Link", l.id))] };
     },
   }),
 }));
 
+const DuplicateNodeInput = builder.inputType("DuplicateNodeInput", {
+  description: "The node to copy and where the copy goes",
+  fields: (t) => ({
+    id: t.id({ required: true, description: "The node to copy (its global id, or its GNS3 node_id)" }),
+    x: t.int({ required: true, description: "Horizontal position of the copy on the canvas, in pixels" }),
+    y: t.int({ required: true, description: "Vertical position of the copy on the canvas, in pixels" }),
+    z: t.int({ description: "Stacking order of the copy (the original's if omitted)" }),
+  }),
+});
+const ProjectConsolesInput = builder.inputType("ResetProjectConsolesInput", {
+  description: "The project whose consoles are reset",
+  fields: (t) => ({ projectId: t.id({ required: true, description: "The project (its global id, or its GNS3 project_id; an opened project)" }) }),
+});
+
 builder.mutationFields((t) => ({
-  duplicateNode: t.prismaField({
-    type: "Node",
+  duplicateNode: t.field({
+    type: NodePayload("duplicateNode", "the copy"),
     description: "A copy of the node (settings and files, new id, name renumbered) placed at (x, y, z)",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }),
-      id: t.arg.id({ required: true, description: "The node to copy" }),
-      x: t.arg.int({ required: true, description: "Horizontal position of the copy on the canvas, in pixels" }),
-      y: t.arg.int({ required: true, description: "Vertical position of the copy on the canvas, in pixels" }),
-      z: t.arg.int({ description: "Stacking order of the copy (the original's if omitted)" }),
+    errors: mutationErrors("duplicateNode", NODE_ERRORS),
+    args: { input: t.arg({ type: DuplicateNodeInput, required: true, description: "The node and the copy's place" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await nodeAddress(ctx, input.id);
+      return { node: await duplicateNode(ctx, at.projectId, at.id, { x: input.x, y: input.y, z: input.z ?? undefined }) };
     },
-    resolve: (_q, _r, { projectId, id, x, y, z }, ctx) => duplicateNode(ctx, String(projectId), String(id), { x, y, z: z ?? undefined }),
   }),
-  resetProjectConsoles: t.boolean({
+  resetProjectConsoles: t.field({
+    type: payloadType<{ project: Project }>("resetProjectConsoles", "What `resetProjectConsoles` acted on: the project", (f) => ({
+      project: f.field({ type: ProjectRef, description: "The project whose consoles were reset", resolve: (p) => p.project }),
+    })),
     description: "Resets the consoles of an opened project's nodes (nothing to drop here: emulators serve their consoles)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The project's id (an opened project)" }) },
-    resolve: async (_r, { projectId }, ctx) => {
-      await resetProjectConsoles(ctx, String(projectId));
-      return true;
+    errors: mutationErrors("resetProjectConsoles", [InvalidInputError, NotFoundError, ForbiddenError]),
+    args: { input: t.arg({ type: ProjectConsolesInput, required: true, description: "The project" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const projectId = projectIdArg(input.projectId);
+      await resetProjectConsoles(ctx, projectId);
+      return { project: await getOpenedProject(ctx, projectId) };
     },
   }),
-  resetNodeConsole: t.prismaField({
-    type: "Node",
-    description: "Resets the node's console (drops its sessions so a client can reconnect); the node",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), id: t.arg.id({ required: true, description: "The node's id" }) },
-    resolve: (_q, _r, { projectId, id }, ctx) => resetNodeConsole(ctx, String(projectId), String(id)),
+  resetNodeConsole: t.field({
+    type: NodePayload("resetNodeConsole"),
+    description: "Resets the node's console (drops its sessions so a client can reconnect)",
+    errors: mutationErrors("resetNodeConsole", NODE_ERRORS),
+    args: { input: t.arg({ type: NodeInput, required: true, description: "The node" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await nodeAddress(ctx, input.id);
+      return { node: await resetNodeConsole(ctx, at.projectId, at.id) };
+    },
   }),
 }));
 

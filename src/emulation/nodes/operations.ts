@@ -115,7 +115,7 @@ export async function createNode(ctx: AppContext, projectId: string, raw: NewNod
   const startup = startupScriptOf(input.nodeType);
   const { script, rest } = startup ? startup.takeBase(input.properties ?? {}) : { script: undefined, rest: input.properties };
   const properties = await emulatorProperties(ctx, { ...input, id }, { ...(ports && { ports_mapping: ports }), ...rest }, "all");
-  if (await ctx.db.node.findUnique({ where: { id } })) throw new ConflictError(`Node ID ${id} already exists`);
+  if (await ctx.db.node.findUnique({ where: { id } })) throw new ConflictError(`Node ID ${id} already exists`, { target: "id", reason: "already_exists" });
 
   const node = await withUniqueRetry(() =>
     ctx.db.$transaction(async (tx) => {

@@ -1,4 +1,8 @@
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import type { Project } from "../../generated/prisma-sqlite/client.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { domainId, globalId } from "../../platform/graphql/global-id.js";
+import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import {
   closeProject,
   createProject,
@@ -67,10 +71,11 @@ const VariableType = builder.objectRef<Variable>("ProjectVariable").implement({
 export const EVENT_CURSOR = Symbol("eventCursor");
 const withCursor = <T extends object>(row: T, cursor: string): T => Object.assign(row, { [EVENT_CURSOR]: cursor });
 
-export const ProjectRef = builder.prismaObject("Project", {
+export const ProjectRef = builder.prismaNode("Project", {
   description: "A network lab: its nodes, the links between them, drawings and snapshots, and how its canvas is shown",
+  id: { field: "id", description: "The project's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({
-    id: t.exposeID("id", { description: "The project's id (a UUID)" }),
+    projectId: t.exposeID("id", { description: "The project's GNS3 id (a UUID): the `project_id` of the REST API and the GNS3 GUI" }),
     name: t.exposeString("name", { description: "The project's name, unique on this server" }),
     path: t.string({ description: "The project directory", resolve: (p, _a, ctx) => projectDir(ctx, p) }),
     filename: t.exposeString("filename", { description: "The topology file name (set at creation, kept on rename)" }),
@@ -130,18 +135,24 @@ const CreateProjectInput = builder.inputType("CreateProjectInput", {
   description: "A new, empty lab: its name, and settings that otherwise take their defaults",
   fields: (t) => ({
     name: t.string({ required: true, description: "The project's name (a taken one is refused)" }),
-    id: t.id({ description: "Chosen project id (UUID)" }),
+    id: t.id({ description: "Chosen GNS3 project id (a UUID); a taken one is refused (ALREADY_EXISTS)" }),
     path: pathField(t),
     ...settingsFields(t),
   }),
 });
 const UpdateProjectInput = builder.inputType("UpdateProjectInput", {
-  description: "Changes to a project: only the fields given change",
-  fields: (t) => ({ name: t.string({ description: "A new name (a taken one is refused)" }), path: pathField(t), ...settingsFields(t) }),
+  description: "A project and changes to it: only the fields given change",
+  fields: (t) => ({
+    id: t.id({ required: true, description: "The project (its global id, or its GNS3 project_id)" }),
+    name: t.string({ description: "A new name (a taken one is refused)" }),
+    path: pathField(t),
+    ...settingsFields(t),
+  }),
 });
 const DuplicateProjectInput = builder.inputType("DuplicateProjectInput", {
-  description: "The copy's name and where it goes",
+  description: "The project to copy, the copy's name and where it goes",
   fields: (t) => ({
+    id: t.id({ required: true, description: "The project to copy (its global id, or its GNS3 project_id)" }),
     name: t.string({ required: true, description: "Taken as <name>-1, <name>-2, … when in use" }),
     resetMacAddresses: t.boolean({ description: "Give the copy's nodes new MAC addresses, so the copy and the original can share a network" }),
     path: pathField(t),
@@ -193,70 +204,102 @@ builder.queryFields((t) => ({
     type: "Project",
     nullable: true,
     description: "One project (null if there is none with this id), with the event cursor to follow its changes from",
-    args: { id: t.arg.id({ required: true, description: "The project's id" }) },
+    args: { id: t.arg.id({ required: true, description: "The project's id (its global id, or its GNS3 project_id)" }) },
     // Passing plugin-prisma's query loads the selected relations (nodes, links, endpoints) with the project in a
     // fixed number of statements, instead of per-object loaders (which also overflowed SQLite's bind-parameter
     // limit at 1,000 nodes).
     // The event cursor is read first, so that every change published after it is delivered from it.
     resolve: async (query, _r, args, ctx) => {
       const cursor = await ctx.bus.lastId();
-      const project = await ctx.db.project.findUnique({ ...query, where: { id: String(args.id) } });
+      const project = await ctx.db.project.findUnique({ ...query, where: { id: projectIdArg(args.id, "id") } });
       return project && withCursor(project, cursor);
     },
   }),
 }));
 
+/** The project an argument names: its global id or its GNS3 project_id. */
+export const projectIdArg = (value: string | number, target = "projectId") => domainId(value, "Project", target);
+
+const ProjectInput = builder.inputType("ProjectInput", {
+  description: "The project a mutation acts on",
+  fields: (t) => ({ id: t.id({ required: true, description: "The project's id (its global id, or its GNS3 project_id)" }) }),
+});
+const ProjectPayload = (name: string) =>
+  payloadType<{ project: Project }>(name, `What \`${name}\` changed: the project`, (t) => ({
+    project: t.field({ type: ProjectRef, description: "The project as it is now", resolve: (p) => p.project }),
+  }));
+
+/** What reading or changing a project can fail with, beyond bad input and a missing project. */
+const PROJECT_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError];
+/** Opening, closing or deleting a project also drives the computes that run its nodes. */
+const PROJECT_RUN_ERRORS = [...PROJECT_ERRORS, UnavailableError, UpstreamError];
+
 builder.mutationFields((t) => ({
-  createProject: t.prismaField({
-    type: "Project",
+  createProject: t.field({
+    type: ProjectPayload("createProject"),
     description: "Creates an empty lab, opened",
-    errors: { types: DOMAIN_ERRORS },
+    errors: mutationErrors("createProject", [InvalidInputError, ConflictError, ForbiddenError]),
     args: { input: t.arg({ type: CreateProjectInput, required: true, description: "The new project" }) },
-    resolve: (_q, _r, { input }, ctx) => {
+    resolve: async (_r, { input }, ctx) => {
       const { name, id, path, ...settings } = input;
-      return createProject(ctx, { ...toSettings(settings), name, projectId: id == null ? undefined : String(id), path });
+      const projectId = id == null ? undefined : projectIdArg(id, "id");
+      // GNS3's REST create answers a known project_id with that project; in GraphQL a taken id is refused, as every create does.
+      if (projectId && (await ctx.db.project.findUnique({ where: { id: projectId }, select: { id: true } }))) {
+        throw new ConflictError(`Project ID ${projectId} already exists`, { target: "id", reason: "already_exists" });
+      }
+      return { project: await createProject(ctx, { ...toSettings(settings), name, projectId, path }) };
     },
   }),
-  updateProject: t.prismaField({
-    type: "Project",
-    description: "Renames a project or changes its settings; the changed project",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The project's id" }), input: t.arg({ type: UpdateProjectInput, required: true, description: "The changes" }) },
-    resolve: (_q, _r, { id, input }, ctx) => {
-      const { name, path, ...settings } = input;
-      return updateProject(ctx, String(id), { ...toSettings(settings), name, path });
+  updateProject: t.field({
+    type: ProjectPayload("updateProject"),
+    description: "Renames a project or changes its settings",
+    errors: mutationErrors("updateProject", PROJECT_ERRORS),
+    args: { input: t.arg({ type: UpdateProjectInput, required: true, description: "The project and the changes" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const { id, name, path, ...settings } = input;
+      return { project: await updateProject(ctx, projectIdArg(id, "id"), { ...toSettings(settings), name, path }) };
     },
   }),
-  deleteProject: t.boolean({
-    description: "Deletes a project with its nodes, links, drawings, snapshots and directory; true once gone",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The project's id" }) },
-    resolve: async (_r, { id }, ctx) => {
-      await deleteProject(ctx, String(id));
-      return true;
+  deleteProject: t.field({
+    type: deletedPayload("deleteProject", "the project and its nodes, links, drawings and snapshots"),
+    description: "Deletes a project with its nodes, links, drawings, snapshots and directory",
+    errors: mutationErrors("deleteProject", PROJECT_RUN_ERRORS),
+    args: { input: t.arg({ type: ProjectInput, required: true, description: "The project" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const projectId = projectIdArg(input.id, "id");
+      const owned = { where: { projectId }, select: { id: true } } as const;
+      const [nodes, links, drawings, snapshots] = await Promise.all([
+        ctx.db.node.findMany(owned), ctx.db.link.findMany(owned), ctx.db.drawing.findMany(owned), ctx.db.snapshot.findMany(owned),
+      ]);
+      await deleteProject(ctx, projectId);
+      const ids = (type: string, rows: { id: string }[]) => rows.map((r) => globalId(type, r.id));
+      return {
+        deletedIds: [globalId("Project", projectId), ...ids("EmulatedNode", nodes), ...ids("Link", links), ...ids("Drawing", drawings), ...ids("Snapshot", snapshots)],
+      };
     },
   }),
-  openProject: t.prismaField({
-    type: "Project",
+  openProject: t.field({
+    type: ProjectPayload("openProject"),
     description: "Opens a closed project so its nodes can run (starting them all if autoStart is set)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The project's id" }) },
-    resolve: (_q, _r, { id }, ctx) => openProject(ctx, String(id)),
+    errors: mutationErrors("openProject", PROJECT_RUN_ERRORS),
+    args: { input: t.arg({ type: ProjectInput, required: true, description: "The project" }) },
+    resolve: async (_r, { input }, ctx) => ({ project: await openProject(ctx, projectIdArg(input.id, "id")) }),
   }),
-  closeProject: t.prismaField({
-    type: "Project",
+  closeProject: t.field({
+    type: ProjectPayload("closeProject"),
     description: "Closes a project: stops its nodes and keeps it on disk",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The project's id" }) },
-    resolve: (_q, _r, { id }, ctx) => closeProject(ctx, String(id)),
+    errors: mutationErrors("closeProject", PROJECT_RUN_ERRORS),
+    args: { input: t.arg({ type: ProjectInput, required: true, description: "The project" }) },
+    resolve: async (_r, { input }, ctx) => ({ project: await closeProject(ctx, projectIdArg(input.id, "id")) }),
   }),
-  duplicateProject: t.prismaField({
-    type: "Project",
-    description: "A closed copy with new node, link and drawing ids",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The id of the project to copy" }), input: t.arg({ type: DuplicateProjectInput, required: true, description: "The copy's name and place" }) },
-    resolve: (_q, _r, { id, input }, ctx) =>
-      duplicateProject(ctx, String(id), { name: input.name, resetMacAddresses: input.resetMacAddresses ?? false, path: input.path }),
+  duplicateProject: t.field({
+    type: ProjectPayload("duplicateProject"),
+    description: "A closed copy with new node, link and drawing ids; the payload's project is the copy",
+    errors: mutationErrors("duplicateProject", PROJECT_ERRORS),
+    args: { input: t.arg({ type: DuplicateProjectInput, required: true, description: "The project to copy, the copy's name and place" }) },
+    resolve: async (_r, { input }, ctx) => ({
+      project: await duplicateProject(ctx, projectIdArg(input.id, "id"), { name: input.name, resetMacAddresses: input.resetMacAddresses ?? false, path: input.path }),
+    }),
   }),
 }));
 
@@ -284,12 +327,16 @@ builder.prismaObjectField("Project", "stats", (t) =>
   }),
 );
 
+const LoadProjectInput = builder.inputType("LoadProjectInput", {
+  description: "A topology file on this server",
+  fields: (t) => ({ path: t.string({ required: true, description: "The .gns3 file's path on this server" }) }),
+});
 builder.mutationField("loadProject", (t) =>
-  t.prismaField({
-    type: "Project",
+  t.field({
+    type: ProjectPayload("loadProject"),
     description: "Opens the project of a .gns3 file in the projects directory; ForbiddenError unless the server is local",
-    errors: { types: DOMAIN_ERRORS },
-    args: { path: t.arg.string({ required: true, description: "The .gns3 file's path on this server" }) },
-    resolve: (_q, _r, args, ctx) => loadProject(ctx, args.path),
+    errors: mutationErrors("loadProject", PROJECT_RUN_ERRORS),
+    args: { input: t.arg({ type: LoadProjectInput, required: true, description: "The file" }) },
+    resolve: async (_r, { input }, ctx) => ({ project: await loadProject(ctx, input.path) }),
   }),
 );

@@ -11,6 +11,6 @@ export async function getProject(ctx: AppContext, projectId: string) {
 /** Mutations and per-item reads of nodes, links, drawings and snapshots need an opened project (403 otherwise). */
 export async function getOpenedProject(ctx: AppContext, projectId: string) {
   const project = await getProject(ctx, projectId);
-  if (project.status !== "opened") throw new ForbiddenError("The project is not opened");
+  if (project.status !== "opened") throw new ForbiddenError("The project is not opened", { reason: "project_closed" });
   return project;
 }

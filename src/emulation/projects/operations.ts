@@ -29,7 +29,7 @@ export class LocalOnlyError extends ForbiddenError {
 
 export const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === "P2002";
 
-const nameTaken = (name: string) => new ConflictError(`Project "${name}" already exists`);
+const nameTaken = (name: string) => new ConflictError(`Project "${name}" already exists`, { target: "name", reason: "already_exists" });
 
 function settingsData(s: ProjectSettings) {
   const data: Partial<Project> = {};

@@ -12,7 +12,7 @@ export function domainId(value: string | number, typename: string, target: strin
   const decoded = decodeIfGlobal(raw);
   if (!decoded) return raw;
   if (decoded.typename !== typename) {
-    throw new InvalidInputError(`${target}: "${raw}" is the id of a ${decoded.typename}, not of a ${typename}`, { target });
+    throw new InvalidInputError(`${target}: "${raw}" is an id of type ${decoded.typename}, not ${typename}`, { target });
   }
   return decoded.id;
 }

@@ -27,3 +27,9 @@ export const payloadType = <Shape extends object>(
 ) => builder.objectRef<Shape>(`${upperFirst(name)}Payload`).implement({ description, fields });
 
 const upperFirst = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/** A delete's payload: `<Name>Payload { deletedIds }`, the global ids of everything it removed, cascades included. */
+export const deletedPayload = (name: string, what: string) =>
+  payloadType<{ deletedIds: string[] }>(name, `What \`${name}\` removed`, (t) => ({
+    deletedIds: t.idList({ description: `The global ids of ${what}`, resolve: (p) => p.deletedIds }),
+  }));
