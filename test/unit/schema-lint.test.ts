@@ -1,6 +1,7 @@
 import {
   buildSchema,
   isEnumType,
+  isNonNullType,
   getNamedType,
   getNullableType,
   isCompositeType,
@@ -53,6 +54,7 @@ const BOUNDED_LISTS: Record<string, string> = {
   "Query.hostInterfaces": "the network interfaces of this host",
   "Query.simVmEngines": "the fixed list of VM engines",
   "Query.computeStatistics": "one entry per compute: this host and each connected remote compute",
+  "Query.nodes": "the entities of the global ids asked for, in their order (at most a page of ids)",
 };
 
 function identifierViolations(): string[] {
@@ -105,6 +107,78 @@ function collectionViolations(): string[] {
     }
   }
   return bad;
+}
+
+/** Mutations without an argument: there is nothing to say but "do it" (an `input` would be an empty type). */
+const NO_INPUT: Record<string, string> = {
+  shutdownServer: "stops this server: nothing to choose",
+  writeDebugBundle: "writes the debug files of this server: nothing to choose",
+};
+
+/**
+ * Object types with an `id` that are not entities of the graph: their `id` is a value a cache may key as it is,
+ * not a global id. Every other type with an `id` implements Node, so its `id` is global and `node(id:)` finds it.
+ */
+const NOT_NODES: Record<string, string> = {
+  NodeSymbol: "a symbol's id is its file name (`:/symbols/classic/router.svg`), unique on the server, read from the catalogue",
+  SimVmEngine: "one of the fixed VM engines: its id is the engine's enum value",
+  QuotaUser: "a user as the file system knows it (a UNIX uid or a Windows SID), not an object of the graph",
+  QuotaGroup: "a group as the file system knows it (a UNIX gid), not an object of the graph",
+};
+
+const upperFirst = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+const mutations = () => Object.values(schema.getMutationType()!.getFields());
+
+/** Mutations whose arguments are not exactly `input: <Mutation>Input!` (nor none, for one listed in NO_INPUT). */
+function mutationInputViolations(): string[] {
+  const bad: string[] = [];
+  for (const m of mutations()) {
+    const args = m.args.map((a) => `${a.name}: ${String(a.type)}`).join(", ");
+    const expected = NO_INPUT[m.name] ? "" : `input: ${upperFirst(m.name)}Input!`;
+    const input = m.args[0];
+    // The printed type alone would also match a scalar or enum named …Input.
+    if (args !== expected || (input && !isInputObjectType(getNamedType(input.type)))) bad.push(`${m.name}(${args})`);
+  }
+  return bad;
+}
+
+/** Mutations that do not answer `<Mutation>Result!`, a union of `<Mutation>Payload` and types implementing Error. */
+function mutationResultViolations(): string[] {
+  const bad: string[] = [];
+  for (const m of mutations()) {
+    const Name = upperFirst(m.name);
+    const result = getNullableType(m.type);
+    const members = isUnionType(result) ? result.getTypes().map((t) => t.name) : [];
+    if (!isNonNullType(m.type) || !isUnionType(result) || result.name !== `${Name}Result` || members.filter((n) => !errorMember(n)).join() !== `${Name}Payload`) {
+      bad.push(`${m.name}: ${String(m.type)}${members.length ? ` = ${members.join(" | ")}` : ""}`);
+    }
+  }
+  return bad;
+}
+
+/** An object type that implements Error. */
+const errorMember = (name: string) => {
+  const t = schema.getType(name);
+  return isObjectType(t) && t.getInterfaces().some((i) => i.name === "Error");
+};
+
+/** Members of mutation and field result unions that are neither the success member nor an Error. */
+function unionMembersOffError(): string[] {
+  return types.filter(isUnionType).flatMap((u) =>
+    u.getTypes().filter((m) => !errorMember(m.name) && !/(Payload|Success)$/.test(m.name)).map((m) => `${u.name}: ${m.name}`),
+  );
+}
+
+/** The entities issue 22 names: each has a global id, whatever its domain id is called (`uuid` on the storage side). */
+const ENTITIES = ["Project", "EmulatedNode", "Link", "Drawing", "Snapshot", "Template", "Compute", "Svm", "Volume", "Qtree", "QuotaRule", "Job"];
+
+const isNode = (t: GraphQLNamedType | undefined) => isObjectType(t) && t.getInterfaces().some((i) => i.name === "Node");
+
+/** Entities, and object types with an `id` field (unless listed in NOT_NODES), that do not implement Node. */
+function nodeViolations(): string[] {
+  const withId = types.filter((t) => isObjectType(t) && t.getFields().id && !NOT_NODES[t.name]).map((t) => t.name);
+  return [...new Set([...ENTITIES, ...withId])].filter((name) => !isNode(schema.getType(name))).sort();
 }
 
 describe("schema lint (issue 22)", () => {
@@ -175,11 +249,43 @@ describe("schema lint (issue 22)", () => {
     expect(connections).toBeGreaterThanOrEqual(18);
   });
 
+  it("every mutation takes one argument, `input: <Mutation>Input!` (unless it takes none: listed, with why)", () => {
+    expect(mutationInputViolations()).toEqual([]);
+  });
+
+  it("every mutation answers `<Mutation>Result!`, a union of `<Mutation>Payload` and errors", () => {
+    expect(mutationResultViolations()).toEqual([]);
+  });
+
+  it("every error a result can be implements Error, whose `code` is a non-null enum", () => {
+    expect(unionMembersOffError()).toEqual([]);
+    const error = schema.getType("Error");
+    const code = isInterfaceType(error) ? error.getFields().code : undefined;
+    expect(code && isNonNullType(code.type) && isEnumType(code.type.ofType), `Error.code: ${String(code?.type)}`).toBe(true);
+  });
+
+  it("every entity, and every object type with an `id` unless listed with why, is a Node (a global id, found by node(id:))", () => {
+    expect(nodeViolations()).toEqual([]);
+    const node = schema.getType("Node");
+    expect(isInterfaceType(node) && String(node.getFields().id.type)).toBe("ID!");
+  });
+
+  it("Query.node(id:) and Query.nodes(ids:) find any entity by its global id", () => {
+    const { node, nodes } = schema.getQueryType()!.getFields();
+    expect(node && `${node.args.map((a) => `${a.name}: ${String(a.type)}`).join()} → ${String(node.type)}`).toBe("id: ID! → Node");
+    expect(nodes && `${nodes.args.map((a) => `${a.name}: ${String(a.type)}`).join()} → ${String(nodes.type)}`).toBe("ids: [ID!]! → [Node]!");
+  });
+
   it("the allowlists name only fields that exist", () => {
     for (const coordinate of [...Object.keys(BOUNDED_LISTS), ...Object.keys(NOT_OBJECT_IDS)]) {
       const [type, field] = coordinate.split(".");
       const t = schema.getType(type);
       expect(t && (isObjectType(t) || isInterfaceType(t) || isInputObjectType(t)) ? t.getFields()[field] : undefined, coordinate).toBeDefined();
+    }
+    for (const name of Object.keys(NO_INPUT)) expect(schema.getMutationType()!.getFields()[name], `Mutation.${name}`).toBeDefined();
+    for (const name of Object.keys(NOT_NODES)) {
+      const t = schema.getType(name);
+      expect(isObjectType(t) ? t.getFields().id : undefined, `${name}.id`).toBeDefined();
     }
   });
 });
