@@ -13,21 +13,25 @@ const tab = (what: string, operation: string): GraphiqlTab => ({ query: `# ${wha
 export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   tab(
     "A project with its nodes, ports and links in one request (replace <project id>: query { projects(first: 20) { edges { node { id name } } } })",
-    `query { project(id: "<project id>") { name status
-  nodes(first: 100) { totalCount edges { node { name nodeType status console ports { name shortName } } } }
-  links(first: 100) { edges { node { id capturing endpoints { node { name } adapterNumber portNumber } } } } } }`,
+    `query { project(id: "<project id>") { id projectId name status
+  nodes(first: 100) { totalCount edges { node { id nodeId name nodeType status console ports { name shortName } } } }
+  links(first: 100) { edges { node { id linkId capturing endpoints { node { name } adapterNumber portNumber } } } } } }`,
   ),
   tab(
     "Every started node, across all projects",
-    `query { nodes(filter: { status: STARTED }, first: 100) {   # across all projects
-  totalCount pageInfo { hasNextPage endCursor } edges { node { name status project { name } } } } }`,
+    `query { emulatedNodes(filter: { status: STARTED }, first: 100) {   # across all projects
+  totalCount pageInfo { hasNextPage endCursor } edges { node { id name status project { name } } } } }`,
   ),
   tab(
     "Add a VPCS node to a project; the answer is the node or a typed error",
     `mutation { createNode(input: { projectId: "<project id>", name: "PC3", nodeType: VPCS }) {
-  __typename ... on MutationCreateNodeSuccess { data { id name console } } ... on Error { message } } }`,
+  __typename ... on CreateNodePayload { node { id nodeId name console } } ... on Error { code message target } } }`,
   ),
-  tab("Start a node", `mutation { startNode(projectId: "<project id>", id: "<node id>") { __typename } }`),
+  tab(
+    "Start a node; the answer is the node with its new status (its id, or its GNS3 nodeId)",
+    `mutation { startNode(input: { id: "<node id>" }) {   # the answer is the node, running: a cache updates its status
+  __typename ... on StartNodePayload { node { id status console } } ... on Error { code message } } }`,
+  ),
   tab(
     "A project's changes, live; pass the last cursor seen as `after` to resume after a reconnect",
     `subscription { projectEvents(projectId: "<project id>", after: "<last cursor seen, or omit>") {

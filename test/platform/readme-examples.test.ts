@@ -8,6 +8,7 @@ import { Kind, parse, print, type FieldNode, type OperationDefinitionNode } from
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 import { loadDemoFixture } from "../../src/storage/demo.js";
 import { CLI, runCli, runProcess, type ProcessRun } from "../support/cli.js";
 import { createPostgresDatabase, postgresReachable } from "../support/databases.js";
@@ -182,8 +183,8 @@ function expectRan(run: ScriptRun, expected: Record<string, number> = {}) {
 /**
  * Runs each operation of a README GraphQL block on its own (GraphiQL runs the one under the cursor): the
  * subscriptions first, over graphql-ws, then the queries and mutations in README order over HTTP, then
- * `trigger`; every subscription must receive an event. Nothing may answer an error, and a mutation's result
- * union must be its Success type.
+ * `trigger`; every subscription must receive an event. Nothing may answer an error, and a mutation must answer
+ * its payload (`createNode` → CreateNodePayload), not one of its errors.
  */
 async function runGraphql(s: TestServer, document: string, trigger?: () => Promise<void>) {
   const operations = parse(document).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
@@ -205,7 +206,9 @@ async function runGraphql(s: TestServer, document: string, trigger?: () => Promi
     for (const op of operations.filter((o) => o.operation !== "subscription")) {
       const r = await gql(s.url, print(op));
       expect(r.errors, print(op)).toBeUndefined();
-      if (op.operation === "mutation") for (const v of Object.values(r.data) as { __typename?: string }[]) expect(v.__typename, print(op)).toMatch(/Success$/);
+      if (op.operation === "mutation") {
+        for (const [field, v] of Object.entries(r.data as Record<string, { __typename?: string }>)) expect(v.__typename, print(op)).toBe(`${field[0].toUpperCase()}${field.slice(1)}Payload`);
+      }
       answers.push(r.data);
     }
     await trigger?.();
@@ -249,7 +252,7 @@ async function followFromARead(s: TestServer, project: string): Promise<void> {
   const [query, subscription] = parse(substitute(script("gns3-graphql-sync"), [['"<project id>"', `"${project}"`]])).definitions.map((d) => print(d));
   const read = await gql(s.url, query);
   expect(read.errors).toBeUndefined();
-  expect(read.data.project.links.edges.map((e: { node: { id: string } }) => e.node).find((l: { id: string }) => l.id === link).endpoints.map((e: { node: { name: string } }) => e.node.name).sort()).toEqual(["HUB1", "HUB2"]);
+  expect(read.data.project.links.edges.map((e: { node: { id: string } }) => e.node).find((l: { id: string }) => l.id === globalId("Link", link)).endpoints.map((e: { node: { name: string } }) => e.node.name).sort()).toEqual(["HUB1", "HUB2"]);
   const cursor = read.data.project.eventCursor as string;
   expect(cursor).toEqual(expect.any(String));
   const client = graphqlWsClient(s);
@@ -259,7 +262,7 @@ async function followFromARead(s: TestServer, project: string): Promise<void> {
       void client.subscribe({ query: subscription.replace('"<eventCursor>"', JSON.stringify(cursor)) }, { next: (r) => void received.push(r), error: (e) => void received.push({ errors: [e] }), complete: () => {} }),
     );
     expect((await call(s.url, "DELETE", `/v2/projects/${project}/links/${link}`)).status).toBe(204);
-    const deleted = await waitFor(() => received.map((r) => r.data?.projectEvents?.data).find((e) => e?.kind === "DELETED" && e.link?.id === link), 20_000, "the link's delete");
+    const deleted = await waitFor(() => received.map((r) => r.data?.projectEvents?.data).find((e) => e?.kind === "DELETED" && e.link?.id === globalId("Link", link)), 20_000, "the link's delete");
     expect(deleted.link.endpoints.map((e: { node: { name: string } }) => e.node.name).sort()).toEqual(["HUB1", "HUB2"]);
     expect(received.every((r) => !r.errors)).toBe(true);
   } finally {
@@ -422,10 +425,13 @@ const EXAMPLES: Record<string, Example> = {
         const { answers, events } = await runGraphql(s, document, async () => {
           expect((await call(s.url, "PUT", `/v2/projects/${project}`, { name: "renamed" })).status).toBe(200); // a controller event
         });
-        expect(answers[0].project.nodes.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(["PC1"]);
-        expect(answers[1].nodes.totalCount).toBe(answers[1].nodes.edges.length);
-        expect(answers[1].nodes.edges.every((e: { node: { status: string } }) => e.node.status === "STARTED")).toBe(true);
-        expect(answers[2].createNode.data.name).toBe("PC3");
+        // Global ids, with the GNS3 ids the placeholders were given as plain fields.
+        expect(answers[0].project).toMatchObject({ id: globalId("Project", project), projectId: project });
+        expect(answers[0].project.nodes.edges.map((e: { node: object }) => e.node)).toEqual([expect.objectContaining({ id: globalId("EmulatedNode", node.body.node_id), nodeId: node.body.node_id, name: "PC1" })]);
+        expect(answers[1].emulatedNodes.totalCount).toBe(answers[1].emulatedNodes.edges.length);
+        expect(answers[1].emulatedNodes.edges.every((e: { node: { status: string } }) => e.node.status === "STARTED")).toBe(true);
+        expect(answers[2].createNode.node.name).toBe("PC3");
+        expect(answers[3].startNode.node).toMatchObject({ id: globalId("EmulatedNode", node.body.node_id), status: "STARTED" }); // the answer carries the new status
         expect((await call(s.url, "GET", `/v2/projects/${project}/nodes/${node.body.node_id}`)).body.status).toBe("started");
         expect(events[0][0]).toMatchObject({ data: { projectEvents: { data: { kind: "CREATED", node: { name: "PC3" } } } } });
         await followFromARead(s, project);
