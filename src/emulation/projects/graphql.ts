@@ -2,7 +2,7 @@ import type { Project } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
 import { builder, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import {
   closeProject,
   createProject,
@@ -220,10 +220,7 @@ builder.queryFields((t) => ({
 /** The project an argument names: its global id or its GNS3 project_id. */
 export const projectIdArg = (value: string | number, target = "projectId") => domainId(value, "Project", target);
 
-const ProjectInput = builder.inputType("ProjectInput", {
-  description: "The project a mutation acts on",
-  fields: (t) => ({ id: t.id({ required: true, description: "The project's id (its global id, or its GNS3 project_id)" }) }),
-});
+const projectInput = (name: string) => idInput(name, `The project \`${name}\` acts on`, "The project's id (its global id, or its GNS3 project_id)");
 const ProjectPayload = (name: string) =>
   payloadType<{ project: Project }>(name, `What \`${name}\` changed: the project`, (t) => ({
     project: t.field({ type: ProjectRef, description: "The project as it is now", resolve: (p) => p.project }),
@@ -264,7 +261,7 @@ builder.mutationFields((t) => ({
     type: deletedPayload("deleteProject", "the project and its nodes, links, drawings and snapshots"),
     description: "Deletes a project with its nodes, links, drawings, snapshots and directory",
     errors: mutationErrors("deleteProject", PROJECT_RUN_ERRORS),
-    args: { input: t.arg({ type: ProjectInput, required: true, description: "The project" }) },
+    args: { input: t.arg({ type: projectInput("deleteProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => {
       const projectId = projectIdArg(input.id, "id");
       const owned = { where: { projectId }, select: { id: true } } as const;
@@ -282,14 +279,14 @@ builder.mutationFields((t) => ({
     type: ProjectPayload("openProject"),
     description: "Opens a closed project so its nodes can run (starting them all if autoStart is set)",
     errors: mutationErrors("openProject", PROJECT_RUN_ERRORS),
-    args: { input: t.arg({ type: ProjectInput, required: true, description: "The project" }) },
+    args: { input: t.arg({ type: projectInput("openProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => ({ project: await openProject(ctx, projectIdArg(input.id, "id")) }),
   }),
   closeProject: t.field({
     type: ProjectPayload("closeProject"),
     description: "Closes a project: stops its nodes and keeps it on disk",
     errors: mutationErrors("closeProject", PROJECT_RUN_ERRORS),
-    args: { input: t.arg({ type: ProjectInput, required: true, description: "The project" }) },
+    args: { input: t.arg({ type: projectInput("closeProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => ({ project: await closeProject(ctx, projectIdArg(input.id, "id")) }),
   }),
   duplicateProject: t.field({

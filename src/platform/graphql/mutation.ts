@@ -26,6 +26,10 @@ export const payloadType = <Shape extends object>(
   fields: Parameters<ReturnType<typeof builder.objectRef<Shape>>["implement"]>[0]["fields"],
 ) => builder.objectRef<Shape>(`${upperFirst(name)}Payload`).implement({ description, fields });
 
+/** The input of a mutation that acts on one entity named by its id: `<Name>Input { id: ID! }`. */
+export const idInput = (name: string, description: string, idDescription: string) =>
+  builder.inputType(`${upperFirst(name)}Input`, { description, fields: (t) => ({ id: t.id({ required: true, description: idDescription }) }) });
+
 const upperFirst = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 /** A delete's payload: `<Name>Payload { deletedIds }`, the global ids of everything it removed, cascades included. */
