@@ -82,6 +82,9 @@ describe("emulation: templates (GraphQL)", () => {
     expect(bad.data.createTemplate.__typename).toBe("InvalidInputError");
     const missing = await gql(s.url, `{ template(id: "${id}") { __typename ${ERR} } }`);
     expect(missing.data.template.__typename).toBe("NotFoundError");
+    // Relay's node(id:) answers null for an entity that is gone, beside the ones that are there.
+    const looked = await gql(s.url, `query($ids: [ID!]!) { nodes(ids: $ids) { __typename } }`, { ids: [gid, globalId("Template", VPCS_ID), globalId("Compute", "local")] });
+    expect(looked.data.nodes).toEqual([null, { __typename: "Template" }, { __typename: "Compute" }]);
 
     const deadline = Date.now() + 3000;
     while (events.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
