@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controllerTopic } from "../../src/emulation/core/events.js";
 import { asGns3 } from "../support/gns3-events.js";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 import { busSubscribed, call, gql, nodesOf, onPostgres, startTestServer, type TestServer } from "../support/server.js";
 import { localNodeTypes } from "../support/tools.js";
 
@@ -292,34 +293,41 @@ describe("computes: GraphQL", () => {
   let s: TestServer;
   beforeAll(async () => void (s = await startTestServer()));
   afterAll(() => s.close());
-  const fields = "id name protocol host port user connected lastError cpuUsagePercent capabilities { version nodeTypes platform }";
+  const fields = "id computeId name protocol host port user connected lastError cpuUsagePercent capabilities { version nodeTypes platform }";
 
   it("creates, reads, updates and deletes through the same operations, with typed errors", async () => {
-    const created = await gql(
-      s.url,
-      `mutation($i: CreateComputeInput!) { createCompute(input: $i) { __typename ... on MutationCreateComputeSuccess { data { ${fields} } } } }`,
-      { i: { id: "g1", name: "G1", protocol: "HTTPS", host: "192.0.2.1", port: 3080, user: "u", password: "pw" } },
-    );
+    const CREATE = `mutation($i: CreateComputeInput!) { createCompute(input: $i) { __typename ... on CreateComputePayload { compute { ${fields} } } ... on Error { code message } } }`;
+    const input = { id: "g1", name: "G1", protocol: "HTTPS", host: "192.0.2.1", port: 3080, user: "u", password: "pw" };
+    const created = await gql(s.url, CREATE, { i: input });
     expect(created.errors).toBeUndefined();
-    expect(created.data.createCompute.data).toMatchObject({ id: "g1", name: "G1", protocol: "HTTPS", port: 3080, user: "u", connected: false });
+    const gid = globalId("Compute", "g1");
+    expect(created.data.createCompute.compute).toMatchObject({ id: gid, computeId: "g1", name: "G1", protocol: "HTTPS", port: 3080, user: "u", connected: false });
     expect((await call(s.url, "GET", "/v2/computes/g1")).body.protocol).toBe("https");
+    // REST re-posting a known compute_id reconnects it; GraphQL refuses a taken id, as every create does.
+    expect((await gql(s.url, CREATE, { i: input })).data.createCompute).toEqual({ __typename: "ConflictError", code: "ALREADY_EXISTS", message: "Compute ID g1 already exists" });
 
-    const dup = await gql(s.url, `mutation { createCompute(input: { name: "G1", protocol: HTTP, host: "h", port: 1 }) { __typename ... on Error { message } } }`);
-    expect(dup.data.createCompute).toEqual({ __typename: "ConflictError", message: 'Compute name "G1" already exists' });
+    const dup = await gql(s.url, `mutation { createCompute(input: { name: "G1", protocol: HTTP, host: "h", port: 1 }) { __typename ... on Error { code message } } }`);
+    expect(dup.data.createCompute).toEqual({ __typename: "ConflictError", code: "ALREADY_EXISTS", message: 'Compute name "G1" already exists' });
     const badPort = await gql(s.url, `mutation { createCompute(input: { protocol: HTTP, host: "h", port: 0 }) { __typename } }`);
     expect(badPort.data.createCompute.__typename).toBe("InvalidInputError");
 
-    const listed = await gql(s.url, `{ computes { totalCount edges { node { id } } } compute(id: "g1") { ... on QueryComputeSuccess { data { name } } } }`);
-    expect(nodesOf(listed.data.computes).map((c: any) => c.id)).toEqual(["local", "g1"]);
+    const listed = await gql(
+      s.url,
+      `{ computes { totalCount edges { node { computeId } } } compute(id: "g1") { ... on QueryComputeSuccess { data { name } } } node(id: "${gid}") { ... on Compute { name } } }`,
+    );
+    expect(nodesOf(listed.data.computes).map((c: any) => c.computeId)).toEqual(["local", "g1"]);
     expect(listed.data.computes.totalCount).toBe(2);
     expect(listed.data.compute.data.name).toBe("G1");
+    expect(listed.data.node).toEqual({ name: "G1" });
     const missing = await gql(s.url, `{ compute(id: "zz") { __typename ... on Error { message } } }`);
     expect(missing.data.compute).toEqual({ __typename: "NotFoundError", message: "Compute ID zz doesn't exist" });
 
-    const updated = await gql(s.url, `mutation { updateCompute(id: "g1", input: { port: 4000 }) { ... on MutationUpdateComputeSuccess { data { port name } } } }`);
-    expect(updated.data.updateCompute.data).toEqual({ port: 4000, name: "G1" });
-    const del = await gql(s.url, `mutation { a: deleteCompute(id: "g1") { ... on MutationDeleteComputeSuccess { data } } b: deleteCompute(id: "g1") { ... on MutationDeleteComputeSuccess { data } } }`);
-    expect(del.data).toEqual({ a: { data: true }, b: { data: false } });
+    const updated = await gql(s.url, `mutation { updateCompute(input: { id: "${gid}", port: 4000 }) { ... on UpdateComputePayload { compute { port name } } } }`);
+    expect(updated.data.updateCompute.compute).toEqual({ port: 4000, name: "G1" });
+    const DELETE = `deleteCompute(input: { id: "g1" }) { __typename ... on DeleteComputePayload { deletedIds } ... on Error { code } }`;
+    const del = await gql(s.url, `mutation { a: ${DELETE} b: ${DELETE} }`);
+    // Deleting what is not there is NOT_FOUND in GraphQL (REST's DELETE stays idempotent).
+    expect(del.data).toEqual({ a: { __typename: "DeleteComputePayload", deletedIds: [gid] }, b: { __typename: "NotFoundError", code: "NOT_FOUND" } });
   });
 
   it("streams compute changes as typed events (subscription over SSE)", async () => {
@@ -328,7 +336,7 @@ describe("computes: GraphQL", () => {
     const res = await fetch(`${s.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ query: "subscription { computeEvents { kind compute { id name connected } } }" }),
+      body: JSON.stringify({ query: "subscription { computeEvents { kind compute { computeId name connected } } }" }),
       signal: abort.signal,
     });
     expect(res.status).toBe(200);
@@ -340,8 +348,8 @@ describe("computes: GraphQL", () => {
     while (!text.includes('"DELETED"')) text += new TextDecoder().decode((await reader.read()).value);
     abort.abort();
     const events = [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]).data?.computeEvents).filter(Boolean);
-    expect(events[0]).toEqual({ kind: "CREATED", compute: { id: "sse", name: "SSE", connected: false } });
-    expect(events.at(-1)).toEqual({ kind: "DELETED", compute: { id: "sse", name: "SSE", connected: false } });
+    expect(events[0]).toEqual({ kind: "CREATED", compute: { computeId: "sse", name: "SSE", connected: false } });
+    expect(events.at(-1)).toEqual({ kind: "DELETED", compute: { computeId: "sse", name: "SSE", connected: false } });
   });
 
   it("never exposes a password field", async () => {

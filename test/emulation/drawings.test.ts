@@ -4,6 +4,7 @@ import path from "node:path";
 import { createClient } from "graphql-ws";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { unzip, zip } from "./archive-support.js";
 import { GUI_SVG } from "./drawings-support.js";
@@ -180,30 +181,42 @@ describe("GNS3 drawings", () => {
     const id = randomUUID();
     const created = await gql(
       s.url,
-      `mutation($i: CreateDrawingInput!) { createDrawing(input: $i) { __typename ... on MutationCreateDrawingSuccess { data { id projectId x y z locked rotation svg shape } } } }`,
+      `mutation($i: CreateDrawingInput!) { createDrawing(input: $i) { __typename ... on CreateDrawingPayload { drawing { id drawingId project { projectId } x y z locked rotation svg shape } } } }`,
       { i: { projectId: pid, id, x: 10, y: 20, svg: GUI_SVG.note } },
     );
-    expect(created.data.createDrawing.data).toEqual({ id, projectId: pid, x: 10, y: 20, z: 2, locked: false, rotation: 0, svg: GUI_SVG.note, shape: "NOTE" });
+    const gid = globalId("Drawing", id);
+    expect(created.data.createDrawing.drawing).toEqual({ id: gid, drawingId: id, project: { projectId: pid }, x: 10, y: 20, z: 2, locked: false, rotation: 0, svg: GUI_SVG.note, shape: "NOTE" });
+    // REST answers a re-sent drawing_id with that drawing; GraphQL refuses a taken id, as every create does.
+    const again = await gql(s.url, `mutation($i: CreateDrawingInput!) { createDrawing(input: $i) { __typename ... on Error { code target } } }`, { i: { projectId: pid, id } });
+    expect(again.data.createDrawing).toEqual({ __typename: "ConflictError", code: "ALREADY_EXISTS", target: "id" });
     const bad = await gql(
       s.url,
       `mutation($i: CreateDrawingInput!) { createDrawing(input: $i) { __typename ... on InvalidInputError { message } } }`,
       { i: { projectId: pid, svg: `<svg onload="x()"/>` } },
     );
     expect(bad.data.createDrawing).toEqual({ __typename: "InvalidInputError", message: "Invalid SVG: event handler attribute onload is not allowed" });
+    // Named by its global id alone (or its GNS3 id): the drawing finds its project.
     const rotated = await gql(
       s.url,
-      `mutation($p: ID!, $id: ID!, $i: UpdateDrawingInput!) { updateDrawing(projectId: $p, id: $id, input: $i) { ... on MutationUpdateDrawingSuccess { data { rotation shape } } } }`,
-      { p: pid, id, i: { rotation: 45, svg: GUI_SVG.rectangle } },
+      `mutation($i: UpdateDrawingInput!) { updateDrawing(input: $i) { ... on UpdateDrawingPayload { drawing { id rotation shape } } } }`,
+      { i: { id: gid, rotation: 45, svg: GUI_SVG.rectangle } },
     );
-    expect(rotated.data.updateDrawing.data).toEqual({ rotation: 45, shape: "RECTANGLE" });
+    expect(rotated.data.updateDrawing.drawing).toEqual({ id: gid, rotation: 45, shape: "RECTANGLE" });
+    const found = await gql(s.url, `query($id: ID!) { node(id: $id) { __typename ... on Drawing { drawingId } } }`, { id: gid });
+    expect(found.data.node).toEqual({ __typename: "Drawing", drawingId: id });
     await call(s.url, "POST", `${P}/drawings`, guiDrawing(GUI_SVG.image));
     const shapes = await gql(s.url, `query($p: ID!) { project(id: $p) { drawings { edges { node { shape } } } } }`, { p: pid });
     expect(shapes.errors).toBeUndefined();
     expect(nodesOf(shapes.data.project.drawings).map((d: any) => d.shape)).toEqual(expect.arrayContaining(["RECTANGLE", "IMAGE"]));
-    const deleted = await gql(s.url, `mutation($p: ID!, $id: ID!) { deleteDrawing(projectId: $p, id: $id) { __typename ... on MutationDeleteDrawingSuccess { data } } }`, { p: pid, id });
-    expect(deleted.data.deleteDrawing.data).toBe(id);
-    const gone = await gql(s.url, `query($p: ID!, $id: ID!) { drawing(projectId: $p, id: $id) { __typename ... on NotFoundError { message } } }`, { p: pid, id });
+    const DELETE = `mutation($id: ID!) { deleteDrawing(input: { id: $id }) { __typename ... on DeleteDrawingPayload { deletedIds } ... on Error { code message } } }`;
+    const deleted = await gql(s.url, DELETE, { id });
+    expect(deleted.data.deleteDrawing).toEqual({ __typename: "DeleteDrawingPayload", deletedIds: [gid] });
+    // Deleting what is not there is NOT_FOUND, never a silent success.
+    expect((await gql(s.url, DELETE, { id })).data.deleteDrawing).toEqual({ __typename: "NotFoundError", code: "NOT_FOUND", message: `Drawing ID ${id} doesn't exist` });
+    const gone = await gql(s.url, `query($id: ID!) { drawing(id: $id) { __typename ... on NotFoundError { message } } }`, { id: gid });
     expect(gone.data.drawing).toEqual({ __typename: "NotFoundError", message: `Drawing ID ${id} doesn't exist` });
+    const wrongType = await gql(s.url, `query($id: ID!) { drawing(id: $id) { __typename ... on Error { code target } } }`, { id: globalId("Snapshot", id) });
+    expect(wrongType.data.drawing).toEqual({ __typename: "InvalidInputError", code: "INVALID_INPUT", target: "id" });
 
     for (let i = 0; i < 100 && events.length < 4; i++) await new Promise((r) => setTimeout(r, 20));
     stop();

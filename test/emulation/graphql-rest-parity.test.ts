@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 import { COMPUTE_HOST, CONTROLLER_HOST, registerCompute } from "../support/computes.js";
 
@@ -14,14 +15,14 @@ import { COMPUTE_HOST, CONTROLLER_HOST, registerCompute } from "../support/compu
  * typed error result.
  */
 
-/** One root field of a GraphQL answer: its result type name and either its data or its error message. */
+/** One root field of a GraphQL answer: its result type name and either its data (a query's) or payload fields, or its error message. */
 async function field(s: TestServer, name: string, document: string, variables: Record<string, unknown> = {}) {
   const r = await gql(s.url, document, variables);
   expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-  return r.data[name] as { __typename: string; data?: any; message?: string };
+  return r.data[name] as { __typename: string; data?: any; message?: string } & Record<string, any>;
 }
 const RESULT = `__typename ... on Error { message }`;
-const success = (kind: "Query" | "Mutation", name: string) => `${kind}${name[0].toUpperCase()}${name.slice(1)}Success`;
+const success = (name: string) => `Query${name[0].toUpperCase()}${name.slice(1)}Success`;
 
 async function restProject(s: TestServer, name: string) {
   const p = await call(s.url, "POST", "/v2/projects", { name });
@@ -53,39 +54,38 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
     const r = await gql(s.url, `{ emulationServer { version local } }`);
     expect(r.data.emulationServer).toEqual({ version: "2.2.59", local: true });
     const same = await field(s, "checkEmulationVersion", `query($v: String!) { checkEmulationVersion(version: $v) { ${RESULT} ... on QueryCheckEmulationVersionSuccess { data } } }`, { v: "2.2.59" });
-    expect(same).toEqual({ __typename: success("Query", "checkEmulationVersion"), data: "2.2.59" });
+    expect(same).toEqual({ __typename: success("checkEmulationVersion"), data: "2.2.59" });
     const other = await field(s, "checkEmulationVersion", `{ checkEmulationVersion(version: "2.2.0") { ${RESULT} } }`);
     const rest = await call(s.url, "POST", "/v2/version", { version: "2.2.0" });
     expect(other).toEqual({ __typename: "ConflictError", message: rest.body.message });
   });
 
   it("writeDebugBundle writes the same bundle as POST /v2/debug", async () => {
-    const r = await field(s, "writeDebugBundle", `mutation { writeDebugBundle { ${RESULT} ... on MutationWriteDebugBundleSuccess { data } } }`);
-    expect(r.__typename).toBe(success("Mutation", "writeDebugBundle"));
-    expect(r.data).toBe(path.join(s.dataDir, "debug", "controller.txt"));
-    expect(fs.readFileSync(r.data!, "utf8")).toContain('"version": "2.2.59"');
+    const r = await field(s, "writeDebugBundle", `mutation { writeDebugBundle { ${RESULT} ... on WriteDebugBundlePayload { path } } }`);
+    expect(r).toEqual({ __typename: "WriteDebugBundlePayload", path: path.join(s.dataDir, "debug", "controller.txt") });
+    expect(fs.readFileSync(r.path, "utf8")).toContain('"version": "2.2.59"');
   });
 
   it("loadProject opens a .gns3 file as POST /v2/projects/load does; a path outside the roots is a ForbiddenError", async () => {
     const p = await restProject(s, "gql-load");
     expect((await call(s.url, "POST", `/v2/projects/${p.project_id}/close`)).status).toBe(204);
-    const LOAD = `mutation($path: String!) { loadProject(path: $path) { ${RESULT} ... on MutationLoadProjectSuccess { data { id name status } } } }`;
+    const LOAD = `mutation($path: String!) { loadProject(input: { path: $path }) { ${RESULT} ... on LoadProjectPayload { project { projectId name status } } } }`;
     const loaded = await field(s, "loadProject", LOAD, { path: path.join(p.path, p.filename) });
-    expect(loaded.data).toEqual({ id: p.project_id, name: "gql-load", status: "OPENED" });
+    expect(loaded.project).toEqual({ projectId: p.project_id, name: "gql-load", status: "OPENED" });
     const outside = await field(s, "loadProject", LOAD, { path: "/etc/hostname" });
     expect(outside).toEqual({ __typename: "ForbiddenError", message: "The path is not allowed" });
   });
 
   it("createProject and duplicateProject take a project directory as POST /v2/projects and …/duplicate do", async () => {
     const CREATE = `mutation($name: String!, $path: String) { createProject(input: { name: $name, path: $path }) {
-      ${RESULT} ... on MutationCreateProjectSuccess { data { id path } } } }`;
+      ${RESULT} ... on CreateProjectPayload { project { id path } } } }`;
     const created = await field(s, "createProject", CREATE, { name: "gql-at-path", path: path.join(root, "lab") });
-    expect(created.data.path).toBe(path.join(root, "lab"));
+    expect(created.project.path).toBe(path.join(root, "lab"));
     expect(fs.existsSync(path.join(root, "lab", "gql-at-path.gns3"))).toBe(true);
     expect(await field(s, "createProject", CREATE, { name: "gql-elsewhere", path: "/etc/gql-elsewhere" })).toEqual({ __typename: "ForbiddenError", message: "The path is not allowed" });
-    const DUP = `mutation($id: ID!, $path: String) { duplicateProject(id: $id, input: { name: "gql-copy", path: $path }) {
-      ${RESULT} ... on MutationDuplicateProjectSuccess { data { path } } } }`;
-    expect((await field(s, "duplicateProject", DUP, { id: created.data.id, path: path.join(root, "copy") })).data.path).toBe(path.join(root, "copy"));
+    const DUP = `mutation($id: ID!, $path: String) { duplicateProject(input: { id: $id, name: "gql-copy", path: $path }) {
+      ${RESULT} ... on DuplicateProjectPayload { project { path } } } }`;
+    expect((await field(s, "duplicateProject", DUP, { id: created.project.id, path: path.join(root, "copy") })).project.path).toBe(path.join(root, "copy"));
   });
 
   it("Project.stats counts as GET /v2/projects/{id}/stats, zero topology while closed", async () => {
@@ -110,29 +110,29 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
     const filtered = await restLink(s, P, pc.node_id, hub.node_id);
     const plain = await restLink(s, P, hub2.node_id, hub.node_id, 1);
 
-    const DUP = `mutation($p: ID!, $id: ID!) { duplicateNode(projectId: $p, id: $id, x: 50, y: 60) {
-      ${RESULT} ... on MutationDuplicateNodeSuccess { data { id name nodeType x y } } } }`;
-    const copy = await field(s, "duplicateNode", DUP, { p: P, id: pc.node_id });
-    expect(copy.data).toMatchObject({ name: "PC2", nodeType: "VPCS", x: 50, y: 60 });
-    expect((await call(s.url, "GET", `/v2/projects/${P}/nodes/${copy.data.id}`)).body.name).toBe("PC2");
-    expect(await field(s, "duplicateNode", DUP, { p: P, id: randomUUID() })).toMatchObject({ __typename: "NotFoundError" });
+    const DUP = `mutation($id: ID!) { duplicateNode(input: { id: $id, x: 50, y: 60 }) {
+      ${RESULT} ... on DuplicateNodePayload { node { nodeId name nodeType x y } } } }`;
+    const copy = await field(s, "duplicateNode", DUP, { id: pc.node_id });
+    expect(copy.node).toMatchObject({ name: "PC2", nodeType: "VPCS", x: 50, y: 60 });
+    expect((await call(s.url, "GET", `/v2/projects/${P}/nodes/${copy.node.nodeId}`)).body.name).toBe("PC2");
+    expect(await field(s, "duplicateNode", DUP, { id: randomUUID() })).toMatchObject({ __typename: "NotFoundError" });
 
-    const RESET_ONE = `mutation($p: ID!, $id: ID!) { resetNodeConsole(projectId: $p, id: $id) { ${RESULT} ... on MutationResetNodeConsoleSuccess { data { id } } } }`;
-    expect((await field(s, "resetNodeConsole", RESET_ONE, { p: P, id: pc.node_id })).data).toEqual({ id: pc.node_id });
+    const RESET_ONE = `mutation($id: ID!) { resetNodeConsole(input: { id: $id }) { ${RESULT} ... on ResetNodeConsolePayload { node { nodeId } } } }`;
+    expect((await field(s, "resetNodeConsole", RESET_ONE, { id: pc.node_id })).node).toEqual({ nodeId: pc.node_id });
     const unknown = randomUUID();
-    expect(await field(s, "resetNodeConsole", RESET_ONE, { p: P, id: unknown })).toEqual({ __typename: "NotFoundError", message: `Node ID ${unknown} doesn't exist` });
+    expect(await field(s, "resetNodeConsole", RESET_ONE, { id: unknown })).toEqual({ __typename: "NotFoundError", message: `Node ID ${unknown} doesn't exist` });
 
-    const LINKS = `query($p: ID!, $id: ID!) { emulatedNode(projectId: $p, id: $id) { ... on QueryEmulatedNodeSuccess { data {
-      links { id availableFilters { type name parameters { name type minimum maximum unit } } } } } } }`;
-    const hubLinks = (await gql(s.url, LINKS, { p: P, id: hub.node_id })).data.emulatedNode.data.links;
-    expect(hubLinks.map((l: { id: string }) => l.id)).toEqual([filtered.link_id, plain.link_id]);
+    const LINKS = `query($id: ID!) { emulatedNode(id: $id) { ... on QueryEmulatedNodeSuccess { data {
+      links { linkId availableFilters { type name parameters { name type minimum maximum unit } } } } } } }`;
+    const hubLinks = (await gql(s.url, LINKS, { id: hub.node_id })).data.emulatedNode.data.links;
+    expect(hubLinks.map((l: { linkId: string }) => l.linkId)).toEqual([filtered.link_id, plain.link_id]);
     const restFilters = (await call(s.url, "GET", `/v2/projects/${P}/links/${filtered.link_id}/available_filters`)).body;
     expect(hubLinks[0].availableFilters.map((f: { type: string }) => f.type)).toEqual(restFilters.map((f: { type: string }) => f.type));
     expect(hubLinks[0].availableFilters[0].parameters[0]).toEqual({ ...restFilters[0].parameters[0], minimum: -1, maximum: 32767 });
     expect(hubLinks[1].availableFilters).toEqual([]); // two hubs: nothing filters
 
-    const RESET_ALL = `mutation($p: ID!) { resetProjectConsoles(projectId: $p) { ${RESULT} ... on MutationResetProjectConsolesSuccess { data } } }`;
-    expect((await field(s, "resetProjectConsoles", RESET_ALL, { p: P })).data).toBe(true);
+    const RESET_ALL = `mutation($p: ID!) { resetProjectConsoles(input: { projectId: $p }) { ${RESULT} ... on ResetProjectConsolesPayload { project { projectId } } } }`;
+    expect((await field(s, "resetProjectConsoles", RESET_ALL, { p: P })).project).toEqual({ projectId: P });
     await call(s.url, "POST", `/v2/projects/${P}/close`);
     expect(await field(s, "resetProjectConsoles", RESET_ALL, { p: P })).toEqual({ __typename: "ForbiddenError", message: "The project is not opened" });
   });
@@ -142,9 +142,9 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
     const [a, b] = [await restNode(s, p.project_id, { name: "HubA", node_type: "ethernet_hub" }), await restNode(s, p.project_id, { name: "HubB", node_type: "ethernet_hub" })];
     const LINK = `mutation($p: ID!, $id: ID, $a: ID!, $b: ID!) { createLink(input: { projectId: $p, id: $id,
       ends: [{ nodeId: $a, adapterNumber: 0, portNumber: 0 }, { nodeId: $b, adapterNumber: 0, portNumber: 0 }] }) {
-      ${RESULT} ... on MutationCreateLinkSuccess { data { id } } } }`;
+      ${RESULT} ... on CreateLinkPayload { link { linkId } } } }`;
     const id = randomUUID();
-    expect((await field(s, "createLink", LINK, { p: p.project_id, id, a: a.node_id, b: b.node_id })).data).toEqual({ id });
+    expect((await field(s, "createLink", LINK, { p: p.project_id, id, a: a.node_id, b: b.node_id })).link).toEqual({ linkId: id });
     expect((await call(s.url, "GET", `/v2/projects/${p.project_id}/links/${id}`)).status).toBe(200);
     expect(await field(s, "createLink", LINK, { p: p.project_id, id: "not-a-uuid", a: a.node_id, b: b.node_id })).toMatchObject({ __typename: "InvalidInputError" });
   });
@@ -170,10 +170,10 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
     expect((await call(s.url, "POST", "/v2/symbols/garbage.png/raw", "not a png")).status).toBe(204);
     expect(await field(s, "symbolDimensions", DIM, { id: "garbage.png" })).toEqual({ __typename: "ConflictError", message: "Could not read the size of symbol garbage.png" });
 
-    const r = await gql(s.url, `{ appliances computeStatistics { computeId computeName statistics { memoryTotal loadAveragePercent } } }`);
+    const r = await gql(s.url, `{ appliances computeStatistics { compute { computeId name } statistics { memoryTotal loadAveragePercent } } }`);
     expect(r.data.appliances).toEqual((await call(s.url, "GET", "/v2/appliances")).body);
     expect(r.data.computeStatistics).toEqual([
-      { computeId: "local", computeName: expect.any(String), statistics: { memoryTotal: expect.any(Number), loadAveragePercent: expect.any(Array) } },
+      { compute: { computeId: "local", name: expect.any(String) }, statistics: { memoryTotal: expect.any(Number), loadAveragePercent: expect.any(Array) } },
     ]);
 
     const PORTS = `query($c: ID!) { computePorts(computeId: $c) { ${RESULT} ... on QueryComputePortsSuccess { data { consolePortRange consolePorts udpPortRange udpPorts } } } }`;
@@ -185,8 +185,8 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
 
   it("shutdownServer closes the projects and then the server, as POST /v2/shutdown", async () => {
     const p = await restProject(s, "gql-shutdown");
-    const r = await field(s, "shutdownServer", `mutation { shutdownServer { ${RESULT} ... on MutationShutdownServerSuccess { data } } }`);
-    expect(r.data).toBe(true);
+    const r = await field(s, "shutdownServer", `mutation { shutdownServer { ${RESULT} ... on ShutdownServerPayload { closedProjectIds } } }`);
+    expect(r.closedProjectIds).toContain(globalId("Project", p.project_id));
     await s.closed;
     await expect(fetch(`${s.url}/v2/version`)).rejects.toThrow();
     const restarted = await startTestServer({}, { databaseUrl: s.databaseUrl, dataDir: s.dataDir });
@@ -208,10 +208,10 @@ describe("GraphQL parity: the local-only operations on a server that is not loca
     expect(debug).toEqual({ __typename: "ForbiddenError", message: "You can only debug a local server" });
     const stop = await field(s, "shutdownServer", `mutation { shutdownServer { ${RESULT} } }`);
     expect(stop).toEqual({ __typename: "ForbiddenError", message: "You can only stop a local server" });
-    const load = await field(s, "loadProject", `mutation { loadProject(path: "/tmp/x.gns3") { ${RESULT} } }`);
+    const load = await field(s, "loadProject", `mutation { loadProject(input: { path: "/tmp/x.gns3" }) { ${RESULT} } }`);
     expect(load).toEqual({ __typename: "ForbiddenError", message: "Loading a project from a path is only allowed on a local server" });
     const p = await restProject(s, "not-local");
-    const dup = await field(s, "duplicateProject", `mutation($id: ID!) { duplicateProject(id: $id, input: { name: "c", path: "/tmp/c" }) { ${RESULT} } }`, { id: p.project_id });
+    const dup = await field(s, "duplicateProject", `mutation($id: ID!) { duplicateProject(input: { id: $id, name: "c", path: "/tmp/c" }) { ${RESULT} } }`, { id: p.project_id });
     expect(dup).toEqual({ __typename: "ForbiddenError", message: "Duplicating to a custom path is only allowed on a local server" });
     expect(fs.existsSync(path.join(s.dataDir, "debug"))).toBe(false);
     expect((await gql(s.url, `{ emulationServer { local } }`)).data.emulationServer).toEqual({ local: false });
@@ -233,8 +233,8 @@ describe("GraphQL parity: the pass-through to a remote compute", () => {
 
   const GET = `query($c: ID!, $e: String!, $p: String!) { computeResource(computeId: $c, emulator: $e, path: $p) {
     ${RESULT} ... on QueryComputeResourceSuccess { data } } }`;
-  const SEND = `mutation($c: ID!, $e: String!, $p: String!, $b: JSON) { forwardToCompute(computeId: $c, method: POST, emulator: $e, path: $p, body: $b) {
-    ${RESULT} ... on MutationForwardToComputeSuccess { data } } }`;
+  const SEND = `mutation($c: ID!, $e: String!, $p: String!, $b: JSON) { forwardToCompute(input: { computeId: $c, method: POST, emulator: $e, path: $p, body: $b }) {
+    ${RESULT} ... on ForwardToComputePayload { response } } }`;
 
   it("computeResource reads through the compute API as GET /v2/computes/{id}/{emulator}/{path}", async () => {
     const ifaces = await field(ctl, "computeResource", GET, { c: "hostb", e: "network", p: "interfaces" });
@@ -268,7 +268,7 @@ describe("GraphQL parity: the pass-through to a remote compute", () => {
     const nodeId = randomUUID();
     const vars = { c: "hostb", e: "projects", p: `${projectId}/ethernet_hub/nodes`, b: { name: "HubF", node_id: nodeId } };
     const created = await field(ctl, "forwardToCompute", SEND, vars);
-    expect(created.data).toMatchObject({ node_id: nodeId, name: "HubF" });
+    expect(created.response).toMatchObject({ node_id: nodeId, name: "HubF" });
     expect(await field(ctl, "forwardToCompute", SEND, vars)).toEqual({ __typename: "ConflictError", message: `Node ID ${nodeId} already exists` });
   });
 });

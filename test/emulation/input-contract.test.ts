@@ -120,7 +120,7 @@ describe("emulation: one input contract per operation, both faces", () => {
     const rest = await call(s.url, "POST", `/v2/projects/${pid}/snapshots`, { name: "" });
     expect(rest.status).toBe(400);
     expect(rest.body.message).toMatch(/^JSON schema error with API request/);
-    const g = await gql(s.url, `mutation($p: ID!) { createSnapshot(projectId: $p, name: "") { __typename ${ERR} } }`, { p: pid });
+    const g = await gql(s.url, `mutation($p: ID!) { createSnapshot(input: { projectId: $p, name: "" }) { __typename ${ERR} } }`, { p: pid });
     expect(g.errors).toBeUndefined();
     expect(g.data.createSnapshot.__typename).toBe("InvalidInputError");
     expect(await s.ctx.db.snapshot.count({ where: { projectId: pid } })).toBe(0);

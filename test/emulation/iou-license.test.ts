@@ -72,12 +72,12 @@ describe("IOU license settings", () => {
     const read = await gql(s.url, `{ iouLicense { iourcContent licenseCheck } }`);
     expect(read).toEqual({ data: { iouLicense: { iourcContent: "", licenseCheck: true } }, extensions: { cost: expect.objectContaining({ limit: 100_000 }) } });
 
-    const UPDATE = `mutation($input: IouLicenseInput!) { updateIouLicense(input: $input) {
-      __typename ... on MutationUpdateIouLicenseSuccess { data { iourcContent licenseCheck } } ... on Error { message } } }`;
+    const UPDATE = `mutation($input: UpdateIouLicenseInput!) { updateIouLicense(input: $input) {
+      __typename ... on UpdateIouLicensePayload { iouLicense { iourcContent licenseCheck } } ... on Error { message } } }`;
     const set = await gql(s.url, UPDATE, { input: { iourcContent: IOURC } });
-    expect(set.data?.updateIouLicense).toEqual({ __typename: "MutationUpdateIouLicenseSuccess", data: { iourcContent: IOURC, licenseCheck: true } });
+    expect(set.data?.updateIouLicense).toEqual({ __typename: "UpdateIouLicensePayload", iouLicense: { iourcContent: IOURC, licenseCheck: true } });
     const off = await gql(s.url, UPDATE, { input: { licenseCheck: false } });
-    expect(off.data?.updateIouLicense.data).toEqual({ iourcContent: IOURC, licenseCheck: false });
+    expect(off.data?.updateIouLicense.iouLicense).toEqual({ iourcContent: IOURC, licenseCheck: false });
     expect((await call(s.url, "GET", "/v2/iou_license")).body).toEqual({ iourc_content: IOURC, license_check: false });
 
     const bad = await gql(s.url, UPDATE, { input: { licenseCheck: null } });

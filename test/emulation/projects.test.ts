@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controllerTopic, projectTopic } from "../../src/emulation/core/events.js";
 import { asGns3 } from "../support/gns3-events.js";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 
 const DEFAULTS = {
@@ -346,45 +347,47 @@ describe("GNS3 projects", () => {
     expect(fs.existsSync(path.join(p.path, "big.bin"))).toBe(false);
   });
 
-  it("exposes projects through GraphQL with typed errors", async () => {
+  it("exposes projects through GraphQL: a Relay node, one input per mutation, typed errors", async () => {
     const created = await gql(
       s.url,
       `mutation($input: CreateProjectInput!) { createProject(input: $input) {
-        __typename ... on MutationCreateProjectSuccess { data { id name status sceneWidth filename autoClose } }
+        __typename ... on CreateProjectPayload { project { id projectId name status sceneWidth filename autoClose } }
         ... on Error { message } } }`,
       { input: { name: "gql1", sceneWidth: 900 } },
     );
     expect(created.errors).toBeUndefined();
-    const p = created.data.createProject.data;
-    expect(p).toMatchObject({ name: "gql1", status: "OPENED", sceneWidth: 900, filename: "gql1.gns3", autoClose: true });
-    const dup = await gql(s.url, `mutation { createProject(input: {name: "gql1"}) { __typename ... on Error { message } } }`);
-    expect(dup.data.createProject).toEqual({ __typename: "ConflictError", message: 'Project "gql1" already exists' });
+    const p = created.data.createProject.project;
+    expect(p).toMatchObject({ id: globalId("Project", p.projectId), name: "gql1", status: "OPENED", sceneWidth: 900, filename: "gql1.gns3", autoClose: true });
+    const dup = await gql(s.url, `mutation { createProject(input: {name: "gql1"}) { __typename ... on Error { code message } } }`);
+    expect(dup.data.createProject).toEqual({ __typename: "ConflictError", code: "ALREADY_EXISTS", message: 'Project "gql1" already exists' });
 
     const upd = await gql(
       s.url,
-      `mutation($id: ID!) { updateProject(id: $id, input: {name: "gql2", zoom: 120}) { ... on MutationUpdateProjectSuccess { data { name zoom } } } }`,
+      `mutation($id: ID!) { updateProject(input: {id: $id, name: "gql2", zoom: 120}) { ... on UpdateProjectPayload { project { name zoom } } } }`,
       { id: p.id },
     );
-    expect(upd.data.updateProject.data).toEqual({ name: "gql2", zoom: 120 });
-    const closed = await gql(s.url, `mutation($id: ID!) { closeProject(id: $id) { ... on MutationCloseProjectSuccess { data { status } } } }`, { id: p.id });
-    expect(closed.data.closeProject.data.status).toBe("CLOSED");
-    const opened = await gql(s.url, `mutation($id: ID!) { openProject(id: $id) { ... on MutationOpenProjectSuccess { data { status } } } }`, { id: p.id });
-    expect(opened.data.openProject.data.status).toBe("OPENED");
+    expect(upd.data.updateProject.project).toEqual({ name: "gql2", zoom: 120 });
+    const closed = await gql(s.url, `mutation($id: ID!) { closeProject(input: {id: $id}) { ... on CloseProjectPayload { project { status } } } }`, { id: p.id });
+    expect(closed.data.closeProject.project.status).toBe("CLOSED");
+    // The GNS3 project_id names it too.
+    const opened = await gql(s.url, `mutation($id: ID!) { openProject(input: {id: $id}) { ... on OpenProjectPayload { project { status } } } }`, { id: p.projectId });
+    expect(opened.data.openProject.project.status).toBe("OPENED");
     const q = await gql(s.url, `query($id: ID!) { project(id: $id) { name snapshots { edges { node { name } } } } projects(first: 100) { edges { node { id } } } }`, { id: p.id });
     expect(q.data.project).toEqual({ name: "gql2", snapshots: { edges: [] } });
     expect(nodesOf(q.data.projects).map((x: any) => x.id)).toContain(p.id);
     const dupe = await gql(
       s.url,
-      `mutation($id: ID!) { duplicateProject(id: $id, input: {name: "gql-copy"}) { ... on MutationDuplicateProjectSuccess { data { name status } } } }`,
+      `mutation($id: ID!) { duplicateProject(input: {id: $id, name: "gql-copy"}) { ... on DuplicateProjectPayload { project { name status } } } }`,
       { id: p.id },
     );
-    expect(dupe.data.duplicateProject.data).toEqual({ name: "gql-copy", status: "CLOSED" });
+    expect(dupe.data.duplicateProject.project).toEqual({ name: "gql-copy", status: "CLOSED" });
     const missing = await gql(s.url, `{ project(id: "nope") { id } }`);
     expect(missing.data?.project ?? null).toBeNull();
-    const del = await gql(s.url, `mutation($id: ID!) { deleteProject(id: $id) { __typename ... on Error { message } } }`, { id: "nope" });
-    expect(del.data.deleteProject).toEqual({ __typename: "NotFoundError", message: "Project ID nope doesn't exist" });
-    const ok = await gql(s.url, `mutation($id: ID!) { deleteProject(id: $id) { __typename } }`, { id: p.id });
-    expect(ok.data.deleteProject.__typename).toBe("MutationDeleteProjectSuccess");
+    const DELETE = `mutation($id: ID!) { deleteProject(input: {id: $id}) { __typename ... on DeleteProjectPayload { deletedIds } ... on Error { code message } } }`;
+    const del = await gql(s.url, DELETE, { id: "nope" });
+    expect(del.data.deleteProject).toEqual({ __typename: "NotFoundError", code: "NOT_FOUND", message: "Project ID nope doesn't exist" });
+    const ok = await gql(s.url, DELETE, { id: p.id });
+    expect(ok.data.deleteProject).toEqual({ __typename: "DeleteProjectPayload", deletedIds: [p.id] });
   });
 });
 

@@ -21,8 +21,8 @@ const post = (base: string, url: string, body: Buffer | string) =>
 
 async function gqlUpload(base: string, filename: string, data: Buffer) {
   const form = new FormData();
-  const q = `mutation($f: String!, $file: File!) { uploadImage(type: QEMU, filename: $f, file: $file) {
-    __typename ... on MutationUploadImageSuccess { data } ... on Error { message } } }`;
+  const q = `mutation($f: String!, $file: File!) { uploadImage(input: { type: QEMU, filename: $f, file: $file }) {
+    __typename ... on UploadImagePayload { image { filename } } ... on Error { message } } }`;
   form.set("operations", JSON.stringify({ query: q, variables: { f: filename, file: null } }));
   form.set("map", JSON.stringify({ 0: ["variables.file"] }));
   form.set("0", new Blob([new Uint8Array(data)]), "upload.bin");
@@ -77,7 +77,7 @@ describe.skipIf(!qemuImg)("qemu images that refer to host files (requires qemu-i
   it("accepts a backing chain inside the store", async () => {
     expect((await post(s.url, "/v2/compute/qemu/images/base.qcow2", base)).status).toBe(204);
     expect((await post(s.url, "/v2/compute/qemu/images/overlay.qcow2", overlay)).status).toBe(204);
-    expect(await gqlUpload(s.url, "overlay2.qcow2", overlay)).toEqual({ __typename: "MutationUploadImageSuccess", data: true });
+    expect(await gqlUpload(s.url, "overlay2.qcow2", overlay)).toEqual({ __typename: "UploadImagePayload", image: { filename: "overlay2.qcow2" } });
   });
 
   it.skipIf(!qemuInstalled)("checks the whole chain again at use: 409 naming the image, QEMU not started (requires QEMU)", async () => {

@@ -150,15 +150,16 @@ describe("qemu images on this server", () => {
   it("GraphQL: images(type: QEMU) and a multipart uploadImage, with typed errors", async () => {
     const upload = async (filename: string, data: string) => {
       const form = new FormData();
-      const q = `mutation($f: String!, $file: File!) { uploadImage(type: QEMU, filename: $f, file: $file) {
-        __typename ... on MutationUploadImageSuccess { data } ... on Error { message } } }`;
+      // The File variable sits inside the one input, so the multipart map still names variables.file.
+      const q = `mutation($f: String!, $file: File!) { uploadImage(input: { type: QEMU, filename: $f, file: $file }) {
+        __typename ... on UploadImagePayload { image { filename path filesize } } ... on Error { message } } }`;
       form.set("operations", JSON.stringify({ query: q, variables: { f: filename, file: null } }));
       form.set("map", JSON.stringify({ 0: ["variables.file"] }));
       form.set("0", new Blob([data]), "upload.bin");
       const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: PREFLIGHT, body: form });
       return ((await res.json()) as any).data.uploadImage;
     };
-    expect(await upload("gql.qcow2", "uploaded over GraphQL")).toEqual({ __typename: "MutationUploadImageSuccess", data: true });
+    expect(await upload("gql.qcow2", "uploaded over GraphQL")).toEqual({ __typename: "UploadImagePayload", image: { filename: "gql.qcow2", path: "gql.qcow2", filesize: 21 } });
     expect(fs.readFileSync(path.join(images, "gql.qcow2"), "utf8")).toBe("uploaded over GraphQL");
     expect(await upload("../gql.qcow2", "nope nope")).toMatchObject({ __typename: "ForbiddenError", message: expect.stringMatching(/^Could not write image: \.\.\/gql\.qcow2/) });
     const list = await gql(s.url, `{ images(type: QEMU, first: 100) { __typename ... on QueryImagesSuccess { data { totalCount edges { node { filename path md5sum filesize } } } } } }`);
@@ -181,9 +182,9 @@ describe("qemu images on this server", () => {
     expect(n.status, n.text).toBe(201);
     const r = await gql(
       s.url,
-      `query($p: ID!, $n: ID!) { emulatedNode(projectId: $p, id: $n) { ... on QueryEmulatedNodeSuccess { data {
+      `query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data {
         qemu { platform ram cpus adapters adapterType macAddress linkedClone onClose options disks { slot name md5sum interface } kernelImage { name } } } } } }`,
-      { p: p.body.project_id, n: n.body.node_id },
+      { n: n.body.node_id },
     );
     expect(r.data.emulatedNode.data.qemu).toEqual({
       platform: "x86_64",

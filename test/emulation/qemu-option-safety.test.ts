@@ -79,7 +79,7 @@ describe("qemu options, checked as QEMU reads them", () => {
     expect(r.body.message).toBe(`options: Forbidden additional option: -icount shift=auto,rr=record,rrfile=${victim}/f1`);
     const gq = await gql(
       s.url,
-      `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(projectId: $p, templateId: $t, x: 1, y: 2) { __typename ... on Error { message } } }`,
+      `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(input: { projectId: $p, templateId: $t, x: 1, y: 2 }) { __typename ... on Error { message } } }`,
       { p: projectId, t: t.body.template_id },
     );
     expect(gq.data.createNodeFromTemplate.__typename).toBe("InvalidInputError");

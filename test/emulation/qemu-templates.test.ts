@@ -187,11 +187,11 @@ describe("qemu templates", () => {
     // GraphQL's createNodeFromTemplate is the same operation.
     const gq = await gql(
       s.url,
-      `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(projectId: $p, templateId: $t, x: 1, y: 2) {
-        __typename ... on MutationCreateNodeFromTemplateSuccess { data { name qemu { ram disks { name } } } } } }`,
+      `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(input: { projectId: $p, templateId: $t, x: 1, y: 2 }) {
+        __typename ... on CreateNodeFromTemplatePayload { node { name qemu { ram disks { name } } } } } }`,
       { p: P.split("/")[3], t: t.template_id },
     );
-    expect(gq.data.createNodeFromTemplate.data).toEqual({ name: "Debian-3", qemu: { ram: 512, disks: [{ name: "debian.qcow2" }] } });
+    expect(gq.data.createNodeFromTemplate.node).toEqual({ name: "Debian-3", qemu: { ram: 512, disks: [{ name: "debian.qcow2" }] } });
   });
 
   it.skipIf(!qemuInstalled)("answers 409 naming the template's missing image, and makes no node (requires QEMU)", async () => {

@@ -73,14 +73,14 @@ describe("server: settings (2.1 extension)", () => {
   });
 
   it("reads and writes the same settings over GraphQL, with typed errors", async () => {
-    const r = await gql(s.url, `mutation($s: JSON!) { updateSettings(settings: $s) { __typename ... on MutationUpdateSettingsSuccess { data } } }`, {
+    const r = await gql(s.url, `mutation($s: JSON!) { updateSettings(input: { settings: $s }) { __typename ... on UpdateSettingsPayload { settings } } }`, {
       s: { fromGraphql: true },
     });
     expect(r.errors).toBeUndefined();
-    expect(r.data.updateSettings.data.fromGraphql).toBe(true);
-    expect((await gql(s.url, "{ settings }")).data.settings).toEqual(r.data.updateSettings.data);
-    expect((await call(s.url, "GET", "/v2/settings")).body).toEqual(r.data.updateSettings.data);
-    const bad = await gql(s.url, `mutation { updateSettings(settings: [1]) { __typename ... on Error { message } } }`);
+    expect(r.data.updateSettings.settings.fromGraphql).toBe(true);
+    expect((await gql(s.url, "{ settings }")).data.settings).toEqual(r.data.updateSettings.settings);
+    expect((await call(s.url, "GET", "/v2/settings")).body).toEqual(r.data.updateSettings.settings);
+    const bad = await gql(s.url, `mutation { updateSettings(input: { settings: [1] }) { __typename ... on Error { message } } }`);
     expect(bad.data.updateSettings).toEqual({ __typename: "InvalidInputError", message: "Settings must be a JSON object" });
   });
 });

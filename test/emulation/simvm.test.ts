@@ -124,13 +124,13 @@ describe("VM host over GraphQL", () => {
   afterAll(() => s.close());
 
   it("reads typed settings, merges updates, rejects bad values with typed errors", async () => {
-    const q = await gql(s.url, "{ simVm { enabled vmName whenExit engine vcpus ramMb port allocateVcpusRam headless } simVmEngines { id name supportsRam } }");
+    const q = await gql(s.url, "{ simVm { enabled vmName whenExit engine vcpus ramMb port allocateVcpusRam headless } simVmEngines { engine name supportsRam } }");
     expect(q.errors).toBeUndefined();
     expect(q.data.simVm).toEqual({ enabled: false, vmName: null, whenExit: "STOP", engine: "VMWARE", vcpus: 1, ramMb: 2048, port: 80, allocateVcpusRam: true, headless: false });
-    expect(q.data.simVmEngines.map((e: any) => e.id)).toContain("REMOTE");
+    expect(q.data.simVmEngines.map((e: any) => e.engine)).toContain("REMOTE");
 
-    const u = await gql(s.url, `mutation { updateSimVm(input: { whenExit: SUSPEND, vcpus: 4, engine: REMOTE }) { ... on MutationUpdateSimVmSuccess { data { whenExit vcpus engine ramMb } } } }`);
-    expect(u.data.updateSimVm.data).toEqual({ whenExit: "SUSPEND", vcpus: 4, engine: "REMOTE", ramMb: 2048 });
+    const u = await gql(s.url, `mutation { updateSimVm(input: { whenExit: SUSPEND, vcpus: 4, engine: REMOTE }) { ... on UpdateSimVmPayload { simVm { whenExit vcpus engine ramMb } } } }`);
+    expect(u.data.updateSimVm.simVm).toEqual({ whenExit: "SUSPEND", vcpus: 4, engine: "REMOTE", ramMb: 2048 });
     expect((await call(s.url, "GET", "/v2/simvm")).body).toMatchObject({ when_exit: "suspend", vcpus: 4, engine: "remote", ram: 2048 });
 
     const bad = await gql(s.url, `mutation { updateSimVm(input: { port: 70000 }) { __typename ... on Error { message } } }`);

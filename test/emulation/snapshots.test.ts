@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controllerTopic, projectTopic, type EmulationEvent } from "../../src/emulation/core/events.js";
 import type { Topic } from "../../src/platform/events.js";
 import { asGns3 } from "../support/gns3-events.js";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { unzip } from "./archive-support.js";
 
@@ -219,32 +220,31 @@ describe("GNS3 snapshots", () => {
     await call(s.url, "POST", `${P}/open`);
   });
 
-  it("works through GraphQL with typed errors", async () => {
+  it("works through GraphQL: Relay nodes, one input per mutation, typed errors", async () => {
     const { pid } = await lab();
-    const c = await gql(
-      s.url,
-      `mutation($p: ID!) { createSnapshot(projectId: $p, name: "g1") { __typename ... on MutationCreateSnapshotSuccess { data { id name filename createdAt project { id } } } } }`,
-      { p: pid },
-    );
-    const snap = c.data.createSnapshot.data;
-    expect(snap).toMatchObject({ name: "g1", filename: "g1.gns3snapshot", project: { id: pid } });
+    const CREATE = `mutation($p: ID!) { createSnapshot(input: { projectId: $p, name: "g1" }) {
+      __typename ... on CreateSnapshotPayload { snapshot { id snapshotId name filename createdAt project { projectId } } } ... on Error { code message } } }`;
+    const c = await gql(s.url, CREATE, { p: globalId("Project", pid) });
+    const snap = c.data.createSnapshot.snapshot;
+    expect(snap).toMatchObject({ id: globalId("Snapshot", snap.snapshotId), name: "g1", filename: "g1.gns3snapshot", project: { projectId: pid } });
     expect(new Date(snap.createdAt).getTime()).toBeGreaterThan(0);
-    const dupe = await gql(s.url, `mutation($p: ID!) { createSnapshot(projectId: $p, name: "g1") { __typename ... on Error { message } } }`, { p: pid });
-    expect(dupe.data.createSnapshot).toEqual({ __typename: "ConflictError", message: "The snapshot name g1 already exists" });
+    const dupe = await gql(s.url, CREATE, { p: pid });
+    expect(dupe.data.createSnapshot).toEqual({ __typename: "ConflictError", code: "ALREADY_EXISTS", message: "The snapshot name g1 already exists" });
     const listed = await gql(s.url, `query($p: ID!) { project(id: $p) { snapshots { edges { node { name } } } } }`, { p: pid });
     expect(nodesOf(listed.data.project.snapshots).map((x: any) => x.name).sort()).toEqual(["g1", "snap1"]);
-    const restored = await gql(
-      s.url,
-      `mutation($p: ID!, $id: ID!) { restoreSnapshot(projectId: $p, id: $id) { ... on MutationRestoreSnapshotSuccess { data { id status } } } }`,
-      { p: pid, id: snap.id },
-    );
-    expect(restored.data.restoreSnapshot.data).toEqual({ id: pid, status: "OPENED" });
-    const del = await gql(s.url, `mutation($p: ID!, $id: ID!) { deleteSnapshot(projectId: $p, id: $id) { __typename } }`, { p: pid, id: snap.id });
-    expect(del.data.deleteSnapshot.__typename).toBe("MutationDeleteSnapshotSuccess");
-    const gone = await gql(s.url, `mutation($p: ID!, $id: ID!) { deleteSnapshot(projectId: $p, id: $id) { __typename ... on Error { message } } }`, {
-      p: pid,
-      id: snap.id,
+    const found = await gql(s.url, `query($id: ID!) { node(id: $id) { ... on Snapshot { name } } }`, { id: snap.id });
+    expect(found.data.node).toEqual({ name: "g1" });
+    // The snapshot's id alone names it (its global id or its GNS3 id); the payload is the restored project.
+    const restored = await gql(s.url, `mutation($id: ID!) { restoreSnapshot(input: { id: $id }) { ... on RestoreSnapshotPayload { project { projectId status } } } }`, {
+      id: snap.snapshotId,
     });
-    expect(gone.data.deleteSnapshot).toEqual({ __typename: "NotFoundError", message: `Snapshot ID ${snap.id} doesn't exist` });
+    expect(restored.data.restoreSnapshot.project).toEqual({ projectId: pid, status: "OPENED" });
+    const DELETE = `mutation($id: ID!) { deleteSnapshot(input: { id: $id }) { __typename ... on DeleteSnapshotPayload { deletedIds } ... on Error { code message } } }`;
+    expect((await gql(s.url, DELETE, { id: snap.id })).data.deleteSnapshot).toEqual({ __typename: "DeleteSnapshotPayload", deletedIds: [snap.id] });
+    expect((await gql(s.url, DELETE, { id: snap.id })).data.deleteSnapshot).toEqual({
+      __typename: "NotFoundError",
+      code: "NOT_FOUND",
+      message: `Snapshot ID ${snap.snapshotId} doesn't exist`,
+    });
   });
 });

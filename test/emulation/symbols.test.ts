@@ -190,12 +190,12 @@ describe("symbols", () => {
   });
 
   it("offers the same catalogue over GraphQL", async () => {
-    const r = await gql(s.url, `{ symbols(theme: "Classic", first: 100) { totalCount edges { node { id filename theme builtin size { width height } } } } defaultSymbols { theme role symbolId } }`);
+    const r = await gql(s.url, `{ symbols(theme: "Classic", first: 100) { totalCount edges { node { symbolId filename theme builtin size { width height } } } } defaultSymbols { theme role symbolId } }`);
     expect(r.errors).toBeUndefined();
     expect(r.data.symbols.totalCount).toBe(OWN_SET.length);
     expect(nodesOf(r.data.symbols).map((x: any) => x.filename).sort()).toEqual(OWN_SET);
     expect(nodesOf(r.data.symbols).find((x: any) => x.filename === "router.svg")).toEqual({
-      id: ":/symbols/classic/router.svg",
+      symbolId: ":/symbols/classic/router.svg",
       filename: "router.svg",
       theme: "Classic",
       builtin: true,

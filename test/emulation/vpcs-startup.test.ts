@@ -51,13 +51,13 @@ describe("VPCS startup.vpc from the template", () => {
   it("over GraphQL too (createNodeFromTemplate)", async () => {
     const r = await gql(
       s.url,
-      `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(projectId: $p, templateId: $t, x: 0, y: 0, computeId: "local") {
-        ... on MutationCreateNodeFromTemplateSuccess { data { id name properties } } } }`,
+      `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(input: { projectId: $p, templateId: $t, x: 0, y: 0, computeId: "local" }) {
+        ... on CreateNodeFromTemplatePayload { node { nodeId name properties } } } }`,
       { p: pid, t: VPCS_ID },
     );
-    const node = r.data?.createNodeFromTemplate.data;
+    const node = r.data?.createNodeFromTemplate.node;
     expect(node.properties).toEqual({});
-    expect(pcnames((await startupFile(node.id)).text)).toEqual([`set pcname ${node.name}`]);
+    expect(pcnames((await startupFile(node.nodeId)).text)).toEqual([`set pcname ${node.name}`]);
   });
 
   it("a user VPCS template carries the base script by default", async () => {

@@ -1,6 +1,9 @@
-import type { ArgBuilder } from "@pothos/core";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
+import { domainId, globalId } from "../../platform/graphql/global-id.js";
+import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
@@ -28,10 +31,22 @@ export const ComputeCapabilities = builder.objectRef<Capabilities>("ComputeCapab
   }),
 });
 
-export const ComputeRef = builder.objectRef<Compute>("Compute").implement({
-  description: "A server that runs nodes: this server (id local) or a remote one. The password is write-only.",
+/** The compute an argument names: its global id or its GNS3 compute_id (`local` for this server). */
+export const computeIdArg = (value: string | number, target = "computeId") => domainId(value, "Compute", target);
+
+/** A compute by its GNS3 id, or null when there is none (an edge to a compute deleted since, a `node(id:)` miss). */
+export const findCompute = (ctx: AppContext, computeId: string) =>
+  getCompute(ctx, computeId).catch((e: unknown) => {
+    if (e instanceof NotFoundError) return null;
+    throw e;
+  });
+
+export const ComputeRef = builder.node(builder.objectRef<Compute>("Compute"), {
+  description: "A server that runs nodes: this server (compute id `local`) or a remote one. The password is write-only.",
+  id: { description: "The compute's global id: use it for `node(id:)`, as a cache key and in arguments", resolve: (c) => c.compute_id },
+  loadOne: (id, ctx) => findCompute(ctx, id),
   fields: (t) => ({
-    id: t.exposeString("compute_id", { description: "The compute's id (`local` for this server)" }),
+    computeId: t.exposeID("compute_id", { description: "The compute's GNS3 id (`local` for this server): the `compute_id` of the REST API and the GNS3 GUI" }),
     name: t.exposeString("name", { description: "The compute's name, for people" }),
     protocol: t.field({ type: ComputeProtocol, description: "How this server talks to the compute", resolve: (c) => c.protocol }),
     host: t.exposeString("host", { description: "The compute's address" }),
@@ -59,20 +74,29 @@ const fields = (required: boolean) => (t: PothosSchemaTypes.InputFieldBuilder<Ty
 
 const CreateComputeInput = builder.inputType("CreateComputeInput", {
   description: "A remote server to run nodes on: where it is and how to log in",
-  fields: (t) => ({ id: t.id({ required: false, description: "Chosen by the server when absent" }), ...fields(true)(t) }),
+  fields: (t) => ({ id: t.id({ required: false, description: "Chosen GNS3 compute id; a taken one is refused (ALREADY_EXISTS); chosen by the server when absent" }), ...fields(true)(t) }),
 });
 const UpdateComputeInput = builder.inputType("UpdateComputeInput", {
-  description: "Only the fields given change; password null removes it",
-  fields: fields(false),
+  description: "A remote compute and changes to it: only the fields given change; password null removes it",
+  fields: (t) => ({ id: t.id({ required: true, description: "The compute (its global id, or its GNS3 compute_id)" }), ...fields(false)(t) }),
+});
+const ComputeInput = builder.inputType("ComputeInput", {
+  description: "The compute a mutation acts on",
+  fields: (t) => ({ id: t.id({ required: true, description: "The compute's id (its global id, or its GNS3 compute_id)" }) }),
 });
 
 /** GraphQL input onto the compute's input contract; absent stays absent, null stays null (the operation parses it). */
-function toOperationInput(input: Record<string, unknown>) {
-  const { id, ...rest } = input;
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-  if (id != null) out.computeId = id;
-  return out as NewCompute;
-}
+const toOperationInput = (input: Record<string, unknown>) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as NewCompute;
+
+const ComputePayload = (name: string, what = "the compute") =>
+  payloadType<{ compute: Compute }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
+    compute: t.field({ type: ComputeRef, description: "The compute as it is now", resolve: (p) => p.compute }),
+  }));
+
+/** What registering or changing a compute can fail with: bad input, a missing compute, a taken id or name, the local compute. */
+const COMPUTE_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError];
+/** What a call passed through to a compute can fail with: its errors, mapped as GNS3's controller maps them. */
+const FORWARD_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
 
 builder.queryFields((t) => ({
   computes: t.connection(
@@ -82,33 +106,49 @@ builder.queryFields((t) => ({
   compute: t.field({
     type: ComputeRef,
     description: "One compute",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The compute's id (`local` for this server)" }) },
-    resolve: (_r, args, ctx) => getCompute(ctx, args.id),
+    errors: { types: [InvalidInputError, NotFoundError] },
+    args: { id: t.arg.id({ required: true, description: "The compute's id (its global id, or its GNS3 compute_id: `local` for this server)" }) },
+    resolve: (_r, args, ctx) => getCompute(ctx, computeIdArg(args.id, "id")),
   }),
 }));
 
 builder.mutationFields((t) => ({
   createCompute: t.field({
-    type: ComputeRef,
+    type: ComputePayload("createCompute", "the new compute"),
     description: "Registers a remote compute to run nodes on",
-    errors: { types: DOMAIN_ERRORS },
+    errors: mutationErrors("createCompute", [InvalidInputError, ConflictError]),
     args: { input: t.arg({ type: CreateComputeInput, required: true, description: "The compute" }) },
-    resolve: (_r, args, ctx) => createCompute(ctx, toOperationInput(args.input)),
+    resolve: async (_r, { input }, ctx) => {
+      const { id, ...rest } = input;
+      const computeId = id == null ? undefined : computeIdArg(id, "id");
+      // GNS3's REST create answers a known compute_id with that compute (reconnecting); in GraphQL a taken id is refused, as every create does.
+      if (computeId && (await findCompute(ctx, computeId))) {
+        throw new ConflictError(`Compute ID ${computeId} already exists`, { target: "id", reason: "already_exists" });
+      }
+      return { compute: await createCompute(ctx, { ...toOperationInput(rest), ...(computeId && { computeId }) }) };
+    },
   }),
   updateCompute: t.field({
-    type: ComputeRef,
-    description: "Changes where a remote compute is or how to log in to it; the changed compute",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The compute's id" }), input: t.arg({ type: UpdateComputeInput, required: true, description: "The changes" }) },
-    resolve: (_r, args, ctx) => updateCompute(ctx, args.id, toOperationInput(args.input)),
+    type: ComputePayload("updateCompute"),
+    description: "Changes where a remote compute is or how to log in to it (it reconnects)",
+    errors: mutationErrors("updateCompute", COMPUTE_ERRORS),
+    args: { input: t.arg({ type: UpdateComputeInput, required: true, description: "The compute and the changes" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const { id, ...changes } = input;
+      return { compute: await updateCompute(ctx, computeIdArg(id, "id"), toOperationInput(changes)) };
+    },
   }),
   deleteCompute: t.field({
-    type: "Boolean",
-    description: "True when a compute was deleted, false when there was none with this id",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The compute's id" }) },
-    resolve: async (_r, args, ctx) => Boolean(await deleteCompute(ctx, args.id)),
+    type: deletedPayload("deleteCompute", "the compute (the nodes it ran stay in their projects)"),
+    description: "Unregisters a remote compute; one that does not exist is a NotFoundError",
+    errors: mutationErrors("deleteCompute", [InvalidInputError, NotFoundError, ForbiddenError]),
+    args: { input: t.arg({ type: ComputeInput, required: true, description: "The compute" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const computeId = computeIdArg(input.id, "id");
+      // GNS3's REST delete of an unknown compute succeeds; GraphQL says it was not there, as every delete does.
+      if (!(await deleteCompute(ctx, computeId))) throw new NotFoundError(`Compute ID ${computeId} doesn't exist`);
+      return { deletedIds: [globalId("Compute", computeId)] };
+    },
   }),
 }));
 
@@ -131,8 +171,7 @@ const HostStatisticsRef = builder.objectRef<HostStatistics>("HostStatistics").im
 const ComputeStatisticsRef = builder.objectRef<ComputeStatistics>("ComputeStatistics").implement({
   description: "The load of one compute",
   fields: (t) => ({
-    computeId: t.exposeString("compute_id", { description: "The compute's id" }),
-    computeName: t.exposeString("compute_name", { description: "The compute's name" }),
+    compute: t.field({ type: ComputeRef, description: "The compute measured", resolve: (s, _a, ctx) => getCompute(ctx, s.compute_id) }),
     statistics: t.field({ type: HostStatisticsRef, description: "Its load", resolve: (s) => s.statistics }),
   }),
 });
@@ -150,12 +189,12 @@ const ForwardMethod = builder.enumType("ComputeForwardMethod", {
   description: "The HTTP method a call passed through to a compute uses",
   values: { POST: { description: "Create or act (POST)" }, PUT: { description: "Change (PUT)" } },
 });
-/** The compute-API path after /v2/compute/{emulator}/ (segments kept as given; the operation encodes them). */
-const forwardArgs = (t: ArgBuilder<Types>) => ({
-  computeId: t.id({ required: true, description: "The compute to call" }),
-  emulator: t.string({ required: true, description: "qemu, docker, vpcs …" }),
-  path: t.string({ required: true, description: "What follows /v2/compute/{emulator}/ on the compute" }),
-});
+/** What names a call passed through to a compute (the compute-API path after /v2/compute/{emulator}/; segments kept as given, the operation encodes them). */
+const FORWARD_DOCS = {
+  computeId: "The compute to call (its global id, or its GNS3 compute_id)",
+  emulator: "qemu, docker, vpcs …",
+  path: "What follows /v2/compute/{emulator}/ on the compute",
+} as const;
 
 builder.queryFields((t) => ({
   computeStatistics: t.field({
@@ -166,34 +205,46 @@ builder.queryFields((t) => ({
   computePorts: t.field({
     type: PortUsageRef,
     description: "A compute's console and UDP port ranges and the ports in use in them",
-    errors: { types: DOMAIN_ERRORS },
-    args: { computeId: t.arg.id({ required: true, description: "The compute's id" }) },
-    resolve: (_r, args, ctx) => computePorts(ctx, args.computeId),
+    errors: { types: [InvalidInputError, NotFoundError, UnavailableError, UpstreamError] },
+    args: { computeId: t.arg.id({ required: true, description: "The compute (its global id, or its GNS3 compute_id)" }) },
+    resolve: (_r, args, ctx) => computePorts(ctx, computeIdArg(args.computeId)),
   }),
   computeResource: t.field({
     type: "JSON",
     nullable: true,
     description: "A read passed through to a compute's own API (/v2/compute/{emulator}/{path}), for what this schema does not type; its errors mapped as GNS3's controller maps them",
-    errors: { types: DOMAIN_ERRORS },
-    args: forwardArgs(t.arg),
-    resolve: (_r, a, ctx) => forwardToCompute(ctx, a.computeId, "GET", a.emulator, a.path),
+    errors: { types: FORWARD_ERRORS },
+    args: {
+      computeId: t.arg.id({ required: true, description: FORWARD_DOCS.computeId }),
+      emulator: t.arg.string({ required: true, description: FORWARD_DOCS.emulator }),
+      path: t.arg.string({ required: true, description: FORWARD_DOCS.path }),
+    },
+    resolve: (_r, a, ctx) => forwardToCompute(ctx, computeIdArg(a.computeId), "GET", a.emulator, a.path),
   }),
 }));
 
+const ForwardToComputeInput = builder.inputType("ForwardToComputeInput", {
+  description: "A POST or PUT to pass through to a compute's own API, for what this schema does not type",
+  fields: (t) => ({
+    computeId: t.id({ required: true, description: FORWARD_DOCS.computeId }),
+    emulator: t.string({ required: true, description: FORWARD_DOCS.emulator }),
+    path: t.string({ required: true, description: FORWARD_DOCS.path }),
+    method: t.field({ type: ForwardMethod, required: true, description: "The HTTP method" }),
+    body: t.field({ type: "JSON", description: "The JSON body to send (none when omitted)" }),
+  }),
+});
+
 builder.mutationField("forwardToCompute", (t) =>
   t.field({
-    type: "JSON",
-    nullable: true,
-    description: "POST or PUT passed through to the compute's /v2/compute/{emulator}/{path} with a JSON body",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      ...forwardArgs(t.arg),
-      method: t.arg({ type: ForwardMethod, required: true, description: "The HTTP method" }),
-      body: t.arg({ type: "JSON", description: "The JSON body to send (none when omitted)" }),
-    },
-    resolve: (_r, a, ctx) => {
+    type: payloadType<{ response: unknown }>("forwardToCompute", "What the compute answered a call passed through to it", (f) => ({
+      response: f.field({ type: "JSON", nullable: true, description: "The compute's JSON answer (null when it answered with no body)", resolve: (p) => p.response ?? null }),
+    })),
+    description: "POST or PUT passed through to the compute's /v2/compute/{emulator}/{path} with a JSON body; its errors mapped as GNS3's controller maps them",
+    errors: mutationErrors("forwardToCompute", FORWARD_ERRORS),
+    args: { input: t.arg({ type: ForwardToComputeInput, required: true, description: "The compute, the path, the method and the body" }) },
+    resolve: async (_r, { input: a }, ctx) => {
       const body = a.body === undefined || a.body === null ? undefined : Buffer.from(JSON.stringify(a.body));
-      return forwardToCompute(ctx, a.computeId, a.method, a.emulator, a.path, body, body ? "application/json" : undefined);
+      return { response: await forwardToCompute(ctx, computeIdArg(a.computeId), a.method, a.emulator, a.path, body, body ? "application/json" : undefined) };
     },
   }),
 );

@@ -114,7 +114,7 @@ async function reconnect(ctx: AppContext, row: ComputeRow): Promise<Compute> {
   return compute;
 }
 
-const nameTaken = (name: string) => new ConflictError(`Compute name "${name}" already exists`);
+const nameTaken = (name: string) => new ConflictError(`Compute name "${name}" already exists`, { target: "name", reason: "already_exists" });
 
 async function assertNameFree(ctx: AppContext, name: string): Promise<void> {
   if (name === localName() || (await ctx.db.compute.findUnique({ where: { name } }))) throw nameTaken(name);

@@ -1,5 +1,12 @@
 import "../projects/graphql.js"; // the Project type this file extends
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import type { Drawing } from "../../generated/prisma-sqlite/client.js";
+import type { AppContext } from "../../platform/context.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { domainId, globalId } from "../../platform/graphql/global-id.js";
+import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { itemAddress } from "../projects/address.js";
+import { projectIdArg } from "../projects/graphql.js";
 import { createDrawing, deleteDrawing, getDrawing, updateDrawing } from "./operations.js";
 import type { DrawingChanges } from "./schema.js";
 import { drawingShape, SVG_MAX_LENGTH, type DrawingShape } from "./svg.js";
@@ -18,11 +25,12 @@ const DrawingShapeEnum = builder.enumType("DrawingShape", {
 });
 
 // "Drawing" is GNS3's own word for the notes, shapes and pictures of a canvas; it clashes with nothing here.
-export const DrawingRef = builder.prismaObject("Drawing", {
+export const DrawingRef = builder.prismaNode("Drawing", {
   description: "A note, shape or picture on a project's canvas, stored as SVG",
+  id: { field: "id", description: "The drawing's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({
-    id: t.exposeID("id", { description: "The drawing's id (a UUID)" }),
-    projectId: t.exposeID("projectId", { description: "The id of the drawing's project" }),
+    drawingId: t.exposeID("id", { description: "The drawing's GNS3 id (a UUID): the `drawing_id` of the REST API and the GNS3 GUI" }),
+    project: t.relation("project", { description: "The project whose canvas the drawing is on" }),
     x: t.exposeInt("x", { description: "Horizontal position on the canvas, in pixels" }),
     y: t.exposeInt("y", { description: "Vertical position on the canvas, in pixels" }),
     z: t.exposeInt("z", { description: "Stacking order (nodes are at 1)" }),
@@ -55,14 +63,18 @@ const drawingFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fi
 const CreateDrawingInput = builder.inputType("CreateDrawingInput", {
   description: "A new note, shape or picture on a project's canvas",
   fields: (t) => ({
-    projectId: t.id({ required: true, description: "The project's id (an opened project)" }),
-    id: t.id({ description: "A UUID chosen by the client (kept); a new one when absent" }),
+    projectId: t.id({ required: true, description: "The project (its global id, or its GNS3 project_id; an opened project)" }),
+    id: t.id({ description: "Chosen GNS3 drawing id (a UUID); a taken one is refused (ALREADY_EXISTS); a new one when absent" }),
     ...drawingFields(t),
   }),
 });
 const UpdateDrawingInput = builder.inputType("UpdateDrawingInput", {
-  description: "Changes to a drawing: only the fields given change",
-  fields: (t) => drawingFields(t),
+  description: "A drawing and changes to it: only the fields given change",
+  fields: (t) => ({ id: t.id({ required: true, description: "The drawing (its global id, or its GNS3 drawing_id)" }), ...drawingFields(t) }),
+});
+const DrawingInput = builder.inputType("DrawingInput", {
+  description: "The drawing a mutation acts on",
+  fields: (t) => ({ id: t.id({ required: true, description: "The drawing's id (its global id, or its GNS3 drawing_id)" }) }),
 });
 
 type Fields = { x?: number | null; y?: number | null; z?: number | null; locked?: boolean | null; rotation?: number | null; svg?: string | null };
@@ -75,44 +87,65 @@ const toChanges = (i: Fields): DrawingChanges => ({
   svg: i.svg ?? undefined,
 });
 
+/** The drawing an argument names and its project, from the drawing's id alone. */
+const drawingAddress = (ctx: AppContext, id: string | number) =>
+  itemAddress(id, "Drawing", (drawingId) => ctx.db.drawing.findUnique({ where: { id: drawingId }, select: { projectId: true } }));
+
+/** What reading or changing a drawing can fail with: bad input, a drawing or project missing, a closed project, a taken id or a locked drawing. */
+const DRAWING_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError];
+
 builder.queryField("drawing", (t) =>
   t.prismaField({
     type: "Drawing",
     description: "One drawing of an opened project",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the drawing's project (an opened project)" }), id: t.arg.id({ required: true, description: "The drawing's id" }) },
-    resolve: (_q, _r, args, ctx) => getDrawing(ctx, String(args.projectId), String(args.id)),
+    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
+    args: { id: t.arg.id({ required: true, description: "The drawing's id (its global id, or its GNS3 drawing_id)" }) },
+    resolve: async (_q, _r, args, ctx) => {
+      const at = await drawingAddress(ctx, args.id);
+      return getDrawing(ctx, at.projectId, at.id);
+    },
   }),
 );
 
+const DrawingPayload = (name: string, what = "the drawing") =>
+  payloadType<{ drawing: Drawing }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
+    drawing: t.field({ type: DrawingRef, description: "The drawing as it is now", resolve: (p) => p.drawing }),
+  }));
+
 builder.mutationFields((t) => ({
-  createDrawing: t.prismaField({
-    type: "Drawing",
-    description: "Adds a note, shape or picture (drawing.created); an id the project already has returns that drawing",
-    errors: { types: DOMAIN_ERRORS },
+  createDrawing: t.field({
+    type: DrawingPayload("createDrawing", "the new drawing"),
+    description: "Adds a note, shape or picture to an opened project's canvas (drawing.created)",
+    errors: mutationErrors("createDrawing", DRAWING_ERRORS),
     args: { input: t.arg({ type: CreateDrawingInput, required: true, description: "The new drawing" }) },
-    resolve: (_q, _r, { input }, ctx) =>
-      createDrawing(ctx, String(input.projectId), { ...toChanges(input), drawingId: input.id == null ? undefined : String(input.id) }),
-  }),
-  updateDrawing: t.prismaField({
-    type: "Drawing",
-    description: "Moves, turns, locks or redraws a drawing (drawing.updated)",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      projectId: t.arg.id({ required: true, description: "The id of the drawing's project (an opened project)" }),
-      id: t.arg.id({ required: true, description: "The drawing's id" }),
-      input: t.arg({ type: UpdateDrawingInput, required: true, description: "The changes" }),
+    resolve: async (_r, { input }, ctx) => {
+      const drawingId = input.id == null ? undefined : domainId(input.id, "Drawing", "id");
+      // GNS3's REST create answers a known drawing_id with that drawing; in GraphQL a taken id is refused, as every create does.
+      if (drawingId && (await ctx.db.drawing.findUnique({ where: { id: drawingId }, select: { id: true } }))) {
+        throw new ConflictError(`Drawing ID ${drawingId} already exists`, { target: "id", reason: "already_exists" });
+      }
+      return { drawing: await createDrawing(ctx, projectIdArg(input.projectId), { ...toChanges(input), drawingId }) };
     },
-    resolve: (_q, _r, { projectId, id, input }, ctx) => updateDrawing(ctx, String(projectId), String(id), toChanges(input)),
+  }),
+  updateDrawing: t.field({
+    type: DrawingPayload("updateDrawing"),
+    description: "Moves, turns, locks or redraws a drawing (drawing.updated)",
+    errors: mutationErrors("updateDrawing", DRAWING_ERRORS),
+    args: { input: t.arg({ type: UpdateDrawingInput, required: true, description: "The drawing and the changes" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await drawingAddress(ctx, input.id);
+      return { drawing: await updateDrawing(ctx, at.projectId, at.id, toChanges(input)) };
+    },
   }),
   deleteDrawing: t.field({
-    type: "ID",
-    description: "Removes an unlocked drawing (drawing.deleted)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the drawing's project (an opened project)" }), id: t.arg.id({ required: true, description: "The drawing's id" }) },
-    resolve: async (_r, { projectId, id }, ctx) => {
-      await deleteDrawing(ctx, String(projectId), String(id));
-      return String(id);
+    type: deletedPayload("deleteDrawing", "the drawing"),
+    description: "Removes an unlocked drawing (drawing.deleted); a locked one is a ConflictError",
+    errors: mutationErrors("deleteDrawing", DRAWING_ERRORS),
+    args: { input: t.arg({ type: DrawingInput, required: true, description: "The drawing" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await drawingAddress(ctx, input.id);
+      await deleteDrawing(ctx, at.projectId, at.id);
+      return { deletedIds: [globalId("Drawing", at.id)] };
     },
   }),
 }));

@@ -1,6 +1,9 @@
 import { Readable } from "node:stream";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
+import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { computeIdArg } from "../computes/graphql.js";
 import "../../platform/graphql/upload.js"; // the File scalar
 import { DownloadUrlRef, downloadUrl, encodeFilePath, validForArg } from "../files/graphql.js";
 import { computeImageList, uploadImage } from "./operations.js";
@@ -38,6 +41,9 @@ const EmulatorImageRef = builder.objectRef<ListedImage>("EmulatorImage").impleme
   }),
 });
 
+/** What reading or writing a compute's image store can fail with: a bad name, a compute missing or failing, a store that refuses. */
+const IMAGE_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
+
 /** The file's bytes as they come: Yoga's File is its fetch ponyfill's, whose stream Readable.fromWeb refuses. */
 async function* chunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   const reader = stream.getReader();
@@ -53,36 +59,45 @@ builder.queryField("images", (t) =>
     {
       type: EmulatorImageRef,
       description: "The images of a compute for one emulator, sorted by filename",
-      errors: { types: DOMAIN_ERRORS },
+      errors: { types: IMAGE_ERRORS },
       args: {
-        computeId: t.arg.id({ required: true, defaultValue: "local", description: "The compute whose image store to list" }),
+        computeId: t.arg.id({ required: true, defaultValue: "local", description: "The compute whose image store to list (its global id, or its GNS3 compute_id)" }),
         type: t.arg({ type: ImageTypeEnum, required: true, description: "The emulator whose images to list" }),
       },
       resolve: async (_r, args, ctx) => {
         const emulator = args.type as ImageEmulator;
-        return arrayPage(args, (await computeImageList(ctx, args.computeId, emulator)).map((i) => ({ ...i, computeId: args.computeId, emulator })));
+        const computeId = computeIdArg(args.computeId);
+        return arrayPage(args, (await computeImageList(ctx, computeId, emulator)).map((i) => ({ ...i, computeId, emulator })));
       },
     },
     arrayConnectionOptions,
   ),
 );
 
+const UploadImageInput = builder.inputType("UploadImageInput", {
+  description: "An image file for a compute's image store, and its name there",
+  fields: (t) => ({
+    computeId: t.id({ required: true, defaultValue: "local", description: "The compute to store the image on (its global id, or its GNS3 compute_id)" }),
+    type: t.field({ type: ImageTypeEnum, required: true, description: "The emulator the image is for" }),
+    filename: t.string({ required: true, description: "The image's name, relative to the emulator's image directory" }),
+    file: t.field({ type: "File", required: true, description: "The image, sent as a multipart upload (its variable mapped to `input.file`)" }),
+  }),
+});
+
 builder.mutationField("uploadImage", (t) =>
   t.field({
-    type: "Boolean",
-    description:
-      "Stores an image in a compute's image store under `filename`, for nodes to boot from; an existing image of that name is replaced",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      computeId: t.arg.id({ required: true, defaultValue: "local", description: "The compute to store the image on" }),
-      type: t.arg({ type: ImageTypeEnum, required: true, description: "The emulator the image is for" }),
-      filename: t.arg.string({ required: true, description: "The image's name, relative to the emulator's image directory" }),
-      file: t.arg({ type: "File", required: true, description: "The image, sent as a multipart upload" }),
-    },
-    resolve: async (_r, args, ctx) => {
-      const body = Readable.from(chunks(args.file.stream()));
-      await uploadImage(ctx, args.computeId, args.type as ImageEmulator, args.filename, body, args.file.size);
-      return true;
+    type: payloadType<{ image: ListedImage | null }>("uploadImage", "What `uploadImage` stored: the image", (f) => ({
+      image: f.field({ type: EmulatorImageRef, nullable: true, description: "The image as the compute lists it (null if a remote compute does not list it back)", resolve: (p) => p.image }),
+    })),
+    description: "Stores an image in a compute's image store under `filename`, for nodes to boot from; an existing image of that name is replaced",
+    errors: mutationErrors("uploadImage", IMAGE_ERRORS),
+    args: { input: t.arg({ type: UploadImageInput, required: true, description: "The compute, the image's name and its file" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const computeId = computeIdArg(input.computeId);
+      const emulator = input.type as ImageEmulator;
+      const body = Readable.from(chunks(input.file.stream()));
+      const stored = (await uploadImage(ctx, computeId, emulator, input.filename, body, input.file.size)) ?? (await computeImageList(ctx, computeId, emulator)).find((i) => i.path === input.filename);
+      return { image: stored ? { ...stored, computeId, emulator } : null };
     },
   }),
 );

@@ -29,13 +29,14 @@ export async function storeImage(ctx: AppContext, emulator: ImageEmulator, name:
   return saveImage(ctx, emulator, name, body, uploadLimitBytes(ctx));
 }
 
-export async function uploadImage(ctx: AppContext, computeId: string, emulator: ImageEmulator, name: string, body: Readable, size?: number): Promise<void> {
-  if (computeId === LOCAL_ID) return void (await storeImage(ctx, emulator, name, body, size));
+/** Stores an image on a compute; the stored image when the store is this host's (a remote compute answers none). */
+export async function uploadImage(ctx: AppContext, computeId: string, emulator: ImageEmulator, name: string, body: Readable, size?: number): Promise<ImageEntry | undefined> {
+  if (computeId === LOCAL_ID) return storeImage(ctx, emulator, name, body, size);
   checkDeclaredSize(ctx, name, size);
   const target = await computeTarget(ctx, computeId);
   const route = `/v2/compute/${emulator}/images/${name.split("/").map(encodeURIComponent).join("/")}`;
   const answer = await computeRequest(target, "POST", route, body, { contentType: "application/octet-stream" });
-  if (answer.status >= 200 && answer.status < 300) return;
+  if (answer.status >= 200 && answer.status < 300) return undefined;
   let message = answer.body.toString("utf8");
   try {
     message = JSON.parse(message).message ?? message;

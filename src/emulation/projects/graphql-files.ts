@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import type { Project } from "../../generated/prisma-sqlite/client.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import "../../platform/graphql/upload.js"; // the File scalar
 import { DownloadUrlRef, downloadUrl, encodeFilePath, uploadedFile, validForArg, WrittenFileRef } from "../files/graphql.js";
 import { withArchiveFile } from "./archive-upload.js";
+import { ProjectRef, projectIdArg } from "./graphql.js";
 import { projectFile, writeProjectFile } from "./files.js";
 import { assertProjectStopped, importProject } from "./transfer.js";
 
@@ -15,7 +19,7 @@ builder.prismaObjectFields("Project", (t) => ({
   exportUrl: t.field({
     type: DownloadUrlRef,
     description: "A short-lived URL to download the whole lab as a .gns3project archive (to share or import elsewhere); its nodes must be stopped",
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: [InvalidInputError, ConflictError] },
     args: {
       includeSnapshots: t.arg.boolean({ required: true, defaultValue: false, description: "Put the project's snapshots in the archive too" }),
       resetMacAddresses: t.arg.boolean({ required: true, defaultValue: false, description: "Give the exported nodes new MAC addresses" }),
@@ -37,7 +41,7 @@ builder.prismaObjectFields("Project", (t) => ({
   fileUrl: t.field({
     type: DownloadUrlRef,
     description: "A short-lived URL to download a file of the project directory",
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
     args: { path: t.arg.string({ required: true, description: "The file's path inside the project directory" }), validFor: validForArg(t.arg) },
     resolve: async (p, args, ctx) => {
       await projectFile(ctx, p.id, args.path); // the route's checks now: a typed error instead of a URL that fails
@@ -52,40 +56,54 @@ async function* fileChunks(file: File): AsyncGenerator<Uint8Array> {
   for (let r = await reader.read(); !r.done; r = await reader.read()) yield r.value;
 }
 
+const ImportProjectInput = builder.inputType("ImportProjectInput", {
+  description: "A .gns3project archive to make a project of, and what to change on the way",
+  fields: (t) => ({
+    id: t.id({ description: "Chosen GNS3 project id (a UUID); a taken one is refused (ALREADY_EXISTS); a new one when omitted" }),
+    file: t.field({ type: "File", required: true, description: "The archive, sent as a multipart upload (its variable mapped to `input.file`)" }),
+    name: t.string({ description: "Replaces the archive's project name (a taken one is refused)" }),
+    path: t.string({ description: "The project directory (local servers only, inside the allowed roots)" }),
+  }),
+});
+const WriteProjectFileInput = builder.inputType("WriteProjectFileInput", {
+  description: "A file to create or replace in a project's directory",
+  fields: (t) => ({
+    projectId: t.id({ required: true, description: "The project (its global id, or its GNS3 project_id)" }),
+    path: t.string({ required: true, description: "The file's path inside the project directory (its directory must exist)" }),
+    file: t.field({ type: "File", required: true, description: "The file's content, sent as a multipart upload (its variable mapped to `input.file`)" }),
+  }),
+});
+
 builder.mutationFields((t) => ({
-  importProject: t.prismaField({
-    type: "Project",
+  importProject: t.field({
+    type: payloadType<{ project: Project }>("importProject", "What `importProject` made: the project", (f) => ({
+      project: f.field({ type: ProjectRef, description: "The new project (closed)", resolve: (p) => p.project }),
+    })),
     description: "Creates a closed project from a .gns3project archive (one exported by exportUrl or by GNS3)",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      id: t.arg.id({ description: "The new project's id (UUID); a new one when omitted" }),
-      file: t.arg({ type: "File", required: true, description: "The archive, sent as a multipart upload" }),
-      name: t.arg.string({ description: "Replaces the archive's project name" }),
-      path: t.arg.string({ description: "Project directory (local mode only, inside the allowed roots)" }),
-    },
-    resolve: async (_q, _r, args, ctx) =>
+    errors: mutationErrors("importProject", [InvalidInputError, ConflictError, ForbiddenError]),
+    args: { input: t.arg({ type: ImportProjectInput, required: true, description: "The archive and the new project's id, name and place" }) },
+    resolve: async (_r, { input }, ctx) => ({
       // Yoga has held the file to the upload limit as it arrived.
-      withArchiveFile(ctx, Readable.from(fileChunks(args.file)), Infinity, (file) =>
-        importProject(ctx, args.id == null ? randomUUID() : String(args.id), file, {
-          name: args.name ?? undefined,
-          path: args.path ?? undefined,
+      project: await withArchiveFile(ctx, Readable.from(fileChunks(input.file)), Infinity, (file) =>
+        importProject(ctx, input.id == null ? randomUUID() : projectIdArg(input.id, "id"), file, {
+          name: input.name ?? undefined,
+          path: input.path ?? undefined,
           autoClose: true,
         }),
       ),
+    }),
   }),
   writeProjectFile: t.field({
-    type: WrittenFileRef,
+    type: payloadType<{ file: { path: string; size: number } }>("writeProjectFile", "What `writeProjectFile` wrote: the file", (f) => ({
+      file: f.field({ type: WrittenFileRef, description: "The file written: its path and size", resolve: (p) => p.file }),
+    })),
     description: "Creates or replaces a file of the project directory; its directory must exist",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      projectId: t.arg.id({ required: true, description: "The project's id" }),
-      path: t.arg.string({ required: true, description: "The file's path inside the project directory" }),
-      file: t.arg({ type: "File", required: true, description: "The file's content, sent as a multipart upload" }),
-    },
-    resolve: async (_r, args, ctx) => {
-      const data = await uploadedFile(ctx, args.file);
-      await writeProjectFile(ctx, String(args.projectId), args.path, data);
-      return { path: args.path, size: data.length };
+    errors: mutationErrors("writeProjectFile", [InvalidInputError, NotFoundError, ConflictError, ForbiddenError]),
+    args: { input: t.arg({ type: WriteProjectFileInput, required: true, description: "The project, the file's path and its content" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const data = await uploadedFile(ctx, input.file);
+      await writeProjectFile(ctx, projectIdArg(input.projectId), input.path, data);
+      return { file: { path: input.path, size: data.length } };
     },
   }),
 }));

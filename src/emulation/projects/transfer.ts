@@ -68,7 +68,7 @@ export async function importProject(ctx: AppContext, projectId: string, archiveF
   if (opts.path && !ctx.config.local) throw new LocalOnlyError("Importing to a custom path");
   if (opts.name) assertProjectName(opts.name);
   const customDir = opts.path ? await checkedPath(ctx, opts.path) : undefined;
-  if (await ctx.db.project.findUnique({ where: { id: projectId } })) throw new ConflictError(`Project ID ${projectId} already exists`);
+  if (await ctx.db.project.findUnique({ where: { id: projectId } })) throw new ConflictError(`Project ID ${projectId} already exists`, { reason: "already_exists" });
   return withArchive(archiveFile, ctx.config.archiveLimits, async (archive) => {
   const parsed = parseTopology(await archiveTopologyJson(archive));
   const { doc, nodeIds } = idsForTarget(parsed, projectId);

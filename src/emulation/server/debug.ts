@@ -65,12 +65,14 @@ function withoutCredentials(url: string): string {
 
 /**
  * POST /v2/shutdown: closes every opened project first (project.closed, topology saved, nodes stopped), as GNS3
- * does before answering, then lets the server close through its normal path and the process exit.
+ * does before answering, then lets the server close through its normal path and the process exit. Returns the
+ * ids of the projects it closed.
  */
-export async function shutdownServer(ctx: AppContext): Promise<void> {
+export async function shutdownServer(ctx: AppContext): Promise<string[]> {
   if (!ctx.config.local) throw new ForbiddenError("You can only stop a local server");
   ctx.log.info("shutting down", { reason: "requested over the API" });
   const opened = await ctx.db.project.findMany({ where: { status: "opened" }, select: { id: true } });
   await Promise.all(opened.map((p) => closeProject(ctx, p.id)));
   ctx.requestShutdown();
+  return opened.map((p) => p.id);
 }

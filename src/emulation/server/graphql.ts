@@ -1,4 +1,7 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { ConflictError, ForbiddenError, InvalidInputError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { globalId } from "../../platform/graphql/global-id.js";
+import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { checkClientVersion, GNS3_VERSION } from "../core/version.js";
 import { shutdownServer, writeDebugBundle } from "./debug.js";
 import { getIouLicense, updateIouLicense, type IouLicense } from "./iou-license.js";
@@ -20,8 +23,8 @@ const IouLicenseRef = builder.objectRef<IouLicense>("IouLicense").implement({
   }),
 });
 
-const IouLicenseInput = builder.inputType("IouLicenseInput", {
-  description: "Only the fields given change",
+const UpdateIouLicenseInput = builder.inputType("UpdateIouLicenseInput", {
+  description: "Changes to the IOU license settings: only the fields given change",
   fields: (t) => ({
     iourcContent: t.string({ description: "The content of the iourc file" }),
     licenseCheck: t.boolean({ description: "Whether IOU checks the license" }),
@@ -33,7 +36,7 @@ builder.queryFields((t) => ({
   checkEmulationVersion: t.field({
     type: "String",
     description: "The server version when the client's is the same, else a ConflictError: a GNS3 client checks this before it goes on",
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: [ConflictError] },
     args: { version: t.arg.string({ required: true, description: "The client's GNS3 version (2.2.x)" }) },
     resolve: (_r, args) => checkClientVersion(args.version),
   }),
@@ -45,39 +48,52 @@ builder.queryFields((t) => ({
   iouLicense: t.field({ type: IouLicenseRef, description: "The IOU license settings", resolve: (_r, _a, ctx) => getIouLicense(ctx) }),
 }));
 
+const UpdateSettingsInput = builder.inputType("UpdateSettingsInput", {
+  description: "The GUI's new settings document",
+  fields: (t) => ({ settings: t.field({ type: "JSON", required: true, description: "The whole new settings document (a JSON object; it replaces the current one)" }) }),
+});
+
 builder.mutationFields((t) => ({
   updateSettings: t.field({
-    type: "JSON",
-    description: "Replaces the settings document; the server adds a fresh modification_uuid",
-    errors: { types: DOMAIN_ERRORS },
-    args: { settings: t.arg({ type: "JSON", required: true, description: "The whole new settings document" }) },
-    resolve: (_root, args, ctx) => updateSettings(ctx, args.settings),
+    type: payloadType<{ settings: unknown }>("updateSettings", "What `updateSettings` changed: the settings document", (f) => ({
+      settings: f.field({ type: "JSON", description: "The settings document as saved, with its fresh modification_uuid", resolve: (p) => p.settings }),
+    })),
+    description: "Replaces the GUI's settings document; the server adds a fresh modification_uuid",
+    errors: mutationErrors("updateSettings", [InvalidInputError]),
+    args: { input: t.arg({ type: UpdateSettingsInput, required: true, description: "The new document" }) },
+    resolve: async (_root, { input }, ctx) => ({ settings: await updateSettings(ctx, input.settings) }),
   }),
   updateIouLicense: t.field({
-    type: IouLicenseRef,
-    description: "Changes the IOU license settings; the settings as they now are",
-    errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: IouLicenseInput, required: true, description: "The changes" }) },
+    type: payloadType<{ iouLicense: IouLicense }>("updateIouLicense", "What `updateIouLicense` changed: the IOU license settings", (f) => ({
+      iouLicense: f.field({ type: IouLicenseRef, description: "The IOU license settings as they now are", resolve: (p) => p.iouLicense }),
+    })),
+    description: "Changes the IOU license settings",
+    errors: mutationErrors("updateIouLicense", [InvalidInputError]),
+    args: { input: t.arg({ type: UpdateIouLicenseInput, required: true, description: "The changes" }) },
     // Absent fields stay absent so the operation merges; an explicit null is refused by its schema.
-    resolve: (_r, { input }, ctx) =>
-      updateIouLicense(ctx, {
+    resolve: async (_r, { input }, ctx) => ({
+      iouLicense: await updateIouLicense(ctx, {
         ...(input.iourcContent !== undefined && { iourc_content: input.iourcContent }),
         ...(input.licenseCheck !== undefined && { license_check: input.licenseCheck }),
       }),
+    }),
   }),
+  // These two act on the server itself and take nothing: no argument at all (GraphQL has no empty input type).
   writeDebugBundle: t.field({
-    type: "String",
-    description: "Writes a support bundle (no secrets) and returns its path; ForbiddenError unless the server is local",
-    errors: { types: DOMAIN_ERRORS },
-    resolve: (_r, _a, ctx) => writeDebugBundle(ctx),
+    type: payloadType<{ path: string }>("writeDebugBundle", "What `writeDebugBundle` wrote: the support bundle", (f) => ({
+      path: f.exposeString("path", { description: "Where the bundle was written on this server" }),
+    })),
+    description: "Writes a support bundle (no secrets); ForbiddenError unless the server is local",
+    errors: mutationErrors("writeDebugBundle", [ForbiddenError]),
+    resolve: async (_r, _a, ctx) => ({ path: await writeDebugBundle(ctx) }),
   }),
   shutdownServer: t.field({
-    type: "Boolean",
+    type: payloadType<{ closedProjectIds: string[] }>("shutdownServer", "What `shutdownServer` did before the server stops: the projects it closed", (f) => ({
+      closedProjectIds: f.idList({ description: "The global ids of the projects it closed (their nodes stopped, their topology saved)", resolve: (p) => p.closedProjectIds }),
+    })),
     description: "Closes every opened project, then stops the server; ForbiddenError unless the server is local",
-    errors: { types: DOMAIN_ERRORS },
-    resolve: async (_r, _a, ctx) => {
-      await shutdownServer(ctx);
-      return true;
-    },
+    // Closing projects stops their nodes, which may be on remote computes.
+    errors: mutationErrors("shutdownServer", [ForbiddenError, ConflictError, UnavailableError, UpstreamError]),
+    resolve: async (_r, _a, ctx) => ({ closedProjectIds: (await shutdownServer(ctx)).map((id) => globalId("Project", id)) }),
   }),
 }));

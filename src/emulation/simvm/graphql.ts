@@ -1,4 +1,6 @@
-import { builder, DOMAIN_ERRORS, enumValues } from "../../platform/graphql/builder.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
+import { builder, enumValues } from "../../platform/graphql/builder.js";
+import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { listEngines, listEngineVms, type SimVmEngine } from "./engines.js";
 import { ENGINES, WHEN_EXIT, getSimVmSettings, updateSimVmSettings, type SimVmSettings } from "./operations.js";
 
@@ -34,7 +36,7 @@ const SimVmSettingsRef = builder.objectRef<SimVmSettings>("SimVmSettings").imple
 const SimVmEngineRef = builder.objectRef<SimVmEngine>("SimVmEngine").implement({
   description: "A hypervisor that can run the VM host, and what it lets the server control",
   fields: (t) => ({
-    id: t.field({ type: SimVmEngineId, description: "The engine", resolve: (e) => e.engine_id }),
+    engine: t.field({ type: SimVmEngineId, description: "The engine (what `simVm.engine` and `simVmVms(engine:)` name)", resolve: (e) => e.engine_id }),
     name: t.exposeString("name", { description: "Its name, for people" }),
     description: t.exposeString("description", { description: "What it is and when to choose it" }),
     supportsWhenExit: t.exposeBoolean("support_when_exit", { description: "Whether `whenExit` applies to it" }),
@@ -43,8 +45,8 @@ const SimVmEngineRef = builder.objectRef<SimVmEngine>("SimVmEngine").implement({
   }),
 });
 
-const SimVmSettingsInput = builder.inputType("SimVmSettingsInput", {
-  description: "Only the fields given change",
+const UpdateSimVmInput = builder.inputType("UpdateSimVmInput", {
+  description: "Changes to the VM host settings: only the fields given change",
   fields: (t) => ({
     enabled: t.boolean({ description: "Whether the server starts and uses the VM host" }),
     vmName: t.string({ description: "The VM's name in its hypervisor" }),
@@ -77,7 +79,7 @@ builder.queryFields((t) => ({
   simVmVms: t.field({
     type: ["String"],
     description: "Names of the VMs the engine's hypervisor offers; empty when it is not installed",
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: [NotFoundError, ConflictError] },
     args: { engine: t.arg({ type: SimVmEngineId, required: true, description: "The hypervisor to ask" }) },
     resolve: async (_r, args, ctx) => (await listEngineVms(ctx, args.engine)).map((v) => v.vmname),
   }),
@@ -85,14 +87,17 @@ builder.queryFields((t) => ({
 
 builder.mutationField("updateSimVm", (t) =>
   t.field({
-    type: SimVmSettingsRef,
-    description: "Changes the VM host settings; the settings as they now are",
-    errors: { types: DOMAIN_ERRORS },
-    args: { input: t.arg({ type: SimVmSettingsInput, required: true, description: "The changes" }) },
-    resolve: (_r, args, ctx) =>
-      updateSimVmSettings(
+    type: payloadType<{ simVm: SimVmSettings }>("updateSimVm", "What `updateSimVm` changed: the VM host settings", (f) => ({
+      simVm: f.field({ type: SimVmSettingsRef, description: "The VM host settings as they now are", resolve: (p) => p.simVm }),
+    })),
+    description: "Changes the VM host (GNS3 VM) settings",
+    errors: mutationErrors("updateSimVm", [InvalidInputError, ConflictError]),
+    args: { input: t.arg({ type: UpdateSimVmInput, required: true, description: "The changes" }) },
+    resolve: async (_r, args, ctx) => ({
+      simVm: await updateSimVmSettings(
         ctx,
         Object.fromEntries(Object.entries(args.input).filter(([, v]) => v !== undefined).map(([k, v]) => [KEYS[k as keyof typeof KEYS], v])),
       ),
+    }),
   }),
 );

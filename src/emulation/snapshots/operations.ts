@@ -47,6 +47,9 @@ async function snapshotFile(ctx: AppContext, project: Project, filename: string)
   return file;
 }
 
+/** A snapshot name is unique in its project: a taken one is ALREADY_EXISTS, as every taken client-chosen name. */
+const nameTaken = (name: string) => new ConflictError(`The snapshot name ${name} already exists`, { target: "name", reason: "already_exists" });
+
 export async function createSnapshot(
   ctx: AppContext,
   projectId: string,
@@ -56,7 +59,7 @@ export async function createSnapshot(
   assertFileName("Snapshot", input.name);
   const project = await getOpenedProject(ctx, projectId);
   if (await ctx.db.snapshot.findUnique({ where: { projectId_name: { projectId, name: input.name } } })) {
-    throw new ConflictError(`The snapshot name ${input.name} already exists`);
+    throw nameTaken(input.name);
   }
   await assertProjectStopped(ctx, projectId, "take a snapshot");
   const filename = `${input.name}.gns3snapshot`;
@@ -68,7 +71,7 @@ export async function createSnapshot(
     await fs.writeFile(file, await archiveToBuffer(zip), { flag: "wx" });
   } catch (e) {
     // A concurrent create of the same name got there first.
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw new ConflictError(`The snapshot name ${input.name} already exists`);
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") throw nameTaken(input.name);
     throw e;
   }
   const now = new Date();
@@ -86,7 +89,7 @@ export async function createSnapshot(
     });
   } catch (e) {
     await fs.rm(file, { force: true });
-    throw (e as { code?: string }).code === "P2002" ? new ConflictError(`The snapshot name ${input.name} already exists`) : e;
+    throw (e as { code?: string }).code === "P2002" ? nameTaken(input.name) : e;
   }
   await writeSnapshotsConf(ctx, project);
   return snapshot;

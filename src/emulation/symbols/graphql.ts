@@ -1,4 +1,5 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { ConflictError } from "../../platform/core/errors.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { defaultSymbols, listSymbols, symbolDimensions, type SymbolEntry } from "./operations.js";
 
@@ -10,7 +11,7 @@ const SymbolSize = builder.objectRef<{ width: number; height: number }>("SymbolS
 export const NodeSymbol = builder.objectRef<SymbolEntry>("NodeSymbol").implement({
   description: "An icon nodes are drawn with on a lab's canvas; `rawUrl` downloads its image",
   fields: (t) => ({
-    id: t.exposeString("symbol_id", { description: "The symbol's id, what a node's `symbol` names (:/symbols/classic/router.svg, or a custom file name)" }),
+    symbolId: t.exposeID("symbol_id", { description: "The symbol's id, what a node's `symbol` names (:/symbols/classic/router.svg, or a custom file name)" }),
     filename: t.exposeString("filename", { description: "The image's file name" }),
     theme: t.exposeString("theme", { description: "The set it belongs to (\"Classic\", \"Affinity-square-blue\" …, or \"Custom symbols\")" }),
     builtin: t.exposeBoolean("builtin", { description: "Whether it ships with the server (else it was uploaded)" }),
@@ -54,8 +55,8 @@ builder.queryField("symbolDimensions", (t) =>
   t.field({
     type: SymbolSize,
     description: "A symbol's image size, by id (built-in or custom)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The symbol's id" }) },
+    errors: { types: [ConflictError] },
+    args: { id: t.arg.id({ required: true, description: "The symbol's id (a NodeSymbol's `symbolId`)" }) },
     resolve: (_r, args, ctx) => symbolDimensions(ctx, args.id),
   }),
 );

@@ -1,7 +1,12 @@
-import "../nodes/graphql.js"; // the EmulatedNode type and the NodeType enum
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import type { Node } from "../../generated/prisma-sqlite/client.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
-import { NodeTypeEnum } from "../nodes/graphql.js";
+import { domainId, globalId } from "../../platform/graphql/global-id.js";
+import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { computeIdArg, ComputeRef, findCompute } from "../computes/graphql.js";
+import { NodeRef, NodeTypeEnum } from "../nodes/graphql.js";
+import { projectIdArg } from "../projects/graphql.js";
 import { listAppliances } from "./appliances.js";
 import { CATEGORIES, type TemplateObject } from "./builtin.js";
 import {
@@ -9,6 +14,7 @@ import {
   createTemplate,
   deleteTemplate,
   duplicateTemplate,
+  findTemplate,
   getTemplate,
   listTemplates,
   updateTemplate,
@@ -32,15 +38,22 @@ const TemplateCategoryEnum = builder.enumType("TemplateCategory", {
 const COMMON_KEYS = new Set(["template_id", "template_type", "name", "category", "builtin", "compute_id", "symbol", "default_name_format"]);
 const settingsOf = (t: TemplateObject) => Object.fromEntries(Object.entries(t).filter(([k]) => !COMMON_KEYS.has(k)));
 
-export const Template = builder.objectRef<TemplateObject>("Template").implement({
+export const Template = builder.node(builder.objectRef<TemplateObject>("Template"), {
   description: "A device kind nodes are made from: a GNS3 built-in (fixed id) or a user template",
+  id: { description: "The template's global id: use it for `node(id:)`, as a cache key and in arguments", resolve: (x) => x.template_id },
+  loadOne: async (id, ctx) => (await findTemplate(ctx, id)) ?? null,
   fields: (t) => ({
-    id: t.id({ description: "The template's id (a UUID; fixed for built-ins)", resolve: (x) => x.template_id }),
+    templateId: t.id({ description: "The template's GNS3 id (a UUID, fixed for built-ins): the `template_id` of the REST API and the GNS3 GUI", resolve: (x) => x.template_id }),
     name: t.string({ description: "The template's name, as a device list shows it", resolve: (x) => x.name }),
     templateType: t.field({ type: NodeTypeEnum, description: "The node type of the nodes made from it", resolve: (x) => x.template_type }),
     category: t.field({ type: TemplateCategoryEnum, description: "The shelf it sits on in a device list", resolve: (x) => x.category }),
     builtin: t.boolean({ description: "Whether it is a GNS3 built-in (which cannot be changed or deleted)", resolve: (x) => x.builtin }),
-    computeId: t.string({ nullable: true, description: "Where its nodes run; null: the client picks (all built-ins)", resolve: (x) => x.compute_id }),
+    compute: t.field({
+      type: ComputeRef,
+      nullable: true,
+      description: "The compute its nodes run on; null: the client picks one for each node (all built-ins), or the compute is gone",
+      resolve: (x, _a, ctx) => (x.compute_id == null ? null : findCompute(ctx, x.compute_id)),
+    }),
     symbol: t.string({ description: "The icon its nodes are drawn with (e.g. :/symbols/router.svg)", resolve: (x) => x.symbol }),
     defaultNameFormat: t.string({ description: "Node names: {0} → the first free number, {name} → the template name", resolve: (x) => x.default_name_format }),
     settings: t.field({ type: "JSON", description: "The node type's settings, named as in GNS3 (console_type, ports_mapping, …)", resolve: settingsOf }),
@@ -57,17 +70,43 @@ const templateFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["f
 const CreateTemplateInput = builder.inputType("CreateTemplateInput", {
   description: "A new user template: a device kind with the settings its nodes start with",
   fields: (t) => ({
-    id: t.id({ description: "Chosen template id (UUID)" }),
+    id: t.id({ description: "Chosen GNS3 template id (a UUID); a taken one is refused (ALREADY_EXISTS)" }),
     name: t.string({ required: true, description: "The template's name" }),
     templateType: t.field({ type: NodeTypeEnum, required: true, description: "The node type of the nodes made from it" }),
-    computeId: t.id({ description: "null: the client picks a compute for each node" }),
+    computeId: t.id({ description: "The compute its nodes run on (its global id, or its GNS3 compute_id); null: the client picks one for each node" }),
     ...templateFields(t),
   }),
 });
 const UpdateTemplateInput = builder.inputType("UpdateTemplateInput", {
-  description: "Changes to a user template: only the fields given change (nodes already made keep their settings)",
-  fields: (t) => ({ name: t.string({ description: "A new name" }), ...templateFields(t) }),
+  description: "A user template and changes to it: only the fields given change (nodes already made keep their settings)",
+  fields: (t) => ({ id: t.id({ required: true, description: "The template (its global id, or its GNS3 template_id)" }), name: t.string({ description: "A new name" }), ...templateFields(t) }),
 });
+const TemplateInput = builder.inputType("TemplateInput", {
+  description: "The template a mutation acts on",
+  fields: (t) => ({ id: t.id({ required: true, description: "The template's id (its global id, or its GNS3 template_id)" }) }),
+});
+const CreateNodeFromTemplateInput = builder.inputType("CreateNodeFromTemplateInput", {
+  description: "The template, the project the node goes to and where it is drawn",
+  fields: (t) => ({
+    projectId: t.id({ required: true, description: "The project (its global id, or its GNS3 project_id; an opened project)" }),
+    templateId: t.id({ required: true, description: "The template (its global id, or its GNS3 template_id)" }),
+    x: t.int({ required: true, description: "Horizontal position on the canvas, in pixels" }),
+    y: t.int({ required: true, description: "Vertical position on the canvas, in pixels" }),
+    name: t.string({ description: "The node's name (default: from the template's defaultNameFormat)" }),
+    computeId: t.id({ description: "The compute that runs the node (its global id, or its GNS3 compute_id): required for built-ins; a user template's own compute wins" }),
+  }),
+});
+
+/** The template an argument names: its global id or its GNS3 template_id. */
+const templateIdArg = (value: string | number, target = "id") => domainId(value, "Template", target);
+
+const TemplatePayload = (name: string, what = "the template") =>
+  payloadType<{ template: TemplateObject }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
+    template: t.field({ type: Template, description: "The template as it is now", resolve: (p) => p.template }),
+  }));
+
+/** What changing a template can fail with: bad input or settings, a missing template, a taken id, a built-in (which cannot change). */
+const TEMPLATE_ERRORS = [InvalidInputError, NotFoundError, ConflictError];
 
 /** GraphQL input → the GNS3 template keys the operations take (absent and null fields are left out). */
 function toGns3(input: { name?: string | null; category?: string | null; symbol?: string | null; defaultNameFormat?: string | null; settings?: unknown }) {
@@ -104,61 +143,64 @@ builder.queryFields((t) => ({
   template: t.field({
     type: Template,
     description: "One template",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The template's id" }) },
-    resolve: (_r, { id }, ctx) => getTemplate(ctx, String(id)),
+    errors: { types: [InvalidInputError, NotFoundError] },
+    args: { id: t.arg.id({ required: true, description: "The template's id (its global id, or its GNS3 template_id)" }) },
+    resolve: (_r, { id }, ctx) => getTemplate(ctx, templateIdArg(id)),
   }),
   appliances: t.field({ type: ["JSON"], description: "The appliance catalogue: GNS3 appliance files, each describing a ready-made device (its images, settings and where to get them)", resolve: () => listAppliances() }),
 }));
 
 builder.mutationFields((t) => ({
   createTemplate: t.field({
-    type: Template,
+    type: TemplatePayload("createTemplate", "the new template"),
     description: "Adds a user template that nodes can be made from",
-    errors: { types: DOMAIN_ERRORS },
+    errors: mutationErrors("createTemplate", TEMPLATE_ERRORS),
     args: { input: t.arg({ type: CreateTemplateInput, required: true, description: "The new template" }) },
-    resolve: (_r, { input }, ctx) =>
-      createTemplate(ctx, {
+    resolve: async (_r, { input }, ctx) => ({
+      template: await createTemplate(ctx, {
         ...toGns3(input),
         template_type: input.templateType,
-        compute_id: input.computeId ?? null,
-        ...(input.id != null && { template_id: String(input.id) }),
+        compute_id: input.computeId == null ? null : computeIdArg(input.computeId),
+        ...(input.id != null && { template_id: templateIdArg(input.id) }),
       }),
+    }),
   }),
   updateTemplate: t.field({
-    type: Template,
-    description: "Changes a user template; the changed template",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The template's id" }), input: t.arg({ type: UpdateTemplateInput, required: true, description: "The changes" }) },
-    resolve: (_r, { id, input }, ctx) => updateTemplate(ctx, String(id), toGns3(input)),
+    type: TemplatePayload("updateTemplate"),
+    description: "Changes a user template (a built-in is a ConflictError)",
+    errors: mutationErrors("updateTemplate", TEMPLATE_ERRORS),
+    args: { input: t.arg({ type: UpdateTemplateInput, required: true, description: "The template and the changes" }) },
+    resolve: async (_r, { input }, ctx) => ({ template: await updateTemplate(ctx, templateIdArg(input.id), toGns3(input)) }),
   }),
   deleteTemplate: t.field({
-    type: "ID",
-    description: "Deletes a user template (nodes made from it stay); returns its id",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The template's id" }) },
-    resolve: async (_r, { id }, ctx) => (await deleteTemplate(ctx, String(id))).template_id,
+    type: deletedPayload("deleteTemplate", "the template (nodes made from it stay)"),
+    description: "Deletes a user template (a built-in is a ConflictError); nodes made from it stay",
+    errors: mutationErrors("deleteTemplate", TEMPLATE_ERRORS),
+    args: { input: t.arg({ type: TemplateInput, required: true, description: "The template" }) },
+    resolve: async (_r, { input }, ctx) => ({ deletedIds: [globalId("Template", (await deleteTemplate(ctx, templateIdArg(input.id))).template_id)] }),
   }),
   duplicateTemplate: t.field({
-    type: Template,
-    description: "A copy of a user template with a new id and the same name",
-    errors: { types: DOMAIN_ERRORS },
-    args: { id: t.arg.id({ required: true, description: "The id of the template to copy" }) },
-    resolve: (_r, { id }, ctx) => duplicateTemplate(ctx, String(id)),
+    type: TemplatePayload("duplicateTemplate", "the copy"),
+    description: "A copy of a user template with a new id and the same name; the payload's template is the copy",
+    errors: mutationErrors("duplicateTemplate", TEMPLATE_ERRORS),
+    args: { input: t.arg({ type: TemplateInput, required: true, description: "The template to copy" }) },
+    resolve: async (_r, { input }, ctx) => ({ template: await duplicateTemplate(ctx, templateIdArg(input.id)) }),
   }),
-  createNodeFromTemplate: t.prismaField({
-    type: "Node",
+  createNodeFromTemplate: t.field({
+    type: payloadType<{ node: Node }>("createNodeFromTemplate", "What `createNodeFromTemplate` made: the node", (f) => ({
+      node: f.field({ type: NodeRef, description: "The new node (stopped; start it with startNode)", resolve: (p) => p.node }),
+    })),
     description: "A node with the template's settings, named by its defaultNameFormat (PC{0} → PC1, PC2 …)",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      projectId: t.arg.id({ required: true, description: "The project's id (an opened project)" }),
-      templateId: t.arg.id({ required: true, description: "The template's id" }),
-      x: t.arg.int({ required: true, description: "Horizontal position on the canvas, in pixels" }),
-      y: t.arg.int({ required: true, description: "Vertical position on the canvas, in pixels" }),
-      name: t.arg.string({ description: "The node's name (default: from the template's defaultNameFormat)" }),
-      computeId: t.arg.id({ description: "Required for built-ins; a user template's own compute wins" }),
-    },
-    resolve: (_q, _r, { projectId, templateId, x, y, name, computeId }, ctx) =>
-      createNodeFromTemplate(ctx, String(projectId), String(templateId), { x, y, name, computeId }),
+    // Creating the node may reach the compute that runs it.
+    errors: mutationErrors("createNodeFromTemplate", [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError]),
+    args: { input: t.arg({ type: CreateNodeFromTemplateInput, required: true, description: "The template, the project and the node's place" }) },
+    resolve: async (_r, { input }, ctx) => ({
+      node: await createNodeFromTemplate(ctx, projectIdArg(input.projectId), templateIdArg(input.templateId, "templateId"), {
+        x: input.x,
+        y: input.y,
+        name: input.name,
+        computeId: input.computeId == null ? input.computeId : computeIdArg(input.computeId),
+      }),
+    }),
   }),
 }));

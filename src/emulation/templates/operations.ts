@@ -37,7 +37,8 @@ export async function listTemplates(ctx: AppContext): Promise<TemplateObject[]> 
   return [...BUILTIN_TEMPLATES, ...rows.map(fromRow)];
 }
 
-async function findTemplate(ctx: AppContext, id: string): Promise<TemplateObject | undefined> {
+/** A template by id (built-in or user), or undefined. */
+export async function findTemplate(ctx: AppContext, id: string): Promise<TemplateObject | undefined> {
   const builtin = builtinById(id);
   if (builtin) return builtin;
   const row = await ctx.db.template.findUnique({ where: { id } });
@@ -63,7 +64,7 @@ export async function createTemplate(ctx: AppContext, input: Record<string, unkn
   const base = parseInput(baseTemplateSchema, input);
   const valid = parseInput(templateSchema(base.template_type), input) as Partial<TemplateObject>;
   const id = valid.template_id ?? randomUUID();
-  if (await findTemplate(ctx, id)) throw new ConflictError(`Template ID '${id}' already exists`);
+  if (await findTemplate(ctx, id)) throw new ConflictError(`Template ID '${id}' already exists`, { reason: "already_exists" });
   const template = { ...templateDefaults(base.template_type), ...valid, template_id: id, builtin: false } as TemplateObject;
   return store(ctx, template, "created");
 }
