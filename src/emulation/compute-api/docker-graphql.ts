@@ -1,5 +1,6 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
+import { domainId } from "../../platform/graphql/global-id.js";
 import { dockerImages } from "./docker-images.js";
 
 /** `GET /v2/computes/{compute_id}/docker/images` over GraphQL: the images a docker node or template can use. */
@@ -14,8 +15,8 @@ builder.queryField("dockerImages", (t) =>
       type: DockerImageRef,
       description: "The docker images of a compute, sorted (ConflictError when its dockerd does not answer)",
       errors: { types: DOMAIN_ERRORS },
-      args: { computeId: t.arg.id({ required: true, description: "The compute whose dockerd to ask" }) },
-      resolve: async (_r, args, ctx) => arrayPage(args, await dockerImages(ctx, args.computeId)),
+      args: { computeId: t.arg.id({ required: true, description: "The compute whose dockerd to ask (its global id, or its GNS3 compute_id)" }) },
+      resolve: async (_r, args, ctx) => arrayPage(args, await dockerImages(ctx, domainId(args.computeId, "Compute", "computeId"))),
     },
     arrayConnectionOptions,
   ),
