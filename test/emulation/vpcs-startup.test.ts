@@ -52,12 +52,12 @@ describe("VPCS startup.vpc from the template", () => {
     const r = await gql(
       s.url,
       `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(projectId: $p, templateId: $t, x: 0, y: 0, computeId: "local") {
-        ... on MutationCreateNodeFromTemplateSuccess { data { id name properties } } } }`,
+        ... on MutationCreateNodeFromTemplateSuccess { data { nodeId name properties } } } }`,
       { p: pid, t: VPCS_ID },
     );
     const node = r.data?.createNodeFromTemplate.data;
     expect(node.properties).toEqual({});
-    expect(pcnames((await startupFile(node.id)).text)).toEqual([`set pcname ${node.name}`]);
+    expect(pcnames((await startupFile(node.nodeId)).text)).toEqual([`set pcname ${node.name}`]);
   });
 
   it("a user VPCS template carries the base script by default", async () => {
