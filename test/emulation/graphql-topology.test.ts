@@ -1,7 +1,7 @@
 import type { Client } from "graphql-ws";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../src/platform/db/client.js";
-import { busSubscribed, call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, graphqlWsClient, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 import { makeProject } from "./nodes-support.js";
 
@@ -75,6 +75,27 @@ describe("emulation: GraphQL topology", () => {
     const sw = (await createNode({ projectId: pid, name: "SW1", nodeType: "ETHERNET_SWITCH" })).data.createNode.node;
     expect(sw).toMatchObject({ status: "STARTED", consoleType: "NONE" });
     expect(sw.ports).toHaveLength(8);
+  });
+
+  it("follows a node's compute and template as edges (template null: none, or deleted since)", async () => {
+    const VPCS_TEMPLATE = "19021f99-e36f-394d-b4a1-8aaa902ab9cc"; // GNS3's built-in VPCS
+    const user = (await call(s.url, "POST", "/v2/templates", { name: "Hub E", template_type: "ethernet_hub", compute_id: "local" })).body;
+    await createNode({ projectId: pid, name: "PC1", nodeType: "VPCS", templateId: VPCS_TEMPLATE });
+    await createNode({ projectId: pid, name: "HUB1", nodeType: "ETHERNET_HUB", templateId: user.template_id });
+    await createNode({ projectId: pid, name: "SW1", nodeType: "ETHERNET_SWITCH" });
+    const read = async () =>
+      nodesOf(
+        (await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { name compute { name } template { name templateType } } } } } }`, { p: pid })).data.project.nodes,
+      );
+    const local = (await call(s.url, "GET", "/v2/computes/local")).body.name;
+    expect(await read()).toEqual([
+      { name: "PC1", compute: { name: local }, template: { name: "VPCS", templateType: "VPCS" } },
+      { name: "HUB1", compute: { name: local }, template: { name: "Hub E", templateType: "ETHERNET_HUB" } },
+      { name: "SW1", compute: { name: local }, template: null },
+    ]);
+    // A template deleted since: the node keeps its template id, the edge is null (not an error).
+    expect((await call(s.url, "DELETE", `/v2/templates/${user.template_id}`)).status).toBe(204);
+    expect((await read())[1].template).toBeNull();
   });
 
   it("returns typed errors: unknown project, unknown compute, bad input, locked node", async () => {

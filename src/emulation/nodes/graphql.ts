@@ -1,7 +1,7 @@
 import "../projects/graphql.js"; // the Project type this file extends
 import { ComputeCapabilities, ComputeRef } from "../computes/graphql.js";
 import { getCompute } from "../computes/operations.js";
-import { batchLoad } from "../../platform/graphql/batch-load.js";
+import { batchLoad, eachFound } from "../../platform/graphql/batch-load.js";
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import { builder, enumValues, usableQuery } from "../../platform/graphql/builder.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
@@ -52,10 +52,6 @@ export async function nodeAddress(ctx: AppContext, id: string | number): Promise
   if (!node) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
   return { projectId: node.projectId, id: nodeId };
 }
-
-/** The computes of these ids that are registered (an unregistered one is left out, not an error). */
-const readComputes = (ctx: AppContext) => async (ids: string[]) =>
-  (await Promise.all(ids.map((id) => getCompute(ctx, id).catch((e: unknown) => (e instanceof NotFoundError ? null : Promise.reject(e)))))).filter((c) => c !== null);
 
 const isNodeType = (t: string): t is (typeof NODE_TYPES)[number] => (NODE_TYPES as readonly string[]).includes(t);
 
@@ -144,7 +140,7 @@ export const NodeRef = builder.prismaNode("Node", {
       description: "The compute (emulation host) that runs the node: this server, or a remote one (null once that one is unregistered)",
       select: { computeId: true },
       // One read per distinct compute for a whole list of nodes (a lab's nodes share one or a few).
-      resolve: async (n, _a, ctx) => (await batchLoad(ctx, "Node.compute", null, n.computeId, readComputes(ctx), (c) => c.compute_id))[0] ?? null,
+      resolve: async (n, _a, ctx) => (await batchLoad(ctx, "Node.compute", null, n.computeId, eachFound((id) => getCompute(ctx, id)), (c) => c.compute_id))[0] ?? null,
     }),
     nodeType: t.field({ type: NodeTypeEnum, description: "What kind of device the node emulates", resolve: (n) => n.nodeType as (typeof NODE_TYPES)[number] }),
     name: t.exposeString("name", { description: "The node's name, unique in its project" }),

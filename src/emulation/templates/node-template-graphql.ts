@@ -1,5 +1,4 @@
-import { NotFoundError } from "../../platform/core/errors.js";
-import { batchLoad } from "../../platform/graphql/batch-load.js";
+import { batchLoad, eachFound } from "../../platform/graphql/batch-load.js";
 import { builder } from "../../platform/graphql/builder.js";
 import { Template } from "./graphql.js";
 import { getTemplate } from "./operations.js";
@@ -15,11 +14,7 @@ builder.prismaObjectField("Node", "template", (t) =>
     description: "The template the node was made from (null: none, or it has been deleted since)",
     select: { templateId: true },
     // One read per distinct template for a whole list of nodes.
-    resolve: async (n, _a, ctx) => {
-      if (!n.templateId) return null;
-      const read = (ids: string[]) =>
-        Promise.all(ids.map((id) => getTemplate(ctx, id).catch((e: unknown) => (e instanceof NotFoundError ? null : Promise.reject(e))))).then((ts) => ts.filter((x) => x !== null));
-      return (await batchLoad(ctx, "Node.template", null, n.templateId, read, (x) => x.template_id))[0] ?? null;
-    },
+    resolve: async (n, _a, ctx) =>
+      n.templateId ? ((await batchLoad(ctx, "Node.template", null, n.templateId, eachFound((id) => getTemplate(ctx, id)), (x) => x.template_id))[0] ?? null) : null,
   }),
 );
