@@ -159,13 +159,13 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const { link: capture } = await mutate(
         s,
         "startCapture",
-        `mutation($l: ID!) { startCapture(input: { id: $l }) { __typename ... on StartCapturePayload { link { linkId capturing captureComputeId captureFileName captureFilePath } } ${ERR} } }`,
+        `mutation($l: ID!) { startCapture(input: { id: $l }) { __typename ... on StartCapturePayload { link { linkId capturing captureCompute { name } captureFileName captureFilePath } } ${ERR} } }`,
         { l: links[0] },
       );
       expect(capture).toEqual({
         linkId: links[0],
         capturing: true,
-        captureComputeId: "local",
+        captureCompute: { name: (await call(s.url, "GET", "/v2/computes/local")).body.name },
         captureFileName: "PC1_0-0_to_SW1_0-0.pcap",
         captureFilePath: `${s.dataDir}/projects/${projectId}/project-files/captures/PC1_0-0_to_SW1_0-0.pcap`,
       });
@@ -211,10 +211,10 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const { link: stop } = await mutate(
         s,
         "stopCapture",
-        `mutation($l: ID!) { stopCapture(input: { id: $l }) { __typename ... on StopCapturePayload { link { capturing captureComputeId captureFileName captureFilePath } } ${ERR} } }`,
+        `mutation($l: ID!) { stopCapture(input: { id: $l }) { __typename ... on StopCapturePayload { link { capturing captureCompute { name } captureFileName captureFilePath } } ${ERR} } }`,
         { l: links[0] },
       );
-      expect(stop).toMatchObject({ capturing: false, captureComputeId: null, captureFileName: "PC1_0-0_to_SW1_0-0.pcap" });
+      expect(stop).toMatchObject({ capturing: false, captureCompute: null, captureFileName: "PC1_0-0_to_SW1_0-0.pcap" });
 
       const link = (await gql(s.url, `query($l: ID!) { link(id: $l) { ... on QueryLinkSuccess { data { capturing captureFilePath } } } }`, { l: links[0] })).data.link.data;
       expect(link.capturing).toBe(false);

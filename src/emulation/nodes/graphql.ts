@@ -45,6 +45,10 @@ export const NodeTypeEnum = builder.enumType("NodeType", {
   }),
 });
 
+/** A compute edge's target: read once per distinct id for a whole list (a lab's nodes share one or a few); null once unregistered. */
+export const computeById = async (ctx: AppContext, id: string) =>
+  (await batchLoad(ctx, "Compute", null, id, eachFound((c) => getCompute(ctx, c)), (c) => c.compute_id))[0] ?? null;
+
 /** The node an argument names (its global id or its GNS3 id) and its project; NotFoundError when there is none. */
 export async function nodeAddress(ctx: AppContext, id: string | number): Promise<{ projectId: string; id: string }> {
   const nodeId = domainId(id, "EmulatedNode", "id");
@@ -139,8 +143,7 @@ export const NodeRef = builder.prismaNode("Node", {
       nullable: true,
       description: "The compute (emulation host) that runs the node: this server, or a remote one (null once that one is unregistered)",
       select: { computeId: true },
-      // One read per distinct compute for a whole list of nodes (a lab's nodes share one or a few).
-      resolve: async (n, _a, ctx) => (await batchLoad(ctx, "Node.compute", null, n.computeId, eachFound((id) => getCompute(ctx, id)), (c) => c.compute_id))[0] ?? null,
+      resolve: (n, _a, ctx) => computeById(ctx, n.computeId),
     }),
     nodeType: t.field({ type: NodeTypeEnum, description: "What kind of device the node emulates", resolve: (n) => n.nodeType as (typeof NODE_TYPES)[number] }),
     name: t.exposeString("name", { description: "The node's name, unique in its project" }),

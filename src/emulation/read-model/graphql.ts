@@ -39,7 +39,7 @@ export const CACHEABLE_FIELDS = new Set([
   ...["name", "shortName", "adapterNumber", "portNumber", "linkType", "dataLinkTypes", "adapterType", "macAddress"].map((f) => `NodePort.${f}`),
   ...[
     "id", "linkId", "project", "linkType", "endpoints", "filters", "linkStyle", "suspend", "capturing", "captureFileName",
-    "captureFilePath", "captureComputeId",
+    "captureFilePath",
   ].map((f) => `Link.${f}`),
   ...["node", "adapterNumber", "portNumber", "label"].map((f) => `LinkEndpoint.${f}`),
   ...["text", "style", "x", "y", "rotation"].map((f) => `Label.${f}`),
