@@ -3,8 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
-import { nodeAddress } from "../nodes/graphql.js";
-import { getProject } from "../projects/lookup.js";
+import { domainId } from "../../platform/graphql/global-id.js";
 import { openNodeConsole, type ConsoleLink } from "./link.js";
 import { TelnetText } from "./telnet-text.js";
 
@@ -120,13 +119,12 @@ builder.subscriptionField("nodeConsole", (t) =>
       "A node's telnet console: a connection of its own, as a terminal opened on the console would have (relayed " +
       "from its compute when the node runs on another). Ends when the console closes (the node stopped) or the client leaves. " +
       "ConflictError when the console type is not telnet, the node is not started or its console does not answer; NotFoundError " +
-      "for an unknown project or node. Input: `sendNodeConsoleInput` with the `session` of the first item, over the same connection.",
+      "for an unknown node. Input: `sendNodeConsoleInput` with the `session` of the first item, over the same connection.",
     args: { id: t.arg.id({ required: true, description: "The node whose console to open (its global id, or its GNS3 node_id)" }) },
     subscribe: async (_r, args, ctx) => {
-      const at = await nodeAddress(ctx, args.id);
-      await getProject(ctx, at.projectId);
-      const node = await ctx.db.node.findFirst({ where: { id: at.id, projectId: at.projectId } });
-      if (!node) throw new NotFoundError(`Node ID ${at.id} doesn't exist`);
+      const nodeId = domainId(args.id, "EmulatedNode", "id");
+      const node = await ctx.db.node.findUnique({ where: { id: nodeId } });
+      if (!node) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
       const link = await openNodeConsole(ctx, node);
       if (ctx.operationEnded?.aborted) {
         link.close();
