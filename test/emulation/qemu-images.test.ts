@@ -181,9 +181,9 @@ describe("qemu images on this server", () => {
     expect(n.status, n.text).toBe(201);
     const r = await gql(
       s.url,
-      `query($p: ID!, $n: ID!) { emulatedNode(projectId: $p, id: $n) { ... on QueryEmulatedNodeSuccess { data {
+      `query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data {
         qemu { platform ram cpus adapters adapterType macAddress linkedClone onClose options disks { slot name md5sum interface } kernelImage { name } } } } } }`,
-      { p: p.body.project_id, n: n.body.node_id },
+      { n: n.body.node_id },
     );
     expect(r.data.emulatedNode.data.qemu).toEqual({
       platform: "x86_64",
