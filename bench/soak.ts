@@ -312,7 +312,7 @@ const OPS: Op[] = [
   [5, "GraphQL quotaRules", () => gql(RULES_QUERY)],
   [2, "GraphQL updateNode", (l) => {
     const p = pick(l.projects); const n = pick(p.pcs);
-    return exclusive(n, () => gql(`mutation($p: ID!, $n: ID!, $x: Int!) { updateNode(projectId: $p, id: $n, input: { x: $x }) { __typename } }`, { p: p.id, n, x: Math.round(Math.random() * 500) }));
+    return exclusive(n, () => gql(`mutation($n: ID!, $x: Int!) { updateNode(input: { id: $n, x: $x }) { __typename } }`, { n, x: Math.round(Math.random() * 500) }));
   }],
   [1, "short-lived stream", async (l) => {
     const s = openStream(l, Math.floor(Math.random() * 20));

@@ -17,6 +17,7 @@ import "./compute-api/docker-graphql.js";
 import "./nodes/host-link-graphql.js";
 import "./links/graphql.js";
 import "./templates/graphql.js";
+import "./templates/node-template-graphql.js";
 import "./drawings/graphql.js";
 import "./notifications/graphql.js";
 import "./images/graphql.js";

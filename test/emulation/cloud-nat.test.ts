@@ -265,10 +265,10 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       await step("GraphQL: the same cloud, typed, and the host interfaces", async () => {
         const r = await gql(
           s.url,
-          `query($p: ID!, $n: ID!) { emulatedNode(projectId: $p, id: $n) { ... on QueryEmulatedNodeSuccess { data { nodeType
+          `query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data { nodeType
             cloud { ports { name portNumber type interface localPort } remoteConsole { host port type httpPath } } nat { ports { name } } } } }
             hostInterfaces { name type special ipAddress } }`,
-          { p: P, n: cloud.node_id },
+          { n: cloud.node_id },
         );
         expect(r.errors).toBeUndefined();
         expect(r.data.emulatedNode.data).toEqual({

@@ -69,10 +69,10 @@ function upgrade(url: string, headers: Record<string, string> = CREDENTIALS): Pr
 
 const wsUrl = (s: { url: string }, path: string) => s.url.replace(/^http/, "ws") + path;
 
-const CONSOLE = `subscription ($p: ID!, $n: ID!) { nodeConsole(projectId: $p, nodeId: $n) {
+const CONSOLE = `subscription ($n: ID!) { nodeConsole(id: $n) {
   __typename ... on SubscriptionNodeConsoleSuccess { data { session data text } } ... on Error { message } } }`;
-const INPUT = `mutation ($session: ID!, $text: String, $data: String) { sendNodeConsoleInput(session: $session, text: $text, data: $data) {
-  __typename ... on MutationSendNodeConsoleInputSuccess { data } ... on Error { message } } }`;
+const INPUT = `mutation ($session: ID!, $text: String, $data: String) { sendNodeConsoleInput(input: { session: $session, text: $text, data: $data }) {
+  __typename ... on SendNodeConsoleInputPayload { bytesWritten } ... on Error { message } } }`;
 
 /** A graphql-ws client of `s` that sends `headers` (credentials) with its upgrade. */
 function wsClient(s: { url: string }, headers: Record<string, string> = {}): Client {
@@ -85,11 +85,11 @@ function wsClient(s: { url: string }, headers: Record<string, string> = {}): Cli
 }
 
 /** A nodeConsole subscription: its items (the field's result), the text so far, and whether it completed. */
-function graphqlConsole(client: Client, projectId: string, nodeId: string) {
+function graphqlConsole(client: Client, nodeId: string) {
   const items: any[] = [];
   let completed = false;
   const close = client.subscribe(
-    { query: CONSOLE, variables: { p: projectId, n: nodeId } },
+    { query: CONSOLE, variables: { n: nodeId } },
     { next: (v) => items.push(v.errors ?? (v.data as any).nodeConsole), error: (e) => items.push({ error: e }), complete: () => (completed = true) },
   );
   const text = () => items.map((i) => i.data?.text ?? "").join("");
@@ -266,8 +266,7 @@ describe("console WebSocket, against a console the test plays (no emulator neede
   it("GraphQL: nodeConsole streams a console connection of its own (first item empty), sendNodeConsoleInput writes to it", async () => {
     const client = wsClient(s, CREDENTIALS);
     try {
-      const projectId = P.split("/").pop()!;
-      const sub = graphqlConsole(client, projectId, switchId);
+      const sub = graphqlConsole(client, switchId);
       const session = await sub.session();
       expect(sub.items[0]).toEqual({ __typename: "SubscriptionNodeConsoleSuccess", data: { session, data: "", text: "" } });
       await waitFor(() => accepted.length === 1, 5000, "the console connection");
@@ -281,8 +280,8 @@ describe("console WebSocket, against a console the test plays (no emulator neede
       const raw = Buffer.concat(sub.items.slice(1).map((i) => Buffer.from(i.data.data, "base64")));
       expect(raw).toEqual(Buffer.from([0xff, 0xfd, 0x01, 0x68, 0xc3, 0xa9, 0x6c, 0x6c, 0x6f]));
 
-      expect(await sendInput(client, { session, text: "show ip\n" })).toEqual({ __typename: "MutationSendNodeConsoleInputSuccess", data: 8 });
-      expect(await sendInput(client, { session, data: Buffer.from([0xff, 0xf4]).toString("base64") })).toMatchObject({ data: 2 });
+      expect(await sendInput(client, { session, text: "show ip\n" })).toEqual({ __typename: "SendNodeConsoleInputPayload", bytesWritten: 8 });
+      expect(await sendInput(client, { session, data: Buffer.from([0xff, 0xf4]).toString("base64") })).toMatchObject({ bytesWritten: 2 });
       await waitFor(() => fromClient().length === 10, 5000, "the input on the console");
       expect(fromClient()).toEqual(Buffer.concat([Buffer.from("show ip\n"), Buffer.from([0xff, 0xf4])]));
 
@@ -316,7 +315,7 @@ describe("console WebSocket, against a console the test plays (no emulator neede
     await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
     ws.send(JSON.stringify({ type: "connection_init" }));
     await waitFor(() => acknowledged, 5000, "connection_ack");
-    ws.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: CONSOLE, variables: { p: P.split("/").pop(), n: switchId } } }));
+    ws.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: CONSOLE, variables: { n: switchId } } }));
     await waitFor(() => accepted.length === 1, 5000, "the console connection");
     const socket = (ws as unknown as { _socket: net.Socket })._socket;
     socket.pause();
@@ -334,16 +333,15 @@ describe("console WebSocket, against a console the test plays (no emulator neede
   it("GraphQL: refusals are typed errors; a client leaving closes its console connection", async () => {
     const client = wsClient(s, CREDENTIALS);
     try {
-      const projectId = P.split("/").pop()!;
       const hub = await call(s.url, "POST", `${P}/nodes`, { name: "HUB2", node_type: "ethernet_hub", compute_id: "local" }, CREDENTIALS);
-      const refused = graphqlConsole(client, projectId, hub.body.node_id);
+      const refused = graphqlConsole(client, hub.body.node_id);
       await waitFor(() => refused.completed(), 5000);
       expect(refused.items).toEqual([{ __typename: "ConflictError", message: "Node HUB2 console type is not telnet" }]);
-      const unknown = graphqlConsole(client, projectId, randomUUID());
+      const unknown = graphqlConsole(client, randomUUID());
       await waitFor(() => unknown.completed(), 5000);
       expect(unknown.items[0].__typename).toBe("NotFoundError");
 
-      const sub = graphqlConsole(client, projectId, switchId);
+      const sub = graphqlConsole(client, switchId);
       await sub.session();
       await waitFor(() => accepted.length === 1, 5000);
       const closed = new Promise((r) => accepted[0].once("close", r));
@@ -418,11 +416,11 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("console WebSocket 
     await start("PC1");
     const client = wsClient(ctl);
     try {
-      const sub = graphqlConsole(client, projectId, ids.PC1);
+      const sub = graphqlConsole(client, ids.PC1);
       const session = await sub.session();
       await sub.waitFor(/VPCS> $/);
       const from = sub.text().length;
-      expect(await sendInput(client, { session, text: "show ip\n" })).toMatchObject({ data: 8 });
+      expect(await sendInput(client, { session, text: "show ip\n" })).toMatchObject({ bytesWritten: 8 });
       await sub.waitFor(/IP\/MASK\s+: 0\.0\.0\.0\/0[\s\S]*VPCS> $/, from);
       expect((await call(ctl.url, "POST", `${P}/nodes/${ids.PC1}/stop`)).status).toBe(200);
       await waitFor(() => sub.completed(), 10_000, "the subscription to end with the node");
@@ -456,11 +454,11 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("console WebSocket 
     // GraphQL on the controller: the same relay.
     const client = wsClient(ctl);
     try {
-      const sub = graphqlConsole(client, projectId, ids.PC2);
+      const sub = graphqlConsole(client, ids.PC2);
       const session = await sub.session();
       await sub.waitFor(/VPCS> $/);
       const at = sub.text().length;
-      expect(await sendInput(client, { session, text: "show ip\n" })).toMatchObject({ data: 8 });
+      expect(await sendInput(client, { session, text: "show ip\n" })).toMatchObject({ bytesWritten: 8 });
       await sub.waitFor(/IP\/MASK\s+: 0\.0\.0\.0\/0[\s\S]*VPCS> $/, at);
     } finally {
       await client.dispose(); // leaves the console to the next client

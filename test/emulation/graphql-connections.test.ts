@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, gql, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 
 /**
- * Issue 22 point 4, the client task "list running nodes across all projects": one root `nodes(filter:)`
+ * Issue 22 point 4, the client task "list running nodes across all projects": one root `emulatedNodes(filter:)`
  * connection, paged by cursor, through the real server — and how many requests the client makes for it.
  */
 describe("GraphQL: running nodes across all projects", () => {
@@ -19,8 +19,8 @@ describe("GraphQL: running nodes across all projects", () => {
     return r.data;
   };
 
-  const RUNNING = `query($after: String, $first: Int) { nodes(filter: { status: [STARTED] }, first: $first, after: $after) {
-    totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id name status nodeType project { id name } } } } }`;
+  const RUNNING = `query($after: String, $first: Int) { emulatedNodes(filter: { status: [STARTED] }, first: $first, after: $after) {
+    totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id nodeId name status nodeType project { id name } } } } }`;
 
   it("lists the started nodes of every project in one request, pages them by cursor, and filters by type and project", async () => {
     // Three projects: hubs are started once created (built-in devices), VPCS nodes stay stopped until started.
@@ -43,7 +43,7 @@ describe("GraphQL: running nodes across all projects", () => {
     }
 
     requests = 0;
-    const all = (await query(RUNNING, { first: 100 })).nodes;
+    const all = (await query(RUNNING, { first: 100 })).emulatedNodes;
     expect(requests).toBe(1); // the whole task, while the running nodes fit one page (100)
     expect(all.totalCount).toBe(2);
     expect(all.pageInfo.hasNextPage).toBe(false);
@@ -56,18 +56,18 @@ describe("GraphQL: running nodes across all projects", () => {
     requests = 0;
     const paged: string[] = [];
     for (let after: string | undefined, more = true; more; ) {
-      const page = (await query(RUNNING, { first: 1, after })).nodes;
+      const page = (await query(RUNNING, { first: 1, after })).emulatedNodes;
       expect(page.totalCount).toBe(2);
-      paged.push(...nodesOf(page).map((n: any) => n.id));
+      paged.push(...nodesOf(page).map((n: any) => n.nodeId));
       ({ hasNextPage: more, endCursor: after } = page.pageInfo);
     }
     expect(requests).toBe(2);
     expect(paged).toEqual(started);
 
     // Typed filters: by type across projects, by project, and the stopped ones of one project.
-    const byType = (await query(`{ nodes(filter: { nodeType: [VPCS] }) { totalCount edges { node { name } } } }`)).nodes;
+    const byType = (await query(`{ emulatedNodes(filter: { nodeType: [VPCS] }) { totalCount edges { node { name } } } }`)).emulatedNodes;
     expect(nodesOf(byType).map((n: any) => n.name)).toEqual(["PC-alpha", "PC-beta", "PC-gamma"]);
-    const ofBeta = (await query(`query($p: ID!) { nodes(filter: { project: $p }) { totalCount } }`, { p: projects.beta })).nodes;
+    const ofBeta = (await query(`query($p: ID!) { emulatedNodes(filter: { project: $p }) { totalCount } }`, { p: projects.beta })).emulatedNodes;
     expect(ofBeta.totalCount).toBe(2);
     const stopped = (await query(`query($p: ID!) { project(id: $p) { nodes(filter: { status: [STOPPED] }) { totalCount edges { node { name } } } } }`, { p: projects.beta })).project
       .nodes;
@@ -85,10 +85,10 @@ describe("GraphQL: running nodes across all projects", () => {
   });
 
   it("refuses a page above 100 as a typed error, and a cursor no page gave as a client error", async () => {
-    const r = await gql(s.url, `{ nodes(first: 101) { totalCount } }`);
+    const r = await gql(s.url, `{ emulatedNodes(first: 101) { totalCount } }`);
     expect(r.data).toBeUndefined();
     expect(r.errors?.[0]).toMatchObject({ extensions: { code: "EXCESSIVE_PAGINATION", argument: "first", requested: 101, maximum: 100 } });
-    const bad = await gql(s.url, `{ nodes(first: 1, after: "not a cursor") { totalCount } }`);
+    const bad = await gql(s.url, `{ emulatedNodes(first: 1, after: "not a cursor") { totalCount } }`);
     expect(bad.errors?.[0].message).not.toBe("Unexpected error.");
   });
 });

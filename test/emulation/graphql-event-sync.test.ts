@@ -2,6 +2,7 @@ import type { Client } from "graphql-ws";
 import { describe, expect, it } from "vitest";
 import { busSubscribed, call, gql, nodesOf, serverWithGraphqlClient, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 
 /**
  * Issue 22 point 5: a client keeps a local model of a project from `projectEvents` alone — through creates,
@@ -10,8 +11,8 @@ import { waitFor } from "../support/wait.js";
  * endpoints and their nodes), a restore announces what it took away, and a cursor the server no longer holds gets
  * a typed ResyncEvent instead of silently skipping events.
  */
-const NODE = "id name x";
-const LINK = `id suspend endpoints { adapterNumber portNumber node { id name } }`;
+const NODE = "id nodeId name x";
+const LINK = `id linkId suspend endpoints { adapterNumber portNumber node { id name } }`;
 const DRAWING = "id x";
 const READ = `query($p: ID!) { project(id: $p) { eventCursor nodes(first: 100) { edges { node { ${NODE} } } }
   links(first: 100) { edges { node { ${LINK} } } } drawings(first: 100) { edges { node { ${DRAWING} } } } } }`;
@@ -118,10 +119,10 @@ describe("a local model kept from projectEvents", () => {
 
     // The deletes arrived as the objects were: a link's endpoints with their nodes, also when its node went with it.
     const deleted = f.seen.filter((e) => e.action === "link.deleted");
-    expect(deleted.map((e) => e.link.id).sort()).toEqual([l2, l3, l4].sort());
+    expect(deleted.map((e) => e.link.linkId).sort()).toEqual([l2, l3, l4].sort());
     for (const e of deleted) expect(e.link.endpoints.map((x: any) => x.node.name).sort()).toEqual(expect.arrayContaining(["SW1"]));
-    expect(deleted.find((e) => e.link.id === l3).link.endpoints.map((x: any) => x.node.name).sort()).toEqual(["PC3", "SW1"]);
-    expect(f.seen.filter((e) => e.action === "node.deleted").map((e) => e.node.id).sort()).toEqual([pc3, pc4].sort());
+    expect(deleted.find((e) => e.link.linkId === l3).link.endpoints.map((x: any) => x.node.name).sort()).toEqual(["PC3", "SW1"]);
+    expect(f.seen.filter((e) => e.action === "node.deleted").map((e) => e.node.nodeId).sort()).toEqual([pc3, pc4].sort());
     expect(f.seen.filter((e) => e.action === "drawing.deleted")).toHaveLength(1);
     expect(f.seen.filter((e) => e.broken)).toEqual([]);
 
@@ -145,8 +146,8 @@ describe("a local model kept from projectEvents", () => {
     expect(sorted(model.links)).toEqual(sorted(fresh.links));
     expect(sorted(model.drawings)).toEqual(sorted(fresh.drawings));
     expect([...fresh.nodes.values()].map((n) => n.name).sort()).toEqual(["PC1", "PC5", "SW1"]);
-    expect(fresh.nodes.get(pc1)).toMatchObject({ x: 40 }); // the restore undid the move to 80
-    expect(fresh.links.has(l1) && !fresh.links.has(l4)).toBe(true);
+    expect(fresh.nodes.get(globalId("EmulatedNode", pc1))).toMatchObject({ x: 40 }); // the restore undid the move to 80
+    expect(fresh.links.has(globalId("Link", l1)) && !fresh.links.has(globalId("Link", l4))).toBe(true);
   });
 
   it("a cursor older than the window, or unknown, gets a ResyncEvent, then the live stream", async () => {
@@ -163,7 +164,7 @@ describe("a local model kept from projectEvents", () => {
       await waitFor(() => f.seen.length > 0, 5000, "the first event");
       const name = `PC-${reason}`;
       const id = (await call(s.url, "POST", `/v2/projects/${p.project_id}/nodes`, { name, node_type: "vpcs", compute_id: "local" })).body.node_id;
-      await waitFor(() => model.nodes.has(id), 5000, "the live node.created");
+      await waitFor(() => model.nodes.has(globalId("EmulatedNode", id)), 5000, "the live node.created");
       f.stop();
       await waitFor(() => s.ctx.bus.subscriberCount() === idle, 5000, "the subscriber released");
       expect(f.seen[0]).toMatchObject({ __typename: "ResyncEvent", action: "stream.resync", reason });

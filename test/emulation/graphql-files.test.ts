@@ -49,19 +49,21 @@ const json = (b: Buffer) => JSON.parse(b.toString("utf8"));
 
 async function newProject(name = `files-${randomUUID().slice(0, 8)}`): Promise<string> {
   const r = await query(`mutation($n: String!) { createProject(input: { name: $n, autoClose: false }) {
-    ... on MutationCreateProjectSuccess { data { id } } } }`, { n: name });
-  return r.data.createProject.data.id;
+    ... on CreateProjectPayload { project { projectId } } } }`, { n: name });
+  return r.data.createProject.project.projectId;
 }
 
 const WRITE_PROJECT_FILE = `mutation($p: ID!, $path: String!, $file: File!) {
   writeProjectFile(projectId: $p, path: $path, file: $file) {
     __typename ... on MutationWriteProjectFileSuccess { data { path size } } ... on Error { message code target } } }`;
-const WRITE_NODE_FILE = `mutation($p: ID!, $n: ID!, $path: String!, $file: File!) {
-  writeNodeFile(projectId: $p, nodeId: $n, path: $path, file: $file) {
-    __typename ... on MutationWriteNodeFileSuccess { data { path size } } ... on Error { message } } }`;
+/** Writes a node file and asks, in the same answer, for the URL that downloads it. */
+const WRITE_NODE_FILE = `mutation($n: ID!, $path: String!, $file: File!) {
+  writeNodeFile(input: { nodeId: $n, path: $path, file: $file }) {
+    __typename ... on WriteNodeFilePayload { file { path size } node { nodeId fileUrl(path: $path) { ... on EmulatedNodeFileUrlSuccess { data { url } } } } }
+    ... on Error { code message } } }`;
 const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
   importProject(id: $id, name: $name, path: $path, file: $file) {
-    __typename ... on MutationImportProjectSuccess { data { id name status nodes { edges { node { name } } } } } ... on Error { message } } }`;
+    __typename ... on MutationImportProjectSuccess { data { projectId name status nodes { edges { node { name } } } } } ... on Error { message } } }`;
 
 async function exportUrl(projectId: string, args = "") {
   const r = await query(`query($id: ID!) { project(id: $id) { exportUrl${args} {
@@ -105,14 +107,14 @@ describe("project archives and files", () => {
     expect(imported.status).toBe(200);
     expect(imported.body.data.importProject).toEqual({
       __typename: "MutationImportProjectSuccess",
-      data: { id, name: "imported copy", status: "CLOSED", nodes: { edges: [{ node: { name: "PC1" } }] } },
+      data: { projectId: id, name: "imported copy", status: "CLOSED", nodes: { edges: [{ node: { name: "PC1" } }] } },
     });
     const notes = await projectFileUrl(id, "notes.txt");
     expect((await download(notes.data.url)).body.toString()).toBe("lab notes\n");
 
     // Without an id the import picks one.
     const again = await upload(IMPORT, { name: "second copy" }, { name: "lab.gns3project", data: archive.body });
-    expect(again.body.data.importProject.data.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(again.body.data.importProject.data.projectId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("writes project files (binary, byte for byte) and refuses what REST refuses, with typed errors", async () => {
@@ -139,25 +141,32 @@ describe("project archives and files", () => {
     expect((await projectFileUrl(project, "absent.txt")).__typename).toBe("NotFoundError");
   });
 
-  it("writes node files (creating their directories) and downloads them", async () => {
+  // Issue 22's client task "upload a file to a node and download it": two requests (the upload, whose answer
+  // carries the download URL, then the download), counted here.
+  it("writes node files (creating their directories) and downloads them: two requests", async () => {
     const project = await newProject();
     const node = (await rest("POST", `/v2/projects/${project}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).body;
-    const r = await upload(WRITE_NODE_FILE, { p: project, n: node.node_id, path: "configs/startup.vpc" }, { name: "startup.vpc", data: "ip 10.0.0.1/24\n" });
-    expect(r.body.data.writeNodeFile).toEqual({ __typename: "MutationWriteNodeFileSuccess", data: { path: "configs/startup.vpc", size: 15 } });
+    let requests = 0;
+    requests++;
+    const r = await upload(WRITE_NODE_FILE, { n: node.node_id, path: "configs/startup.vpc" }, { name: "startup.vpc", data: "ip 10.0.0.1/24\n" });
+    const written = r.body.data.writeNodeFile;
+    expect(written).toMatchObject({ __typename: "WriteNodeFilePayload", file: { path: "configs/startup.vpc", size: 15 }, node: { nodeId: node.node_id } });
+    const url = written.node.fileUrl.data.url;
+    expect(url).toMatch(new RegExp(`^/v2/projects/${project}/nodes/${node.node_id}/files/configs/startup\\.vpc\\?token=`));
+    requests++;
+    const file = await download(url);
+    expect(requests).toBe(2); // the whole task
+    expect(file.status).toBe(200);
+    expect(file.body.toString()).toBe("ip 10.0.0.1/24\n");
     const dir = path.join(s.dataDir, "projects", project, "project-files", "vpcs", node.node_id);
     expect(fs.readFileSync(path.join(dir, "configs", "startup.vpc"), "utf8")).toBe("ip 10.0.0.1/24\n");
 
-    const q = await query(`query($project: ID!, $n: ID!, $p: String!) { emulatedNode(projectId: $project, id: $n) { ... on QueryEmulatedNodeSuccess { data {
-      fileUrl(path: $p) { __typename ... on EmulatedNodeFileUrlSuccess { data { url } } ... on Error { message } } } } } }`, {
-      project,
-      n: node.node_id,
-      p: "configs/startup.vpc",
-    });
-    const url = q.data.emulatedNode.data.fileUrl.data.url;
-    expect(url).toMatch(new RegExp(`^/v2/projects/${project}/nodes/${node.node_id}/files/configs/startup\\.vpc\\?token=`));
-    const file = await download(url);
-    expect(file.status).toBe(200);
-    expect(file.body.toString()).toBe("ip 10.0.0.1/24\n");
+    // The node named by its global id (what a client's cache holds) is the same node; an unknown one is NOT_FOUND.
+    const global = (await query(`query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data { id } } } }`, { n: node.node_id })).data.emulatedNode.data.id;
+    const again = await upload(WRITE_NODE_FILE, { n: global, path: "configs/startup.vpc" }, { name: "startup.vpc", data: "ip 10.0.0.2/24\n" });
+    expect(again.body.data.writeNodeFile.file).toEqual({ path: "configs/startup.vpc", size: 15 });
+    const ghost = await upload(WRITE_NODE_FILE, { n: randomUUID(), path: "a.txt" }, { name: "x", data: "x" });
+    expect(ghost.body.data.writeNodeFile).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND" });
   });
 });
 
@@ -250,7 +259,7 @@ describe("symbols", () => {
     expect(big.body.data.uploadSymbol).toEqual({
       __typename: "InvalidInputError",
       message: `The file may not exceed ${2 * 1024 * 1024} bytes`,
-      code: "REQUEST_ENTITY_TOO_LARGE",
+      code: "TOO_LARGE",
       target: "file",
     });
     const dotted = await upload(UPLOAD_SYMBOL, { id: "../.." }, { name: "x.svg", data: SVG });
@@ -286,7 +295,7 @@ describe("hostile uploads and paths", () => {
     for (const evil of ["../evil.txt", "../../../../tmp/evil.txt", "/etc/evil.txt", "a\\..\\..\\evil.txt"]) {
       const w = await upload(WRITE_PROJECT_FILE, { p: project, path: evil }, { name: "x", data: "x" });
       expect(w.body.data.writeProjectFile, evil).toMatchObject({ __typename: "ForbiddenError" });
-      const n = await upload(WRITE_NODE_FILE, { p: project, n: node.node_id, path: evil }, { name: "x", data: "x" });
+      const n = await upload(WRITE_NODE_FILE, { n: node.node_id, path: evil }, { name: "x", data: "x" });
       expect(n.body.data.writeNodeFile, evil).toMatchObject({ __typename: "ForbiddenError" });
     }
     expect((await projectFileUrl(project, "../../../etc/passwd")).__typename).toBe("ForbiddenError");
@@ -382,7 +391,7 @@ describe("cross-site request forgery", () => {
     form.set("operations", JSON.stringify({ query: WRITE_PROJECT_FILE, variables: { p: project, path: "planted.txt", file: null } }));
     form.set("map", JSON.stringify({ 0: ["variables.file"] }));
     form.set("0", new Blob(["x"]), "planted.txt");
-    const deletion = `mutation { deleteProject(id: "${project}") { __typename } }`;
+    const deletion = `mutation { deleteProject(input: { id: "${project}" }) { __typename } }`;
     const forms: [string, BodyInit, Record<string, string>][] = [
       ["multipart/form-data", form, {}],
       ["application/x-www-form-urlencoded", new URLSearchParams({ query: deletion }), {}],
@@ -425,8 +434,8 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("link captures", ()
     }
     const pcapUrl = async (linkId: string) =>
       (
-        await query(`query($p: ID!, $l: ID!) { link(projectId: $p, id: $l) { ... on QueryLinkSuccess { data {
-          pcapUrl { __typename ... on LinkPcapUrlSuccess { data { url } } ... on Error { message } } } } } }`, { p: project, l: linkId })
+        await query(`query($l: ID!) { link(id: $l) { ... on QueryLinkSuccess { data {
+          pcapUrl { __typename ... on LinkPcapUrlSuccess { data { url } } ... on Error { message } } } } } }`, { l: linkId })
       ).data.link.data.pcapUrl;
     expect(await pcapUrl(links[0])).toEqual({ __typename: "ConflictError", message: "This link has no active packet capture" });
 

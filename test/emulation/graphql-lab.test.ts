@@ -18,13 +18,13 @@ import { toolAvailable } from "../support/tools.js";
 
 const ERR = `... on Error { __typename message }`;
 
-/** Runs one mutation field and returns its `data`, failing on GraphQL errors or an error member of the result union. */
+/** Runs one mutation field and returns its payload, failing on GraphQL errors or an error member of the result union. */
 async function mutate(s: TestServer, field: string, query: string, variables: Record<string, unknown>) {
   const r = await gql(s.url, query, variables);
   expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
   const result = r.data[field];
-  expect(result.__typename, JSON.stringify(result)).toBe(`Mutation${field[0].toUpperCase()}${field.slice(1)}Success`);
-  return result.data;
+  expect(result.__typename, JSON.stringify(result)).toBe(`${field[0].toUpperCase()}${field.slice(1)}Payload`);
+  return result;
 }
 
 describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built through GraphQL works too (requires the vpcs package)", () => {
@@ -55,31 +55,31 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
 
   it("builds the lab through mutations, starts it under a projectEvents subscription, captures, pings and stops it", async () => {
     await step("creates the project, PC1, PC2, SW1 and both links through mutations", async () => {
-      const project = await mutate(
+      const { project } = await mutate(
         s,
         "createProject",
-        `mutation($i: CreateProjectInput!) { createProject(input: $i) { __typename ... on MutationCreateProjectSuccess { data { id name status } } ${ERR} } }`,
+        `mutation($i: CreateProjectInput!) { createProject(input: $i) { __typename ... on CreateProjectPayload { project { projectId name status } } ${ERR} } }`,
         { i: { name: `gql-lab-${Date.now()}` } },
       );
       expect(project.status).toBe("OPENED");
-      projectId = project.id;
+      projectId = project.projectId;
 
       for (const [name, nodeType] of [["PC1", "VPCS"], ["PC2", "VPCS"], ["SW1", "ETHERNET_SWITCH"]]) {
-        const node = await mutate(
+        const { node } = await mutate(
           s,
           "createNode",
-          `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on MutationCreateNodeSuccess { data { id name nodeType status } } ${ERR} } }`,
+          `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on CreateNodePayload { node { nodeId name nodeType status } } ${ERR} } }`,
           { i: { projectId, name, nodeType } },
         );
         expect(node).toMatchObject({ name, nodeType, status: nodeType === "VPCS" ? "STOPPED" : "STARTED" });
-        ids[name] = node.id;
+        ids[name] = node.nodeId;
       }
 
       for (const [pc, port] of [["PC1", 0], ["PC2", 1]] as const) {
-        const link = await mutate(
+        const { link } = await mutate(
           s,
           "createLink",
-          `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id capturing endpoints { node { name } adapterNumber portNumber } } } ${ERR} } }`,
+          `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on CreateLinkPayload { link { linkId capturing endpoints { node { name } adapterNumber portNumber } } } ${ERR} } }`,
           {
             i: {
               projectId,
@@ -95,7 +95,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
           [pc, 0, 0],
           ["SW1", 0, port],
         ]);
-        links.push(link.id);
+        links.push(link.linkId);
       }
     });
 
@@ -121,8 +121,8 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
         await mutate(
           s,
           "updateNode",
-          `mutation($p: ID!, $n: ID!, $i: UpdateNodeInput!) { updateNode(projectId: $p, id: $n, input: $i) { __typename ... on MutationUpdateNodeSuccess { data { x } } ${ERR} } }`,
-          { p: projectId, n: ids.SW1, i: { x: ++x } },
+          `mutation($i: UpdateNodeInput!) { updateNode(input: $i) { __typename ... on UpdateNodePayload { node { x } } ${ERR} } }`,
+          { i: { id: ids.SW1, x: ++x } },
         );
         await new Promise((r) => setTimeout(r, 50));
         return events.some((e) => e.action === "node.updated" && e.payload.node_id === ids.SW1);
@@ -130,11 +130,11 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       expect(subscriptionErrors).toEqual([]);
       expect(statusEvent(ids.PC1, "started")).toBeUndefined();
 
-      const pc1 = await mutate(
+      const { node: pc1 } = await mutate(
         s,
         "startNode",
-        `mutation($p: ID!, $n: ID!) { startNode(projectId: $p, id: $n) { __typename ... on MutationStartNodeSuccess { data { nodeId status console commandLine } } ${ERR} } }`,
-        { p: projectId, n: ids.PC1 },
+        `mutation($n: ID!) { startNode(input: { id: $n }) { __typename ... on StartNodePayload { node { nodeId status console commandLine } } ${ERR} } }`,
+        { n: ids.PC1 },
       );
       expect(pc1).toMatchObject({ nodeId: ids.PC1, status: "STARTED" });
       expect(pc1.commandLine).toContain(`-p ${pc1.console}`);
@@ -142,14 +142,13 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       expect(statusEvent(ids.PC2, "started")).toBeUndefined(); // PC2 has not been started yet
 
       const started = Date.now();
-      expect(
-        await mutate(
-          s,
-          "projectNodesAction",
-          `mutation($p: ID!) { projectNodesAction(projectId: $p, action: START) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
-          { p: projectId },
-        ),
-      ).toBe(true);
+      const all = await mutate(
+        s,
+        "projectNodesAction",
+        `mutation($p: ID!) { projectNodesAction(input: { projectId: $p, action: START }) { __typename ... on ProjectNodesActionPayload { project { nodes { edges { node { status } } } } } ${ERR} } }`,
+        { p: projectId },
+      );
+      expect(nodesOf(all.project.nodes).map((n: any) => n.status)).toEqual(["STARTED", "STARTED", "STARTED"]);
       await waitFor(() => statusEvent(ids.PC2, "started") !== undefined);
       expect(statusEvent(ids.PC2, "started")!.at).toBeGreaterThanOrEqual(started);
       expect(events.indexOf(statusEvent(ids.PC1, "started")!)).toBeLessThan(events.indexOf(statusEvent(ids.PC2, "started")!));
@@ -157,43 +156,43 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
     });
 
     await step("starts a capture on the PC1 — SW1 link", async () => {
-      const capture = await mutate(
+      const { link: capture } = await mutate(
         s,
         "startCapture",
-        `mutation($p: ID!, $l: ID!) { startCapture(projectId: $p, linkId: $l) { __typename ... on MutationStartCaptureSuccess { data { linkId capturing computeId fileName filePath } } ${ERR} } }`,
-        { p: projectId, l: links[0] },
+        `mutation($l: ID!) { startCapture(input: { id: $l }) { __typename ... on StartCapturePayload { link { linkId capturing captureCompute { name } captureFileName captureFilePath } } ${ERR} } }`,
+        { l: links[0] },
       );
       expect(capture).toEqual({
         linkId: links[0],
         capturing: true,
-        computeId: "local",
-        fileName: "PC1_0-0_to_SW1_0-0.pcap",
-        filePath: `${s.dataDir}/projects/${projectId}/project-files/captures/PC1_0-0_to_SW1_0-0.pcap`,
+        captureCompute: { name: (await call(s.url, "GET", "/v2/computes/local")).body.name },
+        captureFileName: "PC1_0-0_to_SW1_0-0.pcap",
+        captureFilePath: `${s.dataDir}/projects/${projectId}/project-files/captures/PC1_0-0_to_SW1_0-0.pcap`,
       });
-      expect(fs.existsSync(capture.filePath)).toBe(true);
+      expect(fs.existsSync(capture.captureFilePath)).toBe(true);
     });
 
     await step("one query returns the project with its started nodes (console ports) and its links (capturing)", async () => {
       const r = await gql(
         s.url,
-        `query($p: ID!) { project(id: $p) { id status
-          nodes { edges { node { id name nodeType status console consoleType } } }
-          links { edges { node { id capturing captureFileName captureFilePath endpoints { node { id } } } } } } }`,
+        `query($p: ID!) { project(id: $p) { projectId status
+          nodes { edges { node { nodeId name nodeType status console consoleType } } }
+          links { edges { node { linkId capturing captureFileName captureFilePath endpoints { node { nodeId } } } } } } }`,
         { p: projectId },
       );
       expect(r.errors).toBeUndefined();
       const p = r.data.project;
-      expect(p).toMatchObject({ id: projectId, status: "OPENED" });
+      expect(p).toMatchObject({ projectId, status: "OPENED" });
       const byName = Object.fromEntries(nodesOf(p.nodes).map((n: any) => [n.name, n]));
       expect(Object.keys(byName).sort()).toEqual(["PC1", "PC2", "SW1"]);
       for (const pc of ["PC1", "PC2"]) {
-        expect(byName[pc]).toMatchObject({ id: ids[pc], nodeType: "VPCS", status: "STARTED", consoleType: "TELNET" });
+        expect(byName[pc]).toMatchObject({ nodeId: ids[pc], nodeType: "VPCS", status: "STARTED", consoleType: "TELNET" });
         expect(byName[pc].console).toBeGreaterThanOrEqual(s.ctx.config.consolePorts[0]);
         expect(byName[pc].console).toBeLessThanOrEqual(s.ctx.config.consolePorts[1]);
       }
       expect(byName.PC1.console).not.toBe(byName.PC2.console);
       expect(byName.SW1.status).toBe("STARTED");
-      const byId = Object.fromEntries(nodesOf(p.links).map((l: any) => [l.id, l]));
+      const byId = Object.fromEntries(nodesOf(p.links).map((l: any) => [l.linkId, l]));
       expect(byId[links[0]]).toMatchObject({ capturing: true, captureFileName: "PC1_0-0_to_SW1_0-0.pcap" });
       expect(byId[links[0]].captureFilePath).toMatch(/project-files\/captures\/PC1_0-0_to_SW1_0-0\.pcap$/);
       expect(byId[links[1]].capturing).toBe(false);
@@ -209,20 +208,18 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       const out = await consoles[0].run("ping 10.0.0.2 -c 3", 20_000);
       expect(out.match(/10\.0\.0\.2 icmp_seq=\d ttl=64/g)).toHaveLength(3);
 
-      const stop = await mutate(
+      const { link: stop } = await mutate(
         s,
         "stopCapture",
-        `mutation($p: ID!, $l: ID!) { stopCapture(projectId: $p, linkId: $l) { __typename ... on MutationStopCaptureSuccess { data { capturing computeId fileName filePath } } ${ERR} } }`,
-        { p: projectId, l: links[0] },
+        `mutation($l: ID!) { stopCapture(input: { id: $l }) { __typename ... on StopCapturePayload { link { capturing captureCompute { name } captureFileName captureFilePath } } ${ERR} } }`,
+        { l: links[0] },
       );
-      expect(stop).toMatchObject({ capturing: false, computeId: null, fileName: "PC1_0-0_to_SW1_0-0.pcap" });
+      expect(stop).toMatchObject({ capturing: false, captureCompute: null, captureFileName: "PC1_0-0_to_SW1_0-0.pcap" });
 
-      const link = (await gql(s.url, `query($p: ID!) { project(id: $p) { links { edges { node { id capturing captureFilePath } } } } }`, { p: projectId })).data.project.links.edges.map((e: any) => e.node).find(
-        (l: any) => l.id === links[0],
-      );
+      const link = (await gql(s.url, `query($l: ID!) { link(id: $l) { ... on QueryLinkSuccess { data { capturing captureFilePath } } } }`, { l: links[0] })).data.link.data;
       expect(link.capturing).toBe(false);
       const fromDisk = fs.readFileSync(link.captureFilePath);
-      const fromRest = await fetch(`${s.url}/v2/projects/${projectId}/files/project-files/captures/${stop.fileName}`);
+      const fromRest = await fetch(`${s.url}/v2/projects/${projectId}/files/project-files/captures/${stop.captureFileName}`);
       expect(fromRest.status).toBe(200);
       expect(Buffer.from(await fromRest.arrayBuffer()).equals(fromDisk)).toBe(true);
 
@@ -235,22 +232,20 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
 
     await step("stops the nodes through GraphQL: STOPPED in the results, the events and the project query", async () => {
       consoles.forEach((c) => c.close());
-      const stopped = await mutate(
+      const { node: stopped } = await mutate(
         s,
         "stopNode",
-        `mutation($p: ID!, $n: ID!) { stopNode(projectId: $p, id: $n) { __typename ... on MutationStopNodeSuccess { data { nodeId status } } ${ERR} } }`,
-        { p: projectId, n: ids.PC1 },
+        `mutation($n: ID!) { stopNode(input: { id: $n }) { __typename ... on StopNodePayload { node { nodeId status } } ${ERR} } }`,
+        { n: ids.PC1 },
       );
       expect(stopped).toEqual({ nodeId: ids.PC1, status: "STOPPED" });
       await waitFor(() => statusEvent(ids.PC1, "stopped") !== undefined);
-      expect(
-        await mutate(
-          s,
-          "projectNodesAction",
-          `mutation($p: ID!) { projectNodesAction(projectId: $p, action: STOP) { __typename ... on MutationProjectNodesActionSuccess { data } ${ERR} } }`,
-          { p: projectId },
-        ),
-      ).toBe(true);
+      await mutate(
+        s,
+        "projectNodesAction",
+        `mutation($p: ID!) { projectNodesAction(input: { projectId: $p, action: STOP }) { __typename ${ERR} } }`,
+        { p: projectId },
+      );
       await waitFor(() => statusEvent(ids.PC2, "stopped") !== undefined);
 
       const r = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { name status } } } } }`, { p: projectId });

@@ -66,7 +66,7 @@ async function project(n: number) {
 // 40 nodes a page: links and endpoints count as 20 each (cost.ts), so 40 × 20 × 20 × … stays within the budget.
 const PAGE = 40;
 const NESTED = `query($id: ID!, $after: String) { project(id: $id) { nodes(first: ${PAGE}, after: $after) { totalCount pageInfo { hasNextPage endCursor }
-  edges { node { id name links { id endpoints { node { name } } availableFilters { type } } } } } } }`;
+  edges { node { id name links { linkId endpoints { node { name } } availableFilters { type } } } } } } }`;
 
 async function counted<T>(read: () => Promise<T>): Promise<{ result: T; statements: number }> {
   s.ctx.services.emulation.reads.invalidate("*"); // no read cache: what a read costs
@@ -84,7 +84,7 @@ describe("nested reads", { timeout: 180_000 }, () => {
     expect(a.result.data.project.nodes.totalCount).toBe(50);
     expect(a.result.data.project.nodes.edges).toHaveLength(PAGE);
     expect(a.statements).toBeLessThanOrEqual(12);
-    type N = { id: string; name: string; links: { id: string; endpoints: { node: { name: string } }[]; availableFilters: unknown[] }[] };
+    type N = { id: string; name: string; links: { linkId: string; endpoints: { node: { name: string } }[]; availableFilters: unknown[] }[] };
     const nodes: N[] = [];
     const pageStatements: number[] = [];
     for (let after: string | undefined, more = true; more; ) {
@@ -110,7 +110,7 @@ describe("nested reads", { timeout: 180_000 }, () => {
         const names = l.endpoints.map((e) => e.node.name);
         expect(names).toContain(n.name);
         expect(l.availableFilters.length > 0).toBe(names.some((x) => x.startsWith("PC")));
-        seen.set(l.id, (seen.get(l.id) ?? "") + "x");
+        seen.set(l.linkId, (seen.get(l.linkId) ?? "") + "x");
       }
     }
     expect(seen.size).toBe(large.links.length);
@@ -118,14 +118,14 @@ describe("nested reads", { timeout: 180_000 }, () => {
     // Links in creation order, then by id (bulk-created rows share their creation time), as the REST list has them.
     const sw2 = nodes.find((n) => n.name === "SW2")!;
     expect(sw2.links).toHaveLength(8);
-    expect(sw2.links.map((l) => l.id)).toEqual(sw2.links.map((l) => l.id).sort());
+    expect(sw2.links.map((l) => l.linkId)).toEqual(sw2.links.map((l) => l.linkId).sort());
   });
 
   it("emulatedNode and projects plan their selections; nodeDirectory answers; the cost is in extensions", async () => {
     const { projectId, nodes } = await project(30);
     const pc = nodes.find((n) => n.nodeType === "vpcs")!;
     const r = await counted(() =>
-      gql(s.url, `query($p: ID!, $n: ID!) { emulatedNode(projectId: $p, id: $n) { __typename ... on QueryEmulatedNodeSuccess { data { name nodeDirectory links { endpoints { node { name nodeDirectory } } } } } } }`, { p: projectId, n: pc.id }),
+      gql(s.url, `query($n: ID!) { emulatedNode(id: $n) { __typename ... on QueryEmulatedNodeSuccess { data { name nodeDirectory links { endpoints { node { name nodeDirectory } } } } } } }`, { n: pc.id }),
     );
     expect(r.result.errors).toBeUndefined();
     const node = r.result.data.emulatedNode.data;
@@ -136,11 +136,11 @@ describe("nested reads", { timeout: 180_000 }, () => {
     const res = await fetch(`${s.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: `{ projects(first: 10) { edges { node { id stats { nodes links } nodes(first: 5) { totalCount edges { node { id } } } } } } }` }),
+      body: JSON.stringify({ query: `{ projects(first: 10) { edges { node { projectId stats { nodes links } nodes(first: 5) { totalCount edges { node { id } } } } } } }` }),
     });
     const body = await res.json();
     expect(body.errors).toBeUndefined();
-    const listed = nodesOf(body.data.projects).find((p: any) => p.id === projectId);
+    const listed = nodesOf(body.data.projects).find((p: any) => p.projectId === projectId);
     expect(listed.stats).toEqual({ nodes: 30, links: 29 });
     expect(listed.nodes.totalCount).toBe(30);
     expect(listed.nodes.edges).toHaveLength(5);

@@ -1,11 +1,11 @@
 import type { Client } from "graphql-ws";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../src/platform/db/client.js";
-import { busSubscribed, call, gql, graphqlWsClient, startTestServer, type TestServer } from "../support/server.js";
+import { busSubscribed, call, gql, graphqlWsClient, nodesOf, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 import { makeProject } from "./nodes-support.js";
 
-const NODE = `fragment N on EmulatedNode { id name nodeType status console consoleType label { text x y } ports { name shortName adapterNumber portNumber linkType } }`;
+const NODE = `fragment N on EmulatedNode { id nodeId name nodeType status console consoleType label { text x y } ports { name shortName adapterNumber portNumber linkType } }`;
 const ERR = `... on Error { __typename message }`;
 
 /** Collects the items of one graphql-ws subscription. */
@@ -36,7 +36,7 @@ describe("emulation: GraphQL topology", () => {
   let pid: string;
   let client: Client;
   const createNode = (input: Record<string, unknown>) =>
-    gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on MutationCreateNodeSuccess { data { ...N } } ${ERR} } } ${NODE}`, { i: input });
+    gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on CreateNodePayload { node { ...N } } ${ERR} } } ${NODE}`, { i: input });
   /** Bus subscribers of an idle server (its own listeners), and a wait for the ones an earlier test left to go. */
   let idle: number;
   const busIdle = () =>
@@ -58,7 +58,7 @@ describe("emulation: GraphQL topology", () => {
   const pcAndSwitch = async () => {
     for (const [name, nodeType] of [["PC1", "VPCS"], ["SW1", "ETHERNET_SWITCH"]]) {
       const r = await createNode({ projectId: pid, name, nodeType });
-      expect(r.data.createNode.data.name).toBe(name);
+      expect(r.data.createNode.node.name).toBe(name);
     }
   };
   afterAll(async () => {
@@ -69,12 +69,33 @@ describe("emulation: GraphQL topology", () => {
   it("creates nodes with typed results and enums", async () => {
     const r = await createNode({ projectId: pid, name: "PC 1", nodeType: "VPCS" });
     expect(r.errors).toBeUndefined();
-    const node = r.data.createNode.data;
+    const node = r.data.createNode.node;
     expect(node).toMatchObject({ name: "PC1", nodeType: "VPCS", status: "STOPPED", consoleType: "TELNET", label: { text: "PC1", y: -40 } });
     expect(node.ports).toEqual([{ name: "Ethernet0", shortName: "e0", adapterNumber: 0, portNumber: 0, linkType: "ETHERNET" }]);
-    const sw = (await createNode({ projectId: pid, name: "SW1", nodeType: "ETHERNET_SWITCH" })).data.createNode.data;
+    const sw = (await createNode({ projectId: pid, name: "SW1", nodeType: "ETHERNET_SWITCH" })).data.createNode.node;
     expect(sw).toMatchObject({ status: "STARTED", consoleType: "NONE" });
     expect(sw.ports).toHaveLength(8);
+  });
+
+  it("follows a node's compute and template as edges (template null: none, or deleted since)", async () => {
+    const VPCS_TEMPLATE = "19021f99-e36f-394d-b4a1-8aaa902ab9cc"; // GNS3's built-in VPCS
+    const user = (await call(s.url, "POST", "/v2/templates", { name: "Hub E", template_type: "ethernet_hub", compute_id: "local" })).body;
+    await createNode({ projectId: pid, name: "PC1", nodeType: "VPCS", templateId: VPCS_TEMPLATE });
+    await createNode({ projectId: pid, name: "HUB1", nodeType: "ETHERNET_HUB", templateId: user.template_id });
+    await createNode({ projectId: pid, name: "SW1", nodeType: "ETHERNET_SWITCH" });
+    const read = async () =>
+      nodesOf(
+        (await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { name compute { name } template { name templateType } } } } } }`, { p: pid })).data.project.nodes,
+      );
+    const local = (await call(s.url, "GET", "/v2/computes/local")).body.name;
+    expect(await read()).toEqual([
+      { name: "PC1", compute: { name: local }, template: { name: "VPCS", templateType: "VPCS" } },
+      { name: "HUB1", compute: { name: local }, template: { name: "Hub E", templateType: "ETHERNET_HUB" } },
+      { name: "SW1", compute: { name: local }, template: null },
+    ]);
+    // A template deleted since: the node keeps its template id, the edge is null (not an error).
+    expect((await call(s.url, "DELETE", `/v2/templates/${user.template_id}`)).status).toBe(204);
+    expect((await read())[1].template).toBeNull();
   });
 
   it("returns typed errors: unknown project, unknown compute, bad input, locked node", async () => {
@@ -87,17 +108,20 @@ describe("emulation: GraphQL topology", () => {
     expect((await createNode({ projectId: pid, name: "X", nodeType: "VPCS", computeId: "nope" })).data.createNode.__typename).toBe("NotFoundError");
     expect((await createNode({ projectId: pid, name: "X", nodeType: "VPCS", console: 70000 })).data.createNode.__typename).toBe("InvalidInputError");
     expect((await createNode({ projectId: pid, name: "X", nodeType: "VPCS", consoleType: "VNC" })).data.createNode.__typename).toBe("InvalidInputError");
-    const locked = (await createNode({ projectId: pid, name: "L", nodeType: "VPCS", locked: true })).data.createNode.data;
-    const del = await gql(s.url, `mutation($p: ID!, $id: ID!) { deleteNode(projectId: $p, id: $id) { __typename ${ERR} } }`, { p: pid, id: locked.id });
+    const locked = (await createNode({ projectId: pid, name: "L", nodeType: "VPCS", locked: true })).data.createNode.node;
+    const del = await gql(s.url, `mutation($id: ID!) { deleteNode(input: { id: $id }) { __typename ${ERR} } }`, { id: locked.nodeId });
     expect(del.data.deleteNode).toEqual({ __typename: "ConflictError", message: "Node L cannot be deleted because it is locked" });
     const upd = await gql(
       s.url,
-      `mutation($p: ID!, $id: ID!) { updateNode(projectId: $p, id: $id, input: { locked: false, name: "PC1", x: 5 }) { ... on MutationUpdateNodeSuccess { data { name x } } } }`,
-      { p: pid, id: locked.id },
+      `mutation($id: ID!) { updateNode(input: { id: $id, locked: false, name: "PC1", x: 5 }) { ... on UpdateNodePayload { node { name x } } } }`,
+      { id: locked.nodeId },
     );
-    expect(upd.data.updateNode.data).toEqual({ name: "PC2", x: 5 });
-    const ok = await gql(s.url, `mutation($p: ID!, $id: ID!) { deleteNode(projectId: $p, id: $id) { ... on MutationDeleteNodeSuccess { data } } }`, { p: pid, id: locked.id });
-    expect(ok.data.deleteNode.data).toBe(locked.id);
+    expect(upd.data.updateNode.node).toEqual({ name: "PC2", x: 5 });
+    const ok = await gql(s.url, `mutation($id: ID!) { deleteNode(input: { id: $id }) { ... on DeleteNodePayload { deletedIds } } }`, { id: locked.nodeId });
+    expect(ok.data.deleteNode.deletedIds).toEqual([locked.id]);
+    // Deleting what is gone is NOT_FOUND, never a silent success.
+    const gone = await gql(s.url, `mutation($id: ID!) { deleteNode(input: { id: $id }) { __typename ... on Error { code } } }`, { id: locked.nodeId });
+    expect(gone.data.deleteNode).toEqual({ __typename: "NotFoundError", code: "NOT_FOUND" });
   });
 
   it("creates, updates and deletes links with typed errors", async () => {
@@ -107,7 +131,7 @@ describe("emulation: GraphQL topology", () => {
     const create = (ends: object[], extra: object = {}) =>
       gql(
         s.url,
-        `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on MutationCreateLinkSuccess { data { id linkType filters { delay { latencyMs jitterMs } corruptPercent } endpoints { node { name } adapterNumber portNumber label { text } } } } ${ERR} } }`,
+        `mutation($i: CreateLinkInput!) { createLink(input: $i) { __typename ... on CreateLinkPayload { link { linkId linkType filters { delay { latencyMs jitterMs } corruptPercent } endpoints { node { name } adapterNumber portNumber label { text } } } } ${ERR} } }`,
         { i: { projectId: pid, ends, ...extra } },
       );
     const made = await create(
@@ -117,7 +141,7 @@ describe("emulation: GraphQL topology", () => {
       ],
       { filters: { delay: [10, 2], corrupt: [0] } },
     );
-    const link = made.data.createLink.data;
+    const link = made.data.createLink.link;
     expect(link).toMatchObject({ linkType: "ETHERNET", filters: { delay: { latencyMs: 10, jitterMs: 2 }, corruptPercent: null } }); // corrupt [0]: off
     expect(link.endpoints.map((e: any) => [e.node.name, e.portNumber, e.label.text])).toEqual([
       ["PC1", 0, "0/0"],
@@ -132,28 +156,28 @@ describe("emulation: GraphQL topology", () => {
     expect(badFilter.data.createLink.__typename).toBe("InvalidInputError");
     const upd = await gql(
       s.url,
-      `mutation($p: ID!, $id: ID!) { updateLink(projectId: $p, id: $id, input: { suspend: true, linkStyle: { color: "#f00" } }) { ... on MutationUpdateLinkSuccess { data { suspend linkStyle { color width } } } } }`,
-      { p: pid, id: link.id },
+      `mutation($id: ID!) { updateLink(input: { id: $id, suspend: true, linkStyle: { color: "#f00" } }) { ... on UpdateLinkPayload { link { suspend linkStyle { color width } } } } }`,
+      { id: link.linkId },
     );
-    expect(upd.data.updateLink.data).toEqual({ suspend: true, linkStyle: { color: "#f00", width: null } });
-    const q = await gql(s.url, `query($p: ID!, $id: ID!) { link(projectId: $p, id: $id) { ... on QueryLinkSuccess { data { id suspend } } } }`, { p: pid, id: link.id });
-    expect(q.data.link.data).toEqual({ id: link.id, suspend: true });
+    expect(upd.data.updateLink.link).toEqual({ suspend: true, linkStyle: { color: "#f00", width: null } });
+    const q = await gql(s.url, `query($id: ID!) { link(id: $id) { ... on QueryLinkSuccess { data { linkId suspend } } } }`, { id: link.linkId });
+    expect(q.data.link.data).toEqual({ linkId: link.linkId, suspend: true });
   });
 
   it("reads a project with its nodes, ports and links in a constant number of queries (no N+1)", async () => {
     const big = await makeProject(s);
     const small = await makeProject(s);
     const sws: string[] = [];
-    for (let i = 0; i < 10; i++) sws.push((await createNode({ projectId: big, name: "SW1", nodeType: "ETHERNET_SWITCH" })).data.createNode.data.id);
+    for (let i = 0; i < 10; i++) sws.push((await createNode({ projectId: big, name: "SW1", nodeType: "ETHERNET_SWITCH" })).data.createNode.node.nodeId);
     for (let i = 0; i < 9; i++) {
       await call(s.url, "POST", `/v2/projects/${big}/links`, { nodes: [{ node_id: sws[i], adapter_number: 0, port_number: 1 }, { node_id: sws[i + 1], adapter_number: 0, port_number: 2 }] });
     }
-    const a = (await createNode({ projectId: small, name: "A", nodeType: "VPCS" })).data.createNode.data.id;
-    const b = (await createNode({ projectId: small, name: "B", nodeType: "VPCS" })).data.createNode.data.id;
+    const a = (await createNode({ projectId: small, name: "A", nodeType: "VPCS" })).data.createNode.node.nodeId;
+    const b = (await createNode({ projectId: small, name: "B", nodeType: "VPCS" })).data.createNode.node.nodeId;
     await call(s.url, "POST", `/v2/projects/${small}/links`, { nodes: [{ node_id: a, adapter_number: 0, port_number: 0 }, { node_id: b, adapter_number: 0, port_number: 0 }] });
 
-    const query = `query($id: ID!) { project(id: $id) { name nodes { edges { node { id name nodeType nodeDirectory ports { name } } } }
-      links { edges { node { id endpoints { adapterNumber portNumber node { id name } } } } } } }`;
+    const query = `query($id: ID!) { project(id: $id) { name nodes { edges { node { nodeId name nodeType nodeDirectory ports { name } } } }
+      links { edges { node { linkId endpoints { adapterNumber portNumber node { nodeId name } } } } } } }`;
     const original = s.ctx.db;
     let count = 0;
     // Count the topology reads only: background work (compute monitor, runtime) shares the client.
@@ -184,7 +208,7 @@ describe("emulation: GraphQL topology", () => {
         if (id === big) {
           expect(r.data.project.nodes.edges).toHaveLength(10);
           expect(r.data.project.links.edges).toHaveLength(9);
-          expect(r.data.project.links.edges[0].node.endpoints.map((e: any) => e.node.id)).toEqual([sws[0], sws[1]]);
+          expect(r.data.project.links.edges[0].node.endpoints.map((e: any) => e.node.nodeId)).toEqual([sws[0], sws[1]]);
           expect(r.data.project.nodes.edges[0].node.ports).toHaveLength(8);
         }
       }
@@ -206,14 +230,14 @@ describe("emulation: GraphQL topology", () => {
     const before = s.ctx.bus.subscriberCount();
     const first = subscribe(client, Q, { p: pid });
     await busSubscribed(s, before);
-    const n1 = (await createNode({ projectId: pid, name: "E1", nodeType: "VPCS" })).data.createNode.data;
+    const n1 = (await createNode({ projectId: pid, name: "E1", nodeType: "VPCS" })).data.createNode.node;
     const [e1] = await first.take(1);
-    expect(e1.projectEvents.data).toMatchObject({ action: "node.created", payload: { node_id: n1.id, name: "E1", project_id: pid } });
+    expect(e1.projectEvents.data).toMatchObject({ action: "node.created", payload: { node_id: n1.nodeId, name: "E1", project_id: pid } });
     first.stop(); // the client goes away...
 
-    const n2 = (await createNode({ projectId: pid, name: "E2", nodeType: "VPCS" })).data.createNode.data;
-    await call(s.url, "PUT", `/v2/projects/${pid}/nodes/${n2.id}`, { x: 7 });
-    await call(s.url, "DELETE", `/v2/projects/${pid}/nodes/${n1.id}`);
+    const n2 = (await createNode({ projectId: pid, name: "E2", nodeType: "VPCS" })).data.createNode.node;
+    await call(s.url, "PUT", `/v2/projects/${pid}/nodes/${n2.nodeId}`, { x: 7 });
+    await call(s.url, "DELETE", `/v2/projects/${pid}/nodes/${n1.nodeId}`);
 
     // ...and comes back with the last cursor it saw: nothing lost, nothing repeated, same order.
     const again = subscribe(client, Q, { p: pid, after: e1.projectEvents.data.cursor });

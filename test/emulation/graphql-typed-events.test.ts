@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { notificationSocket } from "../support/gns3-ws.js";
 import { busSubscribed, call, serverWithGraphqlClient, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 
 /**
  * Issue 10 item 4: operations publish domain events; GraphQL exposes them as typed events (the changed object
@@ -10,13 +11,13 @@ import { waitFor } from "../support/wait.js";
  */
 const PROJECT_EVENTS = `subscription($p: ID!) { projectEvents(projectId: $p) { ... on SubscriptionProjectEventsSuccess { data {
   __typename cursor action
-  ... on NodeEvent { kind changed node { id name status x nodeDirectory ports { shortName } } }
-  ... on LinkEvent { kind link { id suspend filters { packetLossPercent } } }
+  ... on NodeEvent { kind changed node { id nodeId name status x nodeDirectory ports { shortName } } }
+  ... on LinkEvent { kind link { id linkId suspend filters { packetLossPercent } } }
   ... on DrawingEvent { kind changed drawing { id x } }
 } } } }`;
 const CONTROLLER_EVENTS = `subscription { controllerEvents { ... on SubscriptionControllerEventsSuccess { data {
   __typename action
-  ... on ProjectEvent { kind changed project { id name status } }
+  ... on ProjectEvent { kind changed project { projectId name status } }
   ... on ComputeEvent { kind compute { id } }
   ... on TemplateEvent { kind template { id name } }
   ... on SettingsEvent { settings }
@@ -60,13 +61,13 @@ describe("GraphQL typed events", () => {
       __typename: "NodeEvent",
       kind: "CREATED",
       changed: null,
-      node: { id: pc.node_id, name: "PC1", status: "STOPPED", nodeDirectory: pc.node_directory, ports: [{ shortName: "e0" }] },
+      node: { id: globalId("EmulatedNode", pc.node_id), nodeId: pc.node_id, name: "PC1", status: "STOPPED", nodeDirectory: pc.node_directory, ports: [{ shortName: "e0" }] },
     });
-    expect(byAction("node.updated").find((e) => e.node.id === pc.node_id)).toMatchObject({ kind: "UPDATED", changed: ["x"], node: { x: 40 } });
-    expect(byAction("link.updated").at(-1)).toMatchObject({ __typename: "LinkEvent", kind: "UPDATED", link: { id: link.link_id, suspend: true } });
+    expect(byAction("node.updated").find((e) => e.node.nodeId === pc.node_id)).toMatchObject({ kind: "UPDATED", changed: ["x"], node: { x: 40 } });
+    expect(byAction("link.updated").at(-1)).toMatchObject({ __typename: "LinkEvent", kind: "UPDATED", link: { id: globalId("Link", link.link_id), linkId: link.link_id, suspend: true } });
     expect(byAction("drawing.updated")[0]).toMatchObject({ __typename: "DrawingEvent", changed: ["x"], drawing: { id: drawing.drawing_id, x: 9 } });
     // A deleted node is the node as it was, from the event: its directory too (the event carries the project's).
-    expect(byAction("node.deleted")[0]).toMatchObject({ kind: "DELETED", node: { id: pc.node_id, x: 40, nodeDirectory: pc.node_directory } });
+    expect(byAction("node.deleted")[0]).toMatchObject({ kind: "DELETED", node: { nodeId: pc.node_id, x: 40, nodeDirectory: pc.node_directory } });
     expect(sub.items.filter((i) => !i.projectEvents?.data)).toEqual([]); // no event nulled by a read of what is gone
     expect(events.every((e) => /^\d+-\d+$/.test(e.cursor))).toBe(true);
 
@@ -100,7 +101,7 @@ describe("GraphQL typed events", () => {
       ["TemplateEvent", "template.created"],
       ["SettingsEvent", "settings.updated"],
     ]);
-    expect(events[1]).toMatchObject({ kind: "UPDATED", changed: ["name", "zoom"], project: { id: p.project_id, name: "ctl-renamed" } });
+    expect(events[1]).toMatchObject({ kind: "UPDATED", changed: ["name", "zoom"], project: { projectId: p.project_id, name: "ctl-renamed" } });
     expect(events[2]).toMatchObject({ kind: "CLOSED", project: { status: "CLOSED" } });
     expect(events[3]).toMatchObject({ kind: "CREATED", template: { id: t.template_id, name: "Hub T" } });
     expect(events[4].settings).toMatchObject({ theme: "dark", modification_uuid: expect.any(String) });
@@ -111,14 +112,14 @@ describe("GraphQL typed events", () => {
     const node = async (name: string, node_type: string) => (await call(s.url, "POST", `${P}/nodes`, { name, node_type, compute_id: "local" })).body.node_id as string;
     const [pc1, pc2, sw] = [await node("PC1", "vpcs"), await node("PC2", "vpcs"), await node("SW1", "ethernet_switch")];
     const NARROWED = `subscription($p: ID!, $n: ID, $l: ID) { projectEvents(projectId: $p, nodeId: $n, linkId: $l) {
-      ... on SubscriptionProjectEventsSuccess { data { action ... on NodeEvent { node { id } } ... on LinkEvent { link { id } } } } } }`;
+      ... on SubscriptionProjectEventsSuccess { data { action ... on NodeEvent { node { nodeId } } ... on LinkEvent { link { linkId } } } } } }`;
     const follow = async (variables: Record<string, unknown>) => {
       const before = s.ctx.bus.subscriberCount();
       const sub = collect(client, NARROWED, { p: p.project_id, ...variables });
       await busSubscribed(s, before);
       return sub;
     };
-    const bySwitch = await follow({ n: sw });
+    const bySwitch = await follow({ n: globalId("EmulatedNode", sw) }); // a node's global id or its GNS3 id
     const byPc2 = await follow({ n: pc2 });
     const pending = await follow({ l: "00000000-0000-4000-8000-000000000001" });
 
@@ -131,7 +132,7 @@ describe("GraphQL typed events", () => {
     await call(s.url, "PUT", `${P}/links/${l1}`, { suspend: true });
     const l2 = await link(pc2);
 
-    const seen = (sub: ReturnType<typeof collect>) => sub.items.map((i) => i.projectEvents.data).map((d) => `${d.action} ${d.node?.id ?? d.link?.id}`);
+    const seen = (sub: ReturnType<typeof collect>) => sub.items.map((i) => i.projectEvents.data).map((d) => `${d.action} ${d.node?.nodeId ?? d.link?.linkId}`);
     await waitFor(() => seen(bySwitch).includes(`link.created ${l2}`) && seen(byPc2).includes(`link.created ${l2}`), 5000, "the second link at both");
     await waitFor(() => seen(byL1).includes(`link.updated ${l1}`), 5000, "the suspend at the link's subscriber");
     expect(seen(bySwitch)).toEqual([`node.updated ${sw}`, `link.created ${l1}`, `link.updated ${l1}`, `link.created ${l2}`]);

@@ -50,11 +50,11 @@ describe("emulation: one input contract per operation, both faces", () => {
     const label = { style: "fill: #ff0000;", x: 1, y: -30, rotation: 90 };
     const rest = await call(s.url, "POST", `/v2/projects/${pid}/nodes`, { compute_id: "local", name: "R", node_type: "vpcs", label: { text: "R", ...label } });
     expect(rest.status).toBe(201);
-    const g = await gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { ... on MutationCreateNodeSuccess { data { label { text style x y rotation } } } } }`, {
+    const g = await gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { ... on CreateNodePayload { node { label { text style x y rotation } } } } }`, {
       i: { projectId: pid, name: "G", nodeType: "VPCS", label },
     });
     expect(rest.body.label).toEqual({ text: "R", ...label });
-    expect(g.data.createNode.data.label).toEqual({ text: "G", ...label });
+    expect(g.data.createNode.node.label).toEqual({ text: "G", ...label });
   });
 
   type End = { nodeId: string; adapterNumber: number; portNumber: number; label?: Record<string, unknown> };

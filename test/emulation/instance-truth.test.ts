@@ -29,8 +29,8 @@ const runnerOn = async (s: TestServer, pid: string) =>
 async function statusesOnB(b: TestServer, pid: string, nid: string): Promise<string[]> {
   const list = (await call(b.url, "GET", `/v2/projects/${pid}/nodes`)).body as { node_id: string; status: string }[];
   const single = (await call(b.url, "GET", `/v2/projects/${pid}/nodes/${nid}`)).body.status as string;
-  const q = await gql(b.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { id status } } } } }`, { p: pid });
-  const viaGraphql = (nodesOf(q.data.project.nodes) as { id: string; status: string }[]).find((n) => n.id === nid)!.status.toLowerCase();
+  const q = await gql(b.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { nodeId status } } } } }`, { p: pid });
+  const viaGraphql = (nodesOf(q.data.project.nodes) as { nodeId: string; status: string }[]).find((n) => n.nodeId === nid)!.status.toLowerCase();
   return [list.find((n) => n.node_id === nid)!.status, single, viaGraphql];
 }
 

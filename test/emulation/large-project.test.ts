@@ -30,8 +30,8 @@ it("reads a project of 1,200 nodes and 600 links with every endpoint's node", as
     return r.data.project[field];
   };
   expect(await allPages(page("nodes", "id ports { name }"))).toHaveLength(1200);
-  const listed = await allPages(page("links", "id endpoints { node { id name } }"));
+  const listed = await allPages(page("links", "linkId endpoints { node { name } }"));
   expect(listed).toHaveLength(600);
   const expected = new Map(links.map((l, i) => [l.id, [`PC${2 * i + 1}`, `PC${2 * i + 2}`]]));
-  for (const l of listed) expect(l.endpoints.map((e: any) => e.node.name)).toEqual(expected.get(l.id));
+  for (const l of listed) expect(l.endpoints.map((e: any) => e.node.name)).toEqual(expected.get(l.linkId));
 });

@@ -18,7 +18,7 @@ import { waitFor } from "../support/wait.js";
  * across a link decoded as it happens, resumed after a reconnect, its typed errors, and a reader too slow for a
  * flood whose backlog stays bounded while it is told how many packets it missed.
  */
-const PACKETS = `subscription($p: ID!, $l: ID!, $after: String) { linkPackets(projectId: $p, linkId: $l, after: $after) {
+const PACKETS = `subscription($l: ID!, $after: String) { linkPackets(id: $l, after: $after) {
   __typename
   ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time capturedLength length
     ethernet { src dst etherType vlan } arp { operation senderMac senderIp targetMac targetIp }
@@ -128,12 +128,12 @@ describe("linkPackets", () => {
       await waitFor(() => st.completed(), 10_000, "the subscription to end");
       return st.items;
     };
-    expect(await first({ p: P, l: "00000000-0000-4000-8000-000000000000" })).toEqual([
+    expect(await first({ l: "00000000-0000-4000-8000-000000000000" })).toEqual([
       { __typename: "NotFoundError", message: "Link ID 00000000-0000-4000-8000-000000000000 doesn't exist" },
     ]);
-    expect(await first({ p: P, l: L })).toEqual([{ __typename: "ConflictError", message: "This link has no active packet capture" }]);
+    expect(await first({ l: L })).toEqual([{ __typename: "ConflictError", message: "This link has no active packet capture" }]);
     expect((await call(s.url, "POST", `/v2/projects/${P}/links/${L}/start_capture`, {})).status).toBe(201);
-    expect(await first({ p: P, l: L, after: "../etc" })).toEqual([{ __typename: "InvalidInputError", message: "../etc is not a packet cursor" }]);
+    expect(await first({ l: L, after: "../etc" })).toEqual([{ __typename: "InvalidInputError", message: "../etc is not a packet cursor" }]);
     expect((await call(s.url, "POST", `/v2/projects/${P}/links/${L}/stop_capture`)).status).toBe(201);
   });
 
@@ -143,7 +143,7 @@ describe("linkPackets", () => {
     expect((await call(s.url, "POST", `/v2/projects/${P}/links/${L}/start_capture`, {})).status).toBe(201);
     const feed = PacketFeed.of(s.ctx.services.emulation.runtime.capture(L)!);
     const before = await openPacketStreams(s);
-    const streams = [overWs(client, { p: P, l: L }), overSse(s, { p: P, l: L })];
+    const streams = [overWs(client, { l: L }), overSse(s, { l: L })];
     await waitFor(async () => (await openPacketStreams(s)) === before + 2 && feed.stats().readers === 2, 10_000, "two readers");
     for (const st of streams) st.close();
     // No packet will come to wake them: only the end of the operation can.
@@ -162,7 +162,7 @@ describe("linkPackets", () => {
     // An SSE client that does not read: once the socket buffers are full, the server cannot send more.
     const before = await openPacketStreams(s);
     const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
-      http.get(sseUrl(s, { p: P, l: L }), { headers: { accept: "text/event-stream" } }, resolve).on("error", reject),
+      http.get(sseUrl(s, { l: L }), { headers: { accept: "text/event-stream" } }, resolve).on("error", reject),
     );
     await waitFor(async () => (await openPacketStreams(s)) > before && feedReaders(s, L) === 1, 10_000, "the SSE subscription reading");
 
@@ -221,8 +221,8 @@ describe("linkPackets", () => {
         expect((await call(s.url, "POST", `/v2/projects/${P}/links/${L}/start_capture`, {})).status).toBe(201);
       });
 
-      const ws = overWs(client, { p: P, l: L });
-      const sse = overSse(s, { p: P, l: L });
+      const ws = overWs(client, { l: L });
+      const sse = overSse(s, { l: L });
       await waitFor(async () => (await openPacketStreams(s)) >= 2 && feedReaders(s, L) === 2, 10_000, "both subscriptions reading");
 
       const echo = (st: Stream, type: number) => packets(st).find((p) => p.icmp?.type === type);
@@ -272,7 +272,7 @@ describe("linkPackets", () => {
         ws.close();
         const last = packets(ws).at(-1);
         expect((await consoles[0].run("ping 10.0.0.2 -c 1", 20_000)).match(/icmp_seq=\d ttl=64/g)).toHaveLength(1);
-        const resumed = overWs(client, { p: P, l: L, after: last.cursor });
+        const resumed = overWs(client, { l: L, after: last.cursor });
         await waitFor(() => echo(resumed, 0), 10_000, "the missed echo reply");
         expect(packets(resumed)[0]).toMatchObject({ number: last.number + 1, dropped: 0 });
 
@@ -300,7 +300,7 @@ describe.skipIf(!redisUp)("linkPackets with Redis: the capture runs on one insta
     const message = `The packet capture of this link runs on instance ${a.ctx.config.instanceId}: read it there`;
     const client = graphqlWsClient(b);
     try {
-      const st = overWs(client, { p: P, l: L });
+      const st = overWs(client, { l: L });
       await waitFor(() => st.completed(), 10_000, "the subscription to end");
       expect(st.items).toEqual([{ __typename: "ConflictError", message }]);
     } finally {

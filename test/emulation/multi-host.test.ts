@@ -90,8 +90,8 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
       const live: any[] = [];
       client.subscribe(
         {
-          query: `subscription($p: ID!, $l: ID!) { linkPackets(projectId: $p, linkId: $l) { ... on SubscriptionLinkPacketsSuccess { data { ethernet { src } ipv4 { src dst } icmp { type } } } } }`,
-          variables: { p: projectId, l: links[1] },
+          query: `subscription($l: ID!) { linkPackets(id: $l) { ... on SubscriptionLinkPacketsSuccess { data { ethernet { src } ipv4 { src dst } icmp { type } } } } }`,
+          variables: { l: links[1] },
         },
         { next: (v) => live.push((v.data as any).linkPackets.data), error: () => {}, complete: () => {} },
       );

@@ -58,8 +58,8 @@ describe("qemu options, checked as QEMU reads them", () => {
     expect(rename.body.message).toMatch(/^options: Forbidden additional option: -icount .*rrfile=\//);
     const gqRename = await gql(
       s.url,
-      `mutation($p: ID!, $id: ID!, $name: String!) { updateNode(projectId: $p, id: $id, input: { name: $name }) { __typename ... on Error { message } } }`,
-      { p: projectId, id: vm.body.node_id, name: target },
+      `mutation($id: ID!, $name: String!) { updateNode(input: { id: $id, name: $name }) { __typename ... on Error { message } } }`,
+      { id: vm.body.node_id, name: target },
     );
     expect(gqRename.data.updateNode).toEqual({ __typename: "InvalidInputError", message: expect.stringMatching(/^options: Forbidden additional option: -icount/) });
     // A new name and new options in one update are checked together; a harmless rename still works.

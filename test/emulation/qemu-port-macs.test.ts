@@ -81,8 +81,8 @@ describe("qemu node ports: mac_address and adapter_type", () => {
     const vm = await create("5a6b7c8d-0000-4000-8000-000000000002", { adapters: 2 });
     const r = await gql(
       s.url,
-      `query($p: ID!, $id: ID!) { emulatedNode(projectId: $p, id: $id) { ... on QueryEmulatedNodeSuccess { data { ports { name macAddress adapterType } } } } }`,
-      { p: vm.project_id, id: vm.node_id },
+      `query($id: ID!) { emulatedNode(id: $id) { ... on QueryEmulatedNodeSuccess { data { ports { name macAddress adapterType } } } } }`,
+      { id: vm.node_id },
     );
     expect(r.errors).toBeUndefined();
     expect(r.data.emulatedNode.data.ports).toEqual([

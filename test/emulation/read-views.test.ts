@@ -138,7 +138,7 @@ describe("GraphQL read cache", () => {
     for (let i = 1; i <= 10; i++) {
       const n = (await call(s.url, "POST", `${P}/nodes`, { name: `PC${i}`, node_type: "vpcs", compute_id: "local" })).body;
       expect(nodesOf((await read()).nodes).map((x: any) => x.name)).toHaveLength(i);
-      await gql(s.url, `mutation($p: ID!, $n: ID!, $x: Int!) { updateNode(projectId: $p, id: $n, input: { x: $x }) { __typename } }`, { p: pid, n: n.node_id, x: i });
+      await gql(s.url, `mutation($n: ID!, $x: Int!) { updateNode(input: { id: $n, x: $x }) { __typename } }`, { n: n.node_id, x: i });
       expect(nodesOf((await read()).nodes).at(-1)).toMatchObject({ name: `PC${i}`, x: i });
     }
     await call(s.url, "PUT", P, { name: "renamed" });

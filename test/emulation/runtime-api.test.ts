@@ -62,24 +62,23 @@ describe("runtime REST without vpcs processes", () => {
 
   it("GraphQL lifecycle and capture mutations return typed errors", async () => {
     const q = await call(s.url, "POST", `${P}/nodes`, { name: "R9", node_type: "iou", compute_id: "local" });
-    const pid = P.split("/")[3];
     const r = await gql(
       s.url,
-      `mutation($p: ID!, $n: ID!) { startNode(projectId: $p, id: $n) {
-        __typename ... on MutationStartNodeSuccess { data { status } } ... on ConflictError { message } } }`,
-      { p: pid, n: q.body.node_id },
+      `mutation($n: ID!) { startNode(input: { id: $n }) {
+        __typename ... on StartNodePayload { node { status } } ... on ConflictError { message } } }`,
+      { n: q.body.node_id },
     );
     expect(r.errors).toBeUndefined();
     expect(r.data.startNode.__typename).toBe("ConflictError");
     expect(r.data.startNode.message).toMatch(/iou nodes are not supported.*IOU binary/);
-    const nf = await gql(s.url, `mutation($p: ID!) { stopCapture(projectId: $p, linkId: "nope") { __typename ... on NotFoundError { message } } }`, { p: pid });
+    const nf = await gql(s.url, `mutation { stopCapture(input: { id: "nope" }) { __typename ... on NotFoundError { message } } }`);
     expect(nf.data.stopCapture).toEqual({ __typename: "NotFoundError", message: "Link ID nope doesn't exist" });
     const stop = await gql(
       s.url,
-      `mutation($p: ID!, $n: ID!) { stopNode(projectId: $p, id: $n) { ... on MutationStopNodeSuccess { data { nodeId status nodeType } } } }`,
-      { p: pid, n: q.body.node_id },
+      `mutation($n: ID!) { stopNode(input: { id: $n }) { ... on StopNodePayload { node { nodeId status nodeType } } } }`,
+      { n: q.body.node_id },
     );
-    expect(stop.data.stopNode.data).toEqual({ nodeId: q.body.node_id, status: "STOPPED", nodeType: "IOU" });
+    expect(stop.data.stopNode.node).toEqual({ nodeId: q.body.node_id, status: "STOPPED", nodeType: "IOU" });
     await call(s.url, "DELETE", `${P}/nodes/${q.body.node_id}`);
   });
 
@@ -88,6 +87,8 @@ describe("runtime REST without vpcs processes", () => {
     const r = await call(s.url, "GET", `${P}/nodes/${pc.body.node_id}/dynamips/auto_idlepc`);
     expect(r.status).toBe(404);
     expect(r.body.message).toBe(`GET /projects/${P.split("/")[3]}/vpcs/nodes/${pc.body.node_id}/auto_idlepc not found`);
+    const g = await gql(s.url, `query($n: ID!) { dynamipsAutoIdlePc(id: $n) { __typename ... on Error { code } } }`, { n: pc.body.node_id });
+    expect(g.data.dynamipsAutoIdlePc).toEqual({ __typename: "NotFoundError", code: "NOT_FOUND" }); // the same answer in GraphQL
     const u = await call(s.url, "POST", `${P}/nodes/00000000-0000-4000-8000-000000000000/start`);
     expect(u.status).toBe(404);
     expect(u.body.message).toBe("Node ID 00000000-0000-4000-8000-000000000000 doesn't exist");
@@ -268,22 +269,21 @@ describe.skipIf(!hasVpcs)("PC1 — switch — PC2 through the REST API (requires
 
     await step("GraphQL startNode / reloadNode / stopNode drive a real vpcs", async () => {
       const m = (name: string) =>
-        gql(s.url, `mutation($p: ID!, $n: ID!) { ${name}(projectId: $p, id: $n) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { data { status commandLine console } } } }`, {
-          p: projectId,
+        gql(s.url, `mutation($n: ID!) { ${name}(input: { id: $n }) { __typename ... on ${name[0].toUpperCase()}${name.slice(1)}Payload { node { status commandLine console } } } }`, {
           n: ids.PC1,
         });
       const compute = s.ctx.services.emulation.runtime;
       const started = await m("startNode");
-      expect(started.data.startNode.data.status).toBe("STARTED");
-      expect(started.data.startNode.data.commandLine).toContain(`-p ${started.data.startNode.data.console}`);
+      expect(started.data.startNode.node.status).toBe("STARTED");
+      expect(started.data.startNode.node.commandLine).toContain(`-p ${started.data.startNode.node.console}`);
       const before = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
       const reloaded = await m("reloadNode");
-      expect(reloaded.data.reloadNode.data.status).toBe("STARTED");
+      expect(reloaded.data.reloadNode.node.status).toBe("STARTED");
       const after = compute.snapshot().processes.find((p) => p.nodeId === ids.PC1)!.pids;
       expect(after.some((p) => before.includes(p))).toBe(false);
       for (const p of before) expect(isAlive(p)).toBe(false);
       const stopped = await m("stopNode");
-      expect(stopped.data.stopNode.data.status).toBe("STOPPED");
+      expect(stopped.data.stopNode.node.status).toBe("STOPPED");
       for (const p of after) expect(isAlive(p)).toBe(false);
     });
 

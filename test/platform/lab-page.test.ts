@@ -8,6 +8,7 @@ import { call, startTestServer, type TestServer } from "../support/server.js";
 import { step } from "../support/steps.js";
 import { toolAvailable } from "../support/tools.js";
 import { waitFor } from "../support/wait.js";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 
 /**
  * Issue 23 point 5: Patchbay's own lab page (/lab) in a real browser — Playwright driving Debian's chromium against
@@ -24,6 +25,9 @@ const hasChromium = toolAvailable("chromium", CHROMIUM !== undefined);
 const hasVpcs = toolAvailable("vpcs", findVpcs() !== null);
 const AUTH = { user: "lab", password: "lab-secret" };
 const CREDENTIALS = { authorization: `Basic ${Buffer.from(`${AUTH.user}:${AUTH.password}`).toString("base64")}` };
+
+/** How the page names a node: by its global id, as a GraphQL client's cache does. */
+const onPage = (nodeId: string) => globalId("EmulatedNode", nodeId);
 
 /** What the user sees of the page's state: the node list's entries and the graph's elements. */
 const nodeItem = (page: Page, name: string) => page.locator("#nodes li", { has: page.locator(".name", { hasText: new RegExp(`^${name}$`) }) });
@@ -158,7 +162,7 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
       const g = await graph(page);
       expect(g.nodes.map((n) => n.label).sort()).toEqual(["PC1", "PC2"]);
       expect(g.nodes.every((n) => n.status === "STOPPED" && n.color === "rgb(198,40,40)")).toBe(true);
-      expect(g.edges).toEqual([{ id: L, source: ids.PC1, target: ids.PC2 }]);
+      expect(g.edges).toEqual([{ id: globalId("Link", L), source: onPage(ids.PC1), target: onPage(ids.PC2) }]);
       expect(g.drawings).toBe(1);
       expect(await page.locator("#links li").innerText()).toBe("PC1 0/0 ↔ PC2 0/0");
     });
@@ -166,8 +170,8 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
     await step("PC1 started from the page turns green, in the list and in the graph", async () => {
       await nodeItem(page, "PC1").click();
       await page.locator("button[data-node=start]").click();
-      await page.locator(`#nodes li[data-id="${ids.PC1}"][data-status=STARTED]`).waitFor();
-      const pc1 = (await graph(page)).nodes.find((n) => n.id === ids.PC1)!;
+      await page.locator(`#nodes li[data-id="${onPage(ids.PC1)}"][data-status=STARTED]`).waitFor();
+      const pc1 = (await graph(page)).nodes.find((n) => n.id === onPage(ids.PC1))!;
       expect(pc1).toMatchObject({ status: "STARTED", color: "rgb(46,157,68)" });
       expect((await api("GET", `/v2/projects/${P}/nodes/${ids.PC1}`)).body.status).toBe("started");
     });
@@ -176,9 +180,9 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
       const r = await api("POST", `/v2/projects/${P}/nodes/${ids.PC2}/start`, {});
       expect(r.status, r.text).toBe(200);
       const started = Date.now(); // the node runs (answered): from here the page has a second
-      await page.locator(`#nodes li[data-id="${ids.PC2}"][data-status=STARTED]`).waitFor({ timeout: 1000 });
+      await page.locator(`#nodes li[data-id="${onPage(ids.PC2)}"][data-status=STARTED]`).waitFor({ timeout: 1000 });
       expect(Date.now() - started).toBeLessThan(1000);
-      expect((await graph(page)).nodes.find((n) => n.id === ids.PC2)!.color).toBe("rgb(46,157,68)");
+      expect((await graph(page)).nodes.find((n) => n.id === onPage(ids.PC2))!.color).toBe("rgb(46,157,68)");
     });
 
     await step("PC1's console in the page answers show ip", async () => {
@@ -219,7 +223,7 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
       expect(r.status, r.text).toBe(200);
       await nodeItem(page, "Server").waitFor({ timeout: 1000 });
       expect(Date.now() - t0).toBeLessThan(1000);
-      const pc2 = (await graph(page)).nodes.find((n) => n.id === ids.PC2)!;
+      const pc2 = (await graph(page)).nodes.find((n) => n.id === onPage(ids.PC2))!;
       expect(pc2.label).toBe("Server");
       expect(pc2.position).toEqual({ x: 250 + r.body.width / 2, y: 120 + r.body.height / 2 });
       expect(await page.locator("#links li").innerText()).toBe("PC1 0/0 ↔ Server 0/0 ●"); // still capturing (the dot)
@@ -237,7 +241,7 @@ describe.skipIf(!hasChromium || !hasVpcs)("the lab page in a real browser (requi
 
     await step("stop all from the page: every node turns red and the console closes", async () => {
       await page.locator("button[data-all=STOP]").click();
-      for (const id of [ids.PC1, ids.PC2]) await page.locator(`#nodes li[data-id="${id}"][data-status=STOPPED]`).waitFor();
+      for (const id of [ids.PC1, ids.PC2]) await page.locator(`#nodes li[data-id="${onPage(id)}"][data-status=STOPPED]`).waitFor();
       expect((await graph(page)).nodes.every((n) => n.color === "rgb(198,40,40)")).toBe(true);
       await expect.poll(() => terminalText(page), { timeout: 10_000 }).toContain("[console closed");
       for (const id of [ids.PC1, ids.PC2]) expect((await api("GET", `/v2/projects/${P}/nodes/${id}`)).body.status).toBe("stopped");

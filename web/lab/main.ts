@@ -70,6 +70,7 @@ function request(query: string, variables: Vars = {}): Promise<any> {
 /** A result union's `data`, or its typed error thrown. */
 function unwrap(r: Result): any {
   if (r.__typename.endsWith("Success")) return r.data;
+  if (r.__typename.endsWith("Payload")) return r; // a mutation's payload: the changed entity under its name
   throw new Error(r.message ?? r.__typename);
 }
 
@@ -91,6 +92,7 @@ function subscribe(query: string, variables: Vars, onItem: (r: any) => void, onE
 const ERR = "... on Error { message }";
 const NODE = "id name nodeType status x y z width height consoleType";
 const DRAWING = "id x y z rotation svg";
+const LINK = "id capturing endpoints { adapterNumber portNumber node { id } }";
 
 /** A page of a connection as the lab reads it: the most a page holds, and where the next one starts. */
 type Page<T = any> = { pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { node: T }[] };
@@ -319,10 +321,11 @@ async function loadProjects() {
   if (!projects.length) say("No project yet: create one with the GNS3 GUI, the REST API or GraphQL.");
 }
 
-const linkFromPayload = (p: any, capturing?: boolean): LabLink => ({
-  id: p.link_id,
-  capturing: capturing ?? Boolean(p.capturing),
-  ends: (p.nodes ?? []).map((e: any) => ({ nodeId: e.node_id, adapterNumber: e.adapter_number, portNumber: e.port_number })),
+/** A link as the page draws it; its ends name their nodes by global id, as `nodes` is keyed. */
+const labLink = (l: any): LabLink => ({
+  id: l.id,
+  capturing: l.capturing,
+  ends: l.endpoints.map((e: any) => ({ nodeId: e.node.id, adapterNumber: e.adapterNumber, portNumber: e.portNumber })),
 });
 
 /** Shows project `id`; `refresh`: the same project read anew (after a reconnect), its console and packets kept. */
@@ -340,11 +343,11 @@ async function openProject(id: string, refresh = false) {
   cy.elements().remove();
   say("Opening…");
   // A closed project shows no nodes: open it (as the GNS3 GUI does when it shows one).
-  unwrap((await request(`mutation($id: ID!) { openProject(id: $id) { __typename ... on MutationOpenProjectSuccess { data { id } } ${ERR} } }`, { id })).openProject);
+  unwrap((await request(`mutation($id: ID!) { openProject(input: { id: $id }) { __typename ${ERR} } }`, { id })).openProject);
   // Events first, then the snapshot: what changes meanwhile is applied twice, never missed.
   startEvents(id);
   // One request for a project of up to 100 nodes, links and drawings; the pages after those, one request each.
-  const TOPOLOGY = { nodes: NODE, links: "id capturing endpoints { adapterNumber portNumber node { id } }", drawings: DRAWING };
+  const TOPOLOGY = { nodes: NODE, links: LINK, drawings: DRAWING };
   const { project } = await request(
     `query($id: ID!) { project(id: $id) { id name ${Object.entries(TOPOLOGY).map(([field, selection]) => page(field, selection)).join(" ")} } }`,
     { id },
@@ -361,8 +364,7 @@ async function openProject(id: string, refresh = false) {
   document.title = `${project.name} — Patchbay lab`;
   for (const d of drawingList) putDrawing(d);
   for (const n of nodeList) putNode(n);
-  for (const l of linkList)
-    putLink({ id: l.id, capturing: l.capturing, ends: l.endpoints.map((e: any) => ({ nodeId: e.node.id, adapterNumber: e.adapterNumber, portNumber: e.portNumber })) });
+  for (const l of linkList) putLink(labLink(l));
   if (selectedNode && !nodes.has(selectedNode)) selectedNode = undefined;
   if (selectedLink && !links.has(selectedLink)) selectedLink = undefined;
   for (const sel of [selectedNode, selectedLink]) if (sel) cy.getElementById(sel).select();
@@ -376,9 +378,9 @@ async function openProject(id: string, refresh = false) {
 }
 
 const EVENTS = `subscription($p: ID!) { projectEvents(projectId: $p) { __typename
-  ... on SubscriptionProjectEventsSuccess { data { __typename action payload
+  ... on SubscriptionProjectEventsSuccess { data { __typename action
     ... on NodeEvent { kind node { ${NODE} } }
-    ... on LinkEvent { kind link { id capturing } }
+    ... on LinkEvent { kind link { ${LINK} } }
     ... on DrawingEvent { kind drawing { ${DRAWING} } }
     ... on ProjectEvent { kind } } }
   ${ERR} } }`;
@@ -398,7 +400,7 @@ function startEvents(id: string) {
           break;
         case "LinkEvent":
           if (e.kind === "DELETED") removeLink(e.link.id);
-          else putLink(linkFromPayload(e.payload, e.link.capturing));
+          else putLink(labLink(e.link));
           break;
         case "DrawingEvent":
           if (e.kind === "DELETED") cy.getElementById(`drawing-${e.drawing.id}`).remove();
@@ -432,7 +434,7 @@ for (const b of document.querySelectorAll<HTMLButtonElement>("button[data-node]"
     b.disabled = true;
     say(`${b.textContent} ${node.name}…`);
     try {
-      unwrap((await request(`mutation($p: ID!, $n: ID!) { ${field}(projectId: $p, id: $n) { __typename ${ERR} } }`, { p: projectId, n: node.id }))[field]);
+      unwrap((await request(`mutation($n: ID!) { ${field}(input: { id: $n }) { __typename ${ERR} } }`, { n: node.id }))[field]);
       say(`${node.name}: ${b.dataset.node} done.`);
     } catch (e) {
       say(`${node.name}: ${errorText(e)}`, true);
@@ -447,7 +449,7 @@ for (const b of document.querySelectorAll<HTMLButtonElement>("button[data-all]")
     say(`${b.textContent} all…`);
     try {
       unwrap(
-        (await request(`mutation($p: ID!, $a: NodeLifecycleAction!) { projectNodesAction(projectId: $p, action: $a) { __typename ${ERR} } }`, { p: projectId, a: b.dataset.all })).projectNodesAction,
+        (await request(`mutation($p: ID!, $a: NodeLifecycleAction!) { projectNodesAction(input: { projectId: $p, action: $a }) { __typename ${ERR} } }`, { p: projectId, a: b.dataset.all })).projectNodesAction,
       );
       say(`${b.textContent} all: done.`);
     } catch (e) {
@@ -479,7 +481,7 @@ async function flushInput() {
   const text = pendingInput;
   pendingInput = "";
   try {
-    unwrap((await request(`mutation($s: ID!, $t: String) { sendNodeConsoleInput(session: $s, text: $t) { __typename ${ERR} } }`, { s: consoleSession, t: text })).sendNodeConsoleInput);
+    unwrap((await request(`mutation($s: ID!, $t: String) { sendNodeConsoleInput(input: { session: $s, text: $t }) { __typename ${ERR} } }`, { s: consoleSession, t: text })).sendNodeConsoleInput);
   } catch (e) {
     term.write(`\r\n\x1b[31m[input not sent: ${errorText(e)}]\x1b[0m\r\n`);
   } finally {
@@ -507,8 +509,8 @@ $("#open-console").onclick = () => {
   $("#console-title").textContent = `— ${node.name}`;
   term.write(`\x1b[90m[connecting to ${node.name}…]\x1b[0m\r\n`);
   const stop = subscribe(
-    `subscription($p: ID!, $n: ID!) { nodeConsole(projectId: $p, nodeId: $n) { __typename ... on SubscriptionNodeConsoleSuccess { data { session text } } ${ERR} } }`,
-    { p: projectId, n: node.id },
+    `subscription($n: ID!) { nodeConsole(id: $n) { __typename ... on SubscriptionNodeConsoleSuccess { data { session text } } ${ERR} } }`,
+    { n: node.id },
     (r) => {
       if (r.__typename !== "SubscriptionNodeConsoleSuccess") return term.write(`\x1b[31m[${r.message}]\x1b[0m\r\n`);
       if (consoleSession !== r.data.session) {
@@ -532,7 +534,7 @@ $("#open-console").onclick = () => {
 // ---------------------------------------------------------------------------------------------------------------
 // Packets of a link: its capture is started if none runs, then `linkPackets` streams its frames decoded.
 
-const PACKETS = `subscription($p: ID!, $l: ID!) { linkPackets(projectId: $p, linkId: $l) { __typename
+const PACKETS = `subscription($l: ID!) { linkPackets(id: $l) { __typename
   ... on SubscriptionLinkPacketsSuccess { data { number dropped time length ethernet { src dst etherType } arp { operation senderIp targetIp }
     ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort } udp { srcPort dstPort } } }
   ${ERR} } }`;
@@ -563,13 +565,13 @@ $("#watch-packets").onclick = async () => {
   $("#packets-title").textContent = `— ${linkName(link)}`;
   try {
     if (!link.capturing)
-      unwrap((await request(`mutation($p: ID!, $l: ID!) { startCapture(projectId: $p, linkId: $l) { __typename ${ERR} } }`, { p: projectId, l: link.id })).startCapture);
+      unwrap((await request(`mutation($l: ID!) { startCapture(input: { id: $l }) { __typename ${ERR} } }`, { l: link.id })).startCapture);
   } catch (e) {
     return say(`Capture: ${errorText(e)}`, true);
   }
   const stop = subscribe(
     PACKETS,
-    { p: projectId, l: link.id },
+    { l: link.id },
     (r) => {
       if (r.__typename !== "SubscriptionLinkPacketsSuccess") return say(`Packets: ${r.message}`, true);
       const p = r.data;

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
-import { getProject } from "../projects/lookup.js";
+import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { domainId } from "../../platform/graphql/global-id.js";
 import { openNodeConsole, type ConsoleLink } from "./link.js";
 import { TelnetText } from "./telnet-text.js";
 
@@ -118,13 +119,11 @@ builder.subscriptionField("nodeConsole", (t) =>
       "A node's telnet console: a connection of its own, as a terminal opened on the console would have (relayed " +
       "from its compute when the node runs on another). Ends when the console closes (the node stopped) or the client leaves. " +
       "ConflictError when the console type is not telnet, the node is not started or its console does not answer; NotFoundError " +
-      "for an unknown project or node. Input: `sendNodeConsoleInput` with the `session` of the first item, over the same connection.",
-    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project" }), nodeId: t.arg.id({ required: true, description: "The node whose console to open" }) },
+      "for an unknown node. Input: `sendNodeConsoleInput` with the `session` of the first item, over the same connection.",
+    args: { id: t.arg.id({ required: true, description: "The node whose console to open (its global id, or its GNS3 node_id)" }) },
     subscribe: async (_r, args, ctx) => {
-      const projectId = String(args.projectId);
-      const nodeId = String(args.nodeId);
-      await getProject(ctx, projectId);
-      const node = await ctx.db.node.findFirst({ where: { id: nodeId, projectId } });
+      const nodeId = domainId(args.id, "EmulatedNode", "id");
+      const node = await ctx.db.node.findUnique({ where: { id: nodeId } });
       if (!node) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
       const link = await openNodeConsole(ctx, node);
       if (ctx.operationEnded?.aborted) {
@@ -139,30 +138,36 @@ builder.subscriptionField("nodeConsole", (t) =>
   }),
 );
 
+const SendNodeConsoleInput = builder.inputType("SendNodeConsoleInputInput", {
+  description: `What to type into a console session: \`text\` or \`data\`, one of the two, at most ${INPUT_LIMIT} bytes`,
+  fields: (t) => ({
+    session: t.id({ required: true, description: "The console session, from the first item of `nodeConsole`" }),
+    text: t.string({ description: "Text sent as its UTF-8 bytes, e.g. \"show ip\\n\"" }),
+    data: t.string({ description: "Base64 of the bytes to send as they are (telnet commands, control keys)" }),
+  }),
+});
+
 builder.mutationField("sendNodeConsoleInput", (t) =>
   t.field({
-    type: "Int",
-    errors: { types: DOMAIN_ERRORS },
+    type: payloadType<{ bytesWritten: number }>("sendNodeConsoleInput", "What `sendNodeConsoleInput` wrote", (f) => ({
+      bytesWritten: f.exposeInt("bytesWritten", { description: "The number of bytes written to the console" }),
+    })),
+    // NOT_FOUND: the session is not open here; CONFLICT: the console has not taken the input already sent.
+    errors: mutationErrors("sendNodeConsoleInput", [InvalidInputError, NotFoundError, ConflictError]),
     description:
-      `Writes to the console of a \`nodeConsole\` session: \`text\` as its UTF-8 bytes, or \`data\` (base64) as raw bytes — one of ` +
-      `the two, at most ${INPUT_LIMIT} bytes. Answers the number of bytes written. NotFoundError when the session is not open ` +
-      "on this server (it ended, or its subscription runs on another instance); ConflictError when the console has not " +
-      "taken the input already sent.",
-    args: {
-      session: t.arg.id({ required: true, description: "The console session, from the first item of `nodeConsole`" }),
-      text: t.arg.string({ description: "e.g. \"show ip\\n\"" }),
-      data: t.arg.string({ description: "Base64 of the bytes to send as they are (telnet commands, control keys)" }),
-    },
-    resolve: (_r, args, ctx) => {
-      if ((args.text == null) === (args.data == null)) throw new InvalidInputError("Give exactly one of text and data");
-      if (args.data != null && !/^[A-Za-z0-9+/]*={0,2}$/.test(args.data)) throw new InvalidInputError("data is not base64");
-      const bytes = args.text != null ? Buffer.from(args.text, "utf8") : Buffer.from(args.data!, "base64");
-      if (bytes.length > INPUT_LIMIT) throw new InvalidInputError(`A console input is at most ${INPUT_LIMIT} bytes (got ${bytes.length})`);
-      const session = sessionsOf(ctx).get(String(args.session));
-      if (!session) throw new NotFoundError(`Console session ${args.session} is not open on this server`);
+      "Writes to the console of a `nodeConsole` session. NotFoundError when the session is not open on this server (it " +
+      "ended, or its subscription runs on another instance); ConflictError when the console has not taken the input already sent.",
+    args: { input: t.arg({ type: SendNodeConsoleInput, required: true, description: "The session and what to send" }) },
+    resolve: (_r, { input }, ctx) => {
+      if ((input.text == null) === (input.data == null)) throw new InvalidInputError("Give exactly one of text and data");
+      if (input.data != null && !/^[A-Za-z0-9+/]*={0,2}$/.test(input.data)) throw new InvalidInputError("data is not base64", { target: "data" });
+      const bytes = input.text != null ? Buffer.from(input.text, "utf8") : Buffer.from(input.data!, "base64");
+      if (bytes.length > INPUT_LIMIT) throw new InvalidInputError(`A console input is at most ${INPUT_LIMIT} bytes (got ${bytes.length})`, { reason: "too_large" });
+      const session = sessionsOf(ctx).get(String(input.session));
+      if (!session) throw new NotFoundError(`Console session ${input.session} is not open on this server`);
       if (session.link.pendingInput() > INPUT_BACKLOG) throw new ConflictError(`The console of ${session.nodeName} is not taking its input`);
-      session.link.send(bytes, args.text == null);
-      return bytes.length;
+      session.link.send(bytes, input.text == null);
+      return { bytesWritten: bytes.length };
     },
   }),
 );

@@ -1,7 +1,9 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import type { DataLinkType } from "../runtime/pcap.js";
 import { startLinkCapture, stopLinkCapture } from "./capture.js";
 import type { LinkWithEndpoints } from "./serialize.js";
+import { LINK_ERRORS, linkAddress, LinkRef } from "./graphql.js";
 import "./packets-graphql.js";
 
 /** GraphQL face of link capture: start, stop, and the live decoded packets (packets-graphql.ts). */
@@ -16,40 +18,44 @@ const CaptureDataLinkType = builder.enumType("CaptureDataLinkType", {
   } as const,
 });
 
-const LinkCaptureState = builder.objectRef<LinkWithEndpoints>("LinkCaptureState").implement({
-  description: "The packet capture of a link",
+const StartCaptureInput = builder.inputType("StartCaptureInput", {
+  description: "The link to capture and how",
   fields: (t) => ({
-    linkId: t.exposeString("id", { description: "The captured link's id" }),
-    projectId: t.exposeString("projectId", { description: "The id of the link's project" }),
-    capturing: t.exposeBoolean("capturing", { description: "Whether the capture is running" }),
-    fileName: t.exposeString("captureFileName", { nullable: true, description: "Kept after the capture stops" }),
-    filePath: t.exposeString("captureFilePath", { nullable: true, description: "The capture file's path on the compute" }),
-    computeId: t.exposeString("captureComputeId", { nullable: true, description: "Set while capturing" }),
+    id: t.id({ required: true, description: "The link (its global id, or its GNS3 link_id; of an opened project)" }),
+    fileName: t.string({ description: "The capture file's name; default <node1>_<a>-<p>_to_<node2>_<a>-<p>.pcap" }),
+    dataLinkType: t.field({ type: CaptureDataLinkType, description: "The link-layer type of the frames (Ethernet by default)" }),
   }),
 });
+const StopCaptureInput = builder.inputType("StopCaptureInput", {
+  description: "The link whose capture stops",
+  fields: (t) => ({ id: t.id({ required: true, description: "The link (its global id, or its GNS3 link_id)" }) }),
+});
+/** A capture's payload: the link, whose `capturing` and `captureFileName` … show where the capture stands. */
+const capturePayload = (name: string) =>
+  payloadType<{ link: LinkWithEndpoints }>(name, `What \`${name}\` changed: the link`, (t) => ({
+    link: t.field({ type: LinkRef, description: "The link as it is now: `capturing`, `captureFileName`, `pcapUrl` …", resolve: (p) => p.link }),
+  }));
 
 builder.mutationFields((t) => ({
   startCapture: t.field({
-    type: LinkCaptureState,
+    type: capturePayload("startCapture"),
     description: "Starts capturing the link's traffic into <project>/project-files/captures/<fileName>",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      projectId: t.arg.id({ required: true, description: "The id of the link's project (an opened project)" }),
-      linkId: t.arg.id({ required: true, description: "The link to capture" }),
-      fileName: t.arg.string({ required: false, description: "Default: <node1>_<a>-<p>_to_<node2>_<a>-<p>.pcap" }),
-      dataLinkType: t.arg({ type: CaptureDataLinkType, required: false, description: "The link-layer type of the frames (Ethernet by default)" }),
+    errors: mutationErrors("startCapture", LINK_ERRORS),
+    args: { input: t.arg({ type: StartCaptureInput, required: true, description: "The link and the capture's settings" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await linkAddress(ctx, input.id);
+      const settings = { captureFileName: input.fileName ?? undefined, dataLinkType: (input.dataLinkType ?? undefined) as DataLinkType | undefined };
+      return { link: await startLinkCapture(ctx, at.projectId, at.id, settings) };
     },
-    resolve: (_r, a, ctx) =>
-      startLinkCapture(ctx, a.projectId, a.linkId, {
-        captureFileName: a.fileName ?? undefined,
-        dataLinkType: (a.dataLinkType ?? undefined) as DataLinkType | undefined,
-      }),
   }),
   stopCapture: t.field({
-    type: LinkCaptureState,
+    type: capturePayload("stopCapture"),
     description: "Stops capturing the link's traffic; the capture file stays in the project",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the link's project" }), linkId: t.arg.id({ required: true, description: "The captured link" }) },
-    resolve: (_r, a, ctx) => stopLinkCapture(ctx, a.projectId, a.linkId),
+    errors: mutationErrors("stopCapture", LINK_ERRORS),
+    args: { input: t.arg({ type: StopCaptureInput, required: true, description: "The link" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await linkAddress(ctx, input.id);
+      return { link: await stopLinkCapture(ctx, at.projectId, at.id) };
+    },
   }),
 }));

@@ -6,7 +6,8 @@ import { builder, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { projectIdArg } from "../projects/graphql.js";
-import { LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
+import { computeById, LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
+import { ComputeRef } from "../computes/graphql.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { createLink, deleteLink, updateLink } from "./operations.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES } from "./filters.js";
@@ -79,7 +80,13 @@ export const LinkRef = builder.prismaNode("Link", {
     capturing: t.exposeBoolean("capturing", { description: "Whether the link's packets are being captured to a file" }),
     captureFileName: t.exposeString("captureFileName", { nullable: true, description: "The capture file's name (.pcap), while capturing" }),
     captureFilePath: t.exposeString("captureFilePath", { nullable: true, description: "The capture file's path on the compute, while capturing" }),
-    captureComputeId: t.exposeString("captureComputeId", { nullable: true, description: "The compute that writes the capture, while capturing" }),
+    captureCompute: t.field({
+      type: ComputeRef,
+      nullable: true,
+      description: "The compute that writes the capture, while capturing",
+      select: { captureComputeId: true },
+      resolve: (l, _a, ctx) => (l.captureComputeId ? computeById(ctx, l.captureComputeId) : null),
+    }),
   }),
 });
 

@@ -4,6 +4,7 @@ import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import type { ArpSummary, EthernetSummary, Ipv4Summary, PortsSummary, TcpSummary } from "../runtime/packet-decode.js";
 import { type DeliveredPacket, FEED_RING, PacketFeed } from "../runtime/packet-feed.js";
 import { linkCapture } from "./capture.js";
+import { linkAddress } from "./graphql.js";
 
 /** `linkPackets`: the decoded frames of a link's running capture, live (packet-feed.ts). */
 const EthernetHeader = builder.objectRef<EthernetSummary>("EthernetHeader").implement({
@@ -88,13 +89,13 @@ builder.subscriptionField("linkPackets", (t) =>
       `The frames crossing a link while its capture runs (ConflictError when none runs); ends when the capture stops. ` +
       `Resumable from the last ${FEED_RING} packets; a subscriber that falls further behind skips the oldest and \`dropped\` counts them.`,
     args: {
-      projectId: t.arg.id({ required: true, description: "The id of the link's project" }),
-      linkId: t.arg.id({ required: true, description: "The captured link" }),
+      id: t.arg.id({ required: true, description: "The captured link (its global id, or its GNS3 link_id)" }),
       after: t.arg.string({ description: "Resume after this cursor (a cursor of an earlier capture: from the oldest packet held)" }),
     },
     subscribe: async (_r, args, ctx) => {
       if (args.after != null && !isEventId(args.after)) throw new InvalidInputError(`${args.after} is not a packet cursor`);
-      const feed = PacketFeed.of(await linkCapture(ctx, String(args.projectId), String(args.linkId)));
+      const at = await linkAddress(ctx, args.id);
+      const feed = PacketFeed.of(await linkCapture(ctx, at.projectId, at.id));
       const after = args.after == null ? undefined : (feed.positionOf(args.after) ?? "held");
       return feed.read(after, ctx.operationEnded);
     },

@@ -1,7 +1,11 @@
+import type { Node } from "../../generated/prisma-sqlite/client.js";
+import { ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import "../../platform/graphql/upload.js"; // the File scalar
 import { DownloadUrlRef, downloadUrl, encodeFilePath, uploadedFile, validForArg, WrittenFileRef } from "../files/graphql.js";
 import { existingNodeFile, writeNodeFile } from "./files.js";
+import { nodeAddress, NodeRef } from "./graphql.js";
 
 /** Node files over GraphQL: a signed URL of GET …/nodes/{id}/files/{path}, and a multipart upload for the write. */
 builder.prismaObjectField("Node", "fileUrl", (t) =>
@@ -17,21 +21,30 @@ builder.prismaObjectField("Node", "fileUrl", (t) =>
   }),
 );
 
+const WriteNodeFileInput = builder.inputType("WriteNodeFileInput", {
+  description: "A file to write into a node's directory",
+  fields: (t) => ({
+    nodeId: t.id({ required: true, description: "The node (its global id, or its GNS3 node_id)" }),
+    path: t.string({ required: true, description: "The file's path inside the node directory; missing directories are made" }),
+    file: t.field({ type: "File", required: true, description: "The file's content, sent as a multipart upload" }),
+  }),
+});
+
 builder.mutationField("writeNodeFile", (t) =>
   t.field({
-    type: WrittenFileRef,
+    type: payloadType<{ node: Node; file: { path: string; size: number } }>("writeNodeFile", "What `writeNodeFile` wrote, and into which node", (f) => ({
+      node: f.field({ type: NodeRef, description: "The node: select `fileUrl(path:)` to get the file's download URL in the same answer", resolve: (p) => p.node }),
+      file: f.field({ type: WrittenFileRef, description: "The file written", resolve: (p) => p.file }),
+    })),
     description: "Creates or replaces a file of the node's directory (a startup config, a disk…), making its directories",
-    errors: { types: DOMAIN_ERRORS },
-    args: {
-      projectId: t.arg.id({ required: true, description: "The id of the node's project" }),
-      nodeId: t.arg.id({ required: true, description: "The node's id" }),
-      path: t.arg.string({ required: true, description: "The file's path inside the node directory" }),
-      file: t.arg({ type: "File", required: true, description: "The file's content, sent as a multipart upload" }),
-    },
-    resolve: async (_r, args, ctx) => {
-      const data = await uploadedFile(ctx, args.file);
-      await writeNodeFile(ctx, String(args.projectId), String(args.nodeId), args.path, data);
-      return { path: args.path, size: data.length };
+    // FORBIDDEN: a path that leaves the node directory; INVALID_INPUT (TOO_LARGE): a file beyond the upload limit.
+    errors: mutationErrors("writeNodeFile", [InvalidInputError, NotFoundError, ForbiddenError]),
+    args: { input: t.arg({ type: WriteNodeFileInput, required: true, description: "The node, the path and the content" }) },
+    resolve: async (_r, { input }, ctx) => {
+      const at = await nodeAddress(ctx, input.nodeId);
+      const data = await uploadedFile(ctx, input.file);
+      await writeNodeFile(ctx, at.projectId, at.id, input.path, data);
+      return { node: await ctx.db.node.findUniqueOrThrow({ where: { id: at.id } }), file: { path: input.path, size: data.length } };
     },
   }),
 );

@@ -1,7 +1,9 @@
 import "../projects/graphql.js"; // the Project type this file extends
-import { ComputeCapabilities } from "../computes/graphql.js";
+import { ComputeCapabilities, ComputeRef } from "../computes/graphql.js";
+import { getCompute } from "../computes/operations.js";
+import { batchLoad, eachFound } from "../../platform/graphql/batch-load.js";
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
-import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, enumValues, usableQuery } from "../../platform/graphql/builder.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
 import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { ProjectRef, projectIdArg } from "../projects/graphql.js";
@@ -42,6 +44,10 @@ export const NodeTypeEnum = builder.enumType("NodeType", {
     qemu: "A QEMU virtual machine booted from disk images",
   }),
 });
+
+/** A compute edge's target: read once per distinct id for a whole list (a lab's nodes share one or a few); null once unregistered. */
+export const computeById = async (ctx: AppContext, id: string) =>
+  (await batchLoad(ctx, "Compute", null, id, eachFound((c) => getCompute(ctx, c)), (c) => c.compute_id))[0] ?? null;
 
 /** The node an argument names (its global id or its GNS3 id) and its project; NotFoundError when there is none. */
 export async function nodeAddress(ctx: AppContext, id: string | number): Promise<{ projectId: string; id: string }> {
@@ -132,8 +138,13 @@ export const NodeRef = builder.prismaNode("Node", {
   fields: (t) => ({
     nodeId: t.exposeID("id", { description: "The node's GNS3 id (a UUID): the `node_id` of the REST API and the GNS3 GUI" }),
     project: t.relation("project", { description: "The project the node belongs to" }),
-    computeId: t.exposeString("computeId", { description: "The id of the compute (emulation host) that runs the node; `local` for this server" }),
-    templateId: t.exposeString("templateId", { nullable: true, description: "The id of the template the node was made from, if any" }),
+    compute: t.field({
+      type: ComputeRef,
+      nullable: true,
+      description: "The compute (emulation host) that runs the node: this server, or a remote one (null once that one is unregistered)",
+      select: { computeId: true },
+      resolve: (n, _a, ctx) => computeById(ctx, n.computeId),
+    }),
     nodeType: t.field({ type: NodeTypeEnum, description: "What kind of device the node emulates", resolve: (n) => n.nodeType as (typeof NODE_TYPES)[number] }),
     name: t.exposeString("name", { description: "The node's name, unique in its project" }),
     status: t.field({ type: NodeStatusEnum, description: "Whether the node's emulator is running", resolve: (n) => n.status as (typeof NODE_STATUSES)[number] }),
@@ -218,7 +229,7 @@ builder.queryField("emulatedNodes", (t) =>
 
 /** Fields a client may set on create and update. */
 const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  templateId: t.id({ description: "The template the node is made from (its settings are the defaults)" }),
+  templateId: t.id({ description: "The template the node is made from (its global id, or its GNS3 template_id); its settings are the defaults" }),
   console: t.int({ description: "TCP console port; null on update frees it" }),
   consoleType: t.field({ type: ConsoleTypeEnum, description: "The protocol the console speaks" }),
   consoleAutoStart: t.boolean({ description: "Whether a client should open the console when the node starts" }),
@@ -241,7 +252,7 @@ const CreateNodeInput = builder.inputType("CreateNodeInput", {
     projectId: t.id({ required: true, description: "The project the node is added to (its global id, or its GNS3 project_id; it must be opened)" }),
     name: t.string({ required: true, description: "Spaces are removed; a taken name is renumbered; {0} is a template" }),
     nodeType: t.field({ type: NodeTypeEnum, required: true, description: "What kind of device the node emulates" }),
-    computeId: t.id({ defaultValue: "local", description: "The compute (emulation host) that runs the node" }),
+    computeId: t.id({ defaultValue: "local", description: "The compute (emulation host) that runs the node (its global id, or its GNS3 compute_id; `local`: this server)" }),
     id: t.id({ description: "Chosen GNS3 node id (a UUID); a taken one is refused (ALREADY_EXISTS)" }),
     ...settableFields(t),
   }),
@@ -262,7 +273,7 @@ function toChanges(input: Record<string, unknown>): NodeChanges {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {
     if (v === undefined || (v === null && !NULLABLE.has(k))) continue;
-    out[k] = k === "templateId" && v !== null ? String(v) : v;
+    out[k] = k === "templateId" && v !== null ? domainId(v as string, "Template", "templateId") : v;
   }
   return out as NodeChanges;
 }
@@ -307,7 +318,7 @@ builder.mutationFields((t) => ({
         ...toChanges(rest),
         name,
         nodeType,
-        computeId: computeId ?? "local",
+        computeId: domainId(computeId ?? "local", "Compute", "computeId"),
         nodeId: id == null ? undefined : domainId(id, "EmulatedNode", "id"),
       });
       return { node };
@@ -389,17 +400,28 @@ builder.mutationFields((t) => ({
 }));
 
 /** Dynamips idle-PC values (GNS3's node routes); this server runs no Dynamips, so the operation refuses. */
+const dynamipsNodeArg = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0]) => ({
+  id: t.arg.id({ required: true, description: "The Dynamips node (its global id, or its GNS3 node_id; of an opened project)" }),
+});
+/** NOT_FOUND: no such node, or not a Dynamips one; CONFLICT: a Dynamips node, which this server cannot run. */
+const IDLE_PC_ERRORS = { types: [InvalidInputError, NotFoundError, ConflictError, ForbiddenError] };
 builder.queryFields((t) => ({
   dynamipsAutoIdlePc: t.string({
     description: "The idle-PC value that keeps a Dynamips router's CPU use low (refused here: no Dynamips)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), nodeId: t.arg.id({ required: true, description: "The Dynamips node" }) },
-    resolve: (_r, a, ctx) => idlePc(ctx, String(a.projectId), String(a.nodeId), "auto_idlepc"),
+    errors: IDLE_PC_ERRORS,
+    args: dynamipsNodeArg(t),
+    resolve: async (_r, a, ctx) => {
+      const at = await nodeAddress(ctx, a.id);
+      return idlePc(ctx, at.projectId, at.id, "auto_idlepc");
+    },
   }),
   dynamipsIdlePcProposals: t.stringList({
     description: "Candidate idle-PC values for a Dynamips router (refused here: no Dynamips)",
-    errors: { types: DOMAIN_ERRORS },
-    args: { projectId: t.arg.id({ required: true, description: "The id of the node's project (an opened project)" }), nodeId: t.arg.id({ required: true, description: "The Dynamips node" }) },
-    resolve: (_r, a, ctx) => idlePc(ctx, String(a.projectId), String(a.nodeId), "idlepc_proposals"),
+    errors: IDLE_PC_ERRORS,
+    args: dynamipsNodeArg(t),
+    resolve: async (_r, a, ctx) => {
+      const at = await nodeAddress(ctx, a.id);
+      return idlePc(ctx, at.projectId, at.id, "idlepc_proposals");
+    },
   }),
 }));

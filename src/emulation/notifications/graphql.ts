@@ -4,6 +4,7 @@ import type { AppContext } from "../../platform/context.js";
 import { InvalidInputError } from "../../platform/core/errors.js";
 import { isEventId, type ReplayGap, type Topic } from "../../platform/events.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { domainId } from "../../platform/graphql/global-id.js";
 import { ComputeRef } from "../computes/graphql.js";
 import type { ComputeEvent } from "../computes/model.js";
 import { DrawingRef } from "../drawings/graphql.js";
@@ -186,9 +187,7 @@ const isNodeEvent = (e: EmulationEvent): e is NodeEvent => e.type.startsWith("no
 const isLinkEvent = (e: EmulationEvent): e is LinkEvent => e.type.startsWith("link.");
 
 /** The events about a node (its own and its links') and/or a link; every event when neither is given. */
-function concerning(nodeId: string | number | null | undefined, linkId: string | number | null | undefined) {
-  const node = nodeId == null ? undefined : String(nodeId);
-  const link = linkId == null ? undefined : String(linkId);
+function concerning(node: string | undefined, link: string | undefined) {
   return (e: EmulationEvent): e is EmulationEvent =>
     (node === undefined || (isNodeEvent(e) && e.node.id === node) || (isLinkEvent(e) && e.link.endpoints.some((p) => p.nodeId === node))) &&
     (link === undefined || (isLinkEvent(e) && e.link.id === link));
@@ -237,15 +236,18 @@ builder.subscriptionFields((t) => ({
     errors: { types: DOMAIN_ERRORS },
     description: "The node, link, drawing and snapshot events of one project (NodeEvent, LinkEvent, DrawingEvent, SnapshotEvent)",
     args: {
-      projectId: t.arg.id({ required: true, description: "The project's id" }),
-      nodeId: t.arg.id({ description: "Only this node's events, and those of the links attached to it" }),
-      linkId: t.arg.id({ description: "Only this link's events" }),
+      projectId: t.arg.id({ required: true, description: "The project (its global id, or its GNS3 project_id)" }),
+      nodeId: t.arg.id({ description: "Only this node's events, and those of the links attached to it (its global id, or its GNS3 node_id)" }),
+      linkId: t.arg.id({ description: "Only this link's events (its global id, or its GNS3 link_id)" }),
       after: t.arg.string({ description: "Resume after this cursor" }),
     },
     subscribe: async (_r, args, ctx) => {
       const from = cursor(args.after);
-      await getProject(ctx, String(args.projectId));
-      return tail(ctx, projectTopic(String(args.projectId)), from, concerning(args.nodeId, args.linkId));
+      const projectId = domainId(args.projectId, "Project", "projectId");
+      const nodeId = args.nodeId == null ? undefined : domainId(args.nodeId, "EmulatedNode", "nodeId");
+      const linkId = args.linkId == null ? undefined : domainId(args.linkId, "Link", "linkId");
+      await getProject(ctx, projectId);
+      return tail(ctx, projectTopic(projectId), from, concerning(nodeId, linkId));
     },
     resolve: (e) => e,
   }),

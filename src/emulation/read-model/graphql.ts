@@ -18,12 +18,12 @@ export const CACHEABLE_FIELDS = new Set([
   "QueryDrawingSuccess.data",
   ...["QueryProjectsConnection", "ProjectNodesConnection", "ProjectLinksConnection", "ProjectDrawingsConnection"].flatMap(connectionCoordinates),
   ...[
-    "id", "name", "path", "filename", "status", "autoClose", "autoOpen", "autoStart", "sceneHeight", "sceneWidth", "zoom",
+    "id", "projectId", "name", "path", "filename", "status", "autoClose", "autoOpen", "autoStart", "sceneHeight", "sceneWidth", "zoom",
     "showLayers", "snapToGrid", "showGrid", "gridSize", "drawingGridSize", "showInterfaceLabels", "supplier", "variables",
     "nodes", "links", "drawings", "eventCursor",
   ].map((f) => `Project.${f}`),
   ...[
-    "id", "projectId", "computeId", "templateId", "nodeType", "name", "status", "console", "consoleHost", "consoleType",
+    "id", "nodeId", "project", "nodeType", "name", "status", "console", "consoleHost", "consoleType",
     "consoleAutoStart", "commandLine", "nodeDirectory", "properties", "label", "symbol", "width", "height", "x", "y", "z",
     "locked", "portNameFormat", "portSegmentSize", "firstPortName", "customAdapters", "ports", "qemu", "links",
   ].map((f) => `EmulatedNode.${f}`),
@@ -38,8 +38,8 @@ export const CACHEABLE_FIELDS = new Set([
   ...["name", "md5sum"].map((f) => `QemuImage.${f}`),
   ...["name", "shortName", "adapterNumber", "portNumber", "linkType", "dataLinkTypes", "adapterType", "macAddress"].map((f) => `NodePort.${f}`),
   ...[
-    "id", "projectId", "linkType", "endpoints", "filters", "linkStyle", "suspend", "capturing", "captureFileName",
-    "captureFilePath", "captureComputeId",
+    "id", "linkId", "project", "linkType", "endpoints", "filters", "linkStyle", "suspend", "capturing", "captureFileName",
+    "captureFilePath",
   ].map((f) => `Link.${f}`),
   ...["node", "adapterNumber", "portNumber", "label"].map((f) => `LinkEndpoint.${f}`),
   ...["text", "style", "x", "y", "rotation"].map((f) => `Label.${f}`),

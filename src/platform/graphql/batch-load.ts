@@ -1,4 +1,5 @@
 import { createContextCache } from "@pothos/core";
+import { NotFoundError } from "../core/errors.js";
 
 /**
  * Keys per `IN (…)` list. A batch of more keys is read in several statements of at most this many: a list of
@@ -56,3 +57,12 @@ export function batchLoad<R>(
   batch.keys.add(key);
   return batch.done.then((byKey) => byKey.get(key) ?? []);
 }
+
+/**
+ * A `read` for batchLoad from a one-by-one lookup that throws NotFoundError for an id that does not exist (a
+ * compute, a template): each distinct id once, the missing ones left out, so their callers answer null.
+ */
+export const eachFound =
+  <R>(get: (id: string) => Promise<R>) =>
+  async (ids: string[]): Promise<R[]> =>
+    (await Promise.all(ids.map((id) => get(id).catch((e: unknown) => (e instanceof NotFoundError ? null : Promise.reject(e)))))).filter((r): r is Awaited<R> => r !== null);
