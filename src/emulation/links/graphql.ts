@@ -4,7 +4,8 @@ import type { Link } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { builder, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { itemAddress } from "../projects/address.js";
 import { projectIdArg } from "../projects/graphql.js";
 import { computeById, LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
 import { ComputeRef } from "../computes/graphql.js";
@@ -212,12 +213,8 @@ builder.prismaObjectField("Node", "links", (t) =>
 );
 
 /** The link an argument names (its global id or its GNS3 id) and its project; NotFoundError when there is none. */
-export async function linkAddress(ctx: AppContext, id: string | number): Promise<{ projectId: string; id: string }> {
-  const linkId = domainId(id, "Link", "id");
-  const link = await ctx.db.link.findUnique({ where: { id: linkId }, select: { projectId: true } });
-  if (!link) throw new NotFoundError(`Link ID ${linkId} doesn't exist`);
-  return { projectId: link.projectId, id: linkId };
-}
+export const linkAddress = (ctx: AppContext, id: string | number) =>
+  itemAddress(id, "Link", (linkId) => ctx.db.link.findUnique({ where: { id: linkId }, select: { projectId: true } }));
 
 builder.queryField("link", (t) =>
   t.prismaField({
@@ -239,10 +236,6 @@ const LinkPayload = (name: string, what = "the link") =>
   payloadType<{ link: Link }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
     link: t.field({ type: LinkRef, description: "The link as it is now", resolve: (p) => p.link }),
   }));
-const LinkInput = builder.inputType("LinkInput", {
-  description: "The link a mutation acts on",
-  fields: (t) => ({ id: t.id({ required: true, description: "The link's id (its global id, or its GNS3 link_id)" }) }),
-});
 /** What changing a link can fail with: bad input, a link, node or project missing or closed, a taken port, a compute that fails. */
 export const LINK_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
 
@@ -274,7 +267,7 @@ builder.mutationFields((t) => ({
     type: deletedPayload("deleteLink", "the link"),
     description: "Unplugs and removes a link",
     errors: mutationErrors("deleteLink", LINK_ERRORS),
-    args: { input: t.arg({ type: LinkInput, required: true, description: "The link" }) },
+    args: { input: t.arg({ type: idInput("deleteLink", "The link `deleteLink` removes", "The link's id (its global id, or its GNS3 link_id)"), required: true, description: "The link" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);
       await deleteLink(ctx, at.projectId, at.id);

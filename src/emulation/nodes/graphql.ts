@@ -5,7 +5,8 @@ import { batchLoad, eachFound } from "../../platform/graphql/batch-load.js";
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import { builder, enumValues, usableQuery } from "../../platform/graphql/builder.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
-import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { itemAddress } from "../projects/address.js";
 import { ProjectRef, projectIdArg } from "../projects/graphql.js";
 import type { AppContext } from "../../platform/context.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
@@ -50,12 +51,8 @@ export const computeById = async (ctx: AppContext, id: string) =>
   (await batchLoad(ctx, "Compute", null, id, eachFound((c) => getCompute(ctx, c)), (c) => c.compute_id))[0] ?? null;
 
 /** The node an argument names (its global id or its GNS3 id) and its project; NotFoundError when there is none. */
-export async function nodeAddress(ctx: AppContext, id: string | number): Promise<{ projectId: string; id: string }> {
-  const nodeId = domainId(id, "EmulatedNode", "id");
-  const node = await ctx.db.node.findUnique({ where: { id: nodeId }, select: { projectId: true } });
-  if (!node) throw new NotFoundError(`Node ID ${nodeId} doesn't exist`);
-  return { projectId: node.projectId, id: nodeId };
-}
+export const nodeAddress = (ctx: AppContext, id: string | number) =>
+  itemAddress(id, "EmulatedNode", (nodeId) => ctx.db.node.findUnique({ where: { id: nodeId }, select: { projectId: true } }), "Node");
 
 const isNodeType = (t: string): t is (typeof NODE_TYPES)[number] => (NODE_TYPES as readonly string[]).includes(t);
 
@@ -295,10 +292,8 @@ builder.queryField("emulatedNode", (t) =>
   }),
 );
 
-const NodeInput = builder.inputType("NodeInput", {
-  description: "The node a mutation acts on",
-  fields: (t) => ({ id: t.id({ required: true, description: "The node's id (its global id, or its GNS3 node_id)" }) }),
-});
+/** The input of a mutation that acts on one node: `<Name>Input { id }`. */
+export const nodeInput = (name: string) => idInput(name, `The node \`${name}\` acts on`, "The node's id (its global id, or its GNS3 node_id)");
 const NodePayload = (name: string, what = "the node") =>
   payloadType<{ node: Node }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
     node: t.field({ type: NodeRef, description: "The node as it is now", resolve: (p) => p.node }),
@@ -339,7 +334,7 @@ builder.mutationFields((t) => ({
     type: deletedPayload("deleteNode", "the node and the links that went with it"),
     description: "Deletes the node and its links",
     errors: mutationErrors("deleteNode", NODE_ERRORS),
-    args: { input: t.arg({ type: NodeInput, required: true, description: "The node" }) },
+    args: { input: t.arg({ type: nodeInput("deleteNode"), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await nodeAddress(ctx, input.id);
       const links = await ctx.db.link.findMany({ where: { endpoints: { some: { nodeId: at.id } } }, select: { id: true } });
@@ -391,7 +386,7 @@ builder.mutationFields((t) => ({
     type: NodePayload("resetNodeConsole"),
     description: "Resets the node's console (drops its sessions so a client can reconnect)",
     errors: mutationErrors("resetNodeConsole", NODE_ERRORS),
-    args: { input: t.arg({ type: NodeInput, required: true, description: "The node" }) },
+    args: { input: t.arg({ type: nodeInput("resetNodeConsole"), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await nodeAddress(ctx, input.id);
       return { node: await resetNodeConsole(ctx, at.projectId, at.id) };

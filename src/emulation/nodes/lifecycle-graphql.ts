@@ -5,7 +5,7 @@ import { builder } from "../../platform/graphql/builder.js";
 import { domainId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { ProjectRef } from "../projects/graphql.js";
-import { nodeAddress, NodeRef } from "./graphql.js";
+import { nodeAddress, nodeInput, NodeRef } from "./graphql.js";
 import { projectNodesAction, reloadNode, startNode, stopNode, suspendNode } from "./lifecycle.js";
 
 /** GraphQL face of the node lifecycle: the result describes the node as its compute runs it. */
@@ -21,10 +21,6 @@ const NodeLifecycleAction = builder.enumType("NodeLifecycleAction", {
   } as const,
 });
 
-const NodeMutationInput = builder.inputType("NodeMutationInput", {
-  description: "The node a lifecycle mutation acts on",
-  fields: (t) => ({ id: t.id({ required: true, description: "The node's id (its global id, or its GNS3 node_id)" }) }),
-});
 const NodePayload = (name: string, description: string) =>
   payloadType<{ node: Node }>(name, description, (t) => ({
     node: t.field({ type: NodeRef, description: "The node as its compute runs it now (status, console, command line)", resolve: (p) => p.node }),
@@ -37,7 +33,7 @@ const lifecycleField = (t: MutationFieldBuilder, name: string, run: Lifecycle, d
     type: NodePayload(name, `What \`${name}\` changed: the node`),
     description,
     errors: mutationErrors(name, NODE_RUN_ERRORS),
-    args: { input: t.arg({ type: NodeMutationInput, required: true, description: "The node" }) },
+    args: { input: t.arg({ type: nodeInput(name), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const { projectId, id } = await nodeAddress(ctx, input.id);
       return { node: await run(ctx, projectId, id) };
