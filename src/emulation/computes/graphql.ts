@@ -3,7 +3,7 @@ import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, Unavai
 import { builder } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
@@ -80,10 +80,7 @@ const UpdateComputeInput = builder.inputType("UpdateComputeInput", {
   description: "A remote compute and changes to it: only the fields given change; password null removes it",
   fields: (t) => ({ id: t.id({ required: true, description: "The compute (its global id, or its GNS3 compute_id)" }), ...fields(false)(t) }),
 });
-const ComputeInput = builder.inputType("ComputeInput", {
-  description: "The compute a mutation acts on",
-  fields: (t) => ({ id: t.id({ required: true, description: "The compute's id (its global id, or its GNS3 compute_id)" }) }),
-});
+const computeInput = (name: string) => idInput(name, `The compute \`${name}\` acts on`, "The compute's id (its global id, or its GNS3 compute_id)");
 
 /** GraphQL input onto the compute's input contract; absent stays absent, null stays null (the operation parses it). */
 const toOperationInput = (input: Record<string, unknown>) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as NewCompute;
@@ -142,7 +139,7 @@ builder.mutationFields((t) => ({
     type: deletedPayload("deleteCompute", "the compute (the nodes it ran stay in their projects)"),
     description: "Unregisters a remote compute; one that does not exist is a NotFoundError",
     errors: mutationErrors("deleteCompute", [InvalidInputError, NotFoundError, ForbiddenError]),
-    args: { input: t.arg({ type: ComputeInput, required: true, description: "The compute" }) },
+    args: { input: t.arg({ type: computeInput("deleteCompute"), required: true, description: "The compute" }) },
     resolve: async (_r, { input }, ctx) => {
       const computeId = computeIdArg(input.id, "id");
       // GNS3's REST delete of an unknown compute succeeds; GraphQL says it was not there, as every delete does.

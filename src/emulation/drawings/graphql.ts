@@ -4,7 +4,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
 import { projectIdArg } from "../projects/graphql.js";
 import { createDrawing, deleteDrawing, getDrawing, updateDrawing } from "./operations.js";
@@ -72,10 +72,7 @@ const UpdateDrawingInput = builder.inputType("UpdateDrawingInput", {
   description: "A drawing and changes to it: only the fields given change",
   fields: (t) => ({ id: t.id({ required: true, description: "The drawing (its global id, or its GNS3 drawing_id)" }), ...drawingFields(t) }),
 });
-const DrawingInput = builder.inputType("DrawingInput", {
-  description: "The drawing a mutation acts on",
-  fields: (t) => ({ id: t.id({ required: true, description: "The drawing's id (its global id, or its GNS3 drawing_id)" }) }),
-});
+const drawingInput = (name: string) => idInput(name, `The drawing \`${name}\` acts on`, "The drawing's id (its global id, or its GNS3 drawing_id)");
 
 type Fields = { x?: number | null; y?: number | null; z?: number | null; locked?: boolean | null; rotation?: number | null; svg?: string | null };
 const toChanges = (i: Fields): DrawingChanges => ({
@@ -141,7 +138,7 @@ builder.mutationFields((t) => ({
     type: deletedPayload("deleteDrawing", "the drawing"),
     description: "Removes an unlocked drawing (drawing.deleted); a locked one is a ConflictError",
     errors: mutationErrors("deleteDrawing", DRAWING_ERRORS),
-    args: { input: t.arg({ type: DrawingInput, required: true, description: "The drawing" }) },
+    args: { input: t.arg({ type: drawingInput("deleteDrawing"), required: true, description: "The drawing" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await drawingAddress(ctx, input.id);
       await deleteDrawing(ctx, at.projectId, at.id);

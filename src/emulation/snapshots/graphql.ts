@@ -3,7 +3,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
 import { builder } from "../../platform/graphql/builder.js";
 import { globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
 import { ProjectRef, projectIdArg } from "../projects/graphql.js";
 import { createSnapshot, deleteSnapshot, restoreSnapshot } from "./operations.js";
@@ -38,10 +38,7 @@ const CreateSnapshotInput = builder.inputType("CreateSnapshotInput", {
     description: t.string({ description: "Free text saying what the snapshot holds" }),
   }),
 });
-const SnapshotInput = builder.inputType("SnapshotInput", {
-  description: "The snapshot a mutation acts on",
-  fields: (t) => ({ id: t.id({ required: true, description: "The snapshot's id (its global id, or its GNS3 snapshot_id)" }) }),
-});
+const snapshotInput = (name: string) => idInput(name, `The snapshot \`${name}\` acts on`, "The snapshot's id (its global id, or its GNS3 snapshot_id)");
 
 /** The snapshot an argument names and its project, from the snapshot's id alone. */
 const snapshotAddress = (ctx: AppContext, id: string | number) =>
@@ -66,7 +63,7 @@ builder.mutationFields((t) => ({
     type: deletedPayload("deleteSnapshot", "the snapshot"),
     description: "Deletes a snapshot and its archive",
     errors: mutationErrors("deleteSnapshot", SNAPSHOT_ERRORS),
-    args: { input: t.arg({ type: SnapshotInput, required: true, description: "The snapshot" }) },
+    args: { input: t.arg({ type: snapshotInput("deleteSnapshot"), required: true, description: "The snapshot" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await snapshotAddress(ctx, input.id);
       await deleteSnapshot(ctx, at.projectId, at.id);
@@ -80,7 +77,7 @@ builder.mutationFields((t) => ({
     description: "Replaces the project's topology and files with the snapshot's (the project keeps its name); its nodes must be stopped",
     // Restoring reloads the project's topology, which drives the computes of its nodes.
     errors: mutationErrors("restoreSnapshot", [...SNAPSHOT_ERRORS, UnavailableError, UpstreamError]),
-    args: { input: t.arg({ type: SnapshotInput, required: true, description: "The snapshot to restore" }) },
+    args: { input: t.arg({ type: snapshotInput("restoreSnapshot"), required: true, description: "The snapshot to restore" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await snapshotAddress(ctx, input.id);
       return { project: await restoreSnapshot(ctx, at.projectId, at.id) };

@@ -3,7 +3,7 @@ import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, Unavai
 import { builder } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { computeIdArg, ComputeRef, findCompute } from "../computes/graphql.js";
 import { NodeRef, NodeTypeEnum } from "../nodes/graphql.js";
 import { projectIdArg } from "../projects/graphql.js";
@@ -81,10 +81,7 @@ const UpdateTemplateInput = builder.inputType("UpdateTemplateInput", {
   description: "A user template and changes to it: only the fields given change (nodes already made keep their settings)",
   fields: (t) => ({ id: t.id({ required: true, description: "The template (its global id, or its GNS3 template_id)" }), name: t.string({ description: "A new name" }), ...templateFields(t) }),
 });
-const TemplateInput = builder.inputType("TemplateInput", {
-  description: "The template a mutation acts on",
-  fields: (t) => ({ id: t.id({ required: true, description: "The template's id (its global id, or its GNS3 template_id)" }) }),
-});
+const templateInput = (name: string) => idInput(name, `The template \`${name}\` acts on`, "The template's id (its global id, or its GNS3 template_id)");
 const CreateNodeFromTemplateInput = builder.inputType("CreateNodeFromTemplateInput", {
   description: "The template, the project the node goes to and where it is drawn",
   fields: (t) => ({
@@ -176,14 +173,14 @@ builder.mutationFields((t) => ({
     type: deletedPayload("deleteTemplate", "the template (nodes made from it stay)"),
     description: "Deletes a user template (a built-in is a ConflictError); nodes made from it stay",
     errors: mutationErrors("deleteTemplate", TEMPLATE_ERRORS),
-    args: { input: t.arg({ type: TemplateInput, required: true, description: "The template" }) },
+    args: { input: t.arg({ type: templateInput("deleteTemplate"), required: true, description: "The template" }) },
     resolve: async (_r, { input }, ctx) => ({ deletedIds: [globalId("Template", (await deleteTemplate(ctx, templateIdArg(input.id))).template_id)] }),
   }),
   duplicateTemplate: t.field({
     type: TemplatePayload("duplicateTemplate", "the copy"),
     description: "A copy of a user template with a new id and the same name; the payload's template is the copy",
     errors: mutationErrors("duplicateTemplate", TEMPLATE_ERRORS),
-    args: { input: t.arg({ type: TemplateInput, required: true, description: "The template to copy" }) },
+    args: { input: t.arg({ type: templateInput("duplicateTemplate"), required: true, description: "The template to copy" }) },
     resolve: async (_r, { input }, ctx) => ({ template: await duplicateTemplate(ctx, templateIdArg(input.id)) }),
   }),
   createNodeFromTemplate: t.field({
