@@ -1,4 +1,5 @@
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { volumeUuidOf } from "../volumes/graphql.js";
 import { getQuotaReport } from "./operations.js";
 
 builder.queryField("quotaReport", (t) =>
@@ -7,9 +8,9 @@ builder.queryField("quotaReport", (t) =>
     description: "One entry of a volume's quota report: a limit being enforced and the space and files used against it",
     errors: { types: DOMAIN_ERRORS },
     args: {
-      volumeUuid: t.arg.id({ required: true, description: "The volume's uuid" }),
+      volumeId: t.arg.id({ required: true, description: "The volume (its global id, or its uuid)" }),
       index: t.arg.int({ required: true, description: "The entry's index in the volume's report (QuotaReport.index)" }),
     },
-    resolve: (_q, _r, args, ctx) => getQuotaReport(ctx, String(args.volumeUuid), args.index),
+    resolve: (_q, _r, args, ctx) => getQuotaReport(ctx, volumeUuidOf(args.volumeId, "volumeId"), args.index),
   }),
 );
