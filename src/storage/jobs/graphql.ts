@@ -16,6 +16,7 @@ export const JobState = builder.enumType("JobState", {
 });
 
 export const JobRef = builder.prismaNode("Job", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "An asynchronous storage operation (ONTAP job)",
   id: { field: "uuid", description: "The job's global id: use it for `node(id:)` (to poll it), as a cache key and in arguments" },
   fields: (t) => ({

@@ -24,6 +24,7 @@ const SecurityStyle = builder.enumType("SecurityStyle", {
 
 // The database key ("<volume uuid>/<qtree id>") makes the global id: a qtree id alone repeats in every volume.
 export const QtreeRef = builder.prismaNode("Qtree", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A directory of a volume that tree quota rules can limit as a whole",
   id: { field: "key", description: "The qtree's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({

@@ -97,6 +97,7 @@ async function ruleQtree(ctx: AppContext, r: RuleQtree) {
 }
 
 export const QuotaRuleRef = builder.prismaNode("QuotaRule", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A limit on the space and files a user, a group or a qtree may use in a volume (enforced while the volume's quota is on)",
   id: { field: "uuid", description: "The rule's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({
@@ -327,6 +328,7 @@ builder.queryFields((t) => ({
 
 // One entry per rule: the rule's uuid is the entry's identity (its index shifts as rules come and go).
 builder.prismaNode("EnforcedQuota", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   name: "QuotaReport",
   description: "A limit the file system of a volume enforces now (as of quota on or the last resize), from one quota rule",
   id: { field: "ruleUuid", description: "The entry's global id: use it for `node(id:)` and as a cache key" },

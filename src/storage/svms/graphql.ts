@@ -7,6 +7,7 @@ import { DELETED_IDS } from "../core/graphql.js";
 import { createSvm, deleteSvm, getSvm } from "./operations.js";
 
 export const SvmRef = builder.prismaNode("Svm", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A storage virtual machine (SVM): a tenant of the storage system that owns volumes",
   id: { field: "uuid", description: "The SVM's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({

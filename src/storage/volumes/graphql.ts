@@ -23,6 +23,7 @@ export const QuotaState = builder.enumType("QuotaState", {
 });
 
 export const VolumeRef = builder.prismaNode("Volume", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A storage volume of an SVM: a file system whose space and files quota rules limit, per user, group or qtree",
   id: { field: "uuid", description: "The volume's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({
