@@ -6,7 +6,7 @@ import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { CODES } from "../core/codes.js";
 import { DELETED_IDS } from "../core/graphql.js";
-import { withReportEntries } from "../quota-rules/graphql.js";
+import { withReportEntries } from "../quota-rules/mutations-graphql.js";
 import { JOB_DESCRIPTION, JobRef, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf } from "../jobs/graphql.js";
 import { SvmSelector, svmSelection } from "../svms/graphql.js";
 import { VolumeSelector, volumeSelection, volumeUuidOf } from "../volumes/graphql.js";
