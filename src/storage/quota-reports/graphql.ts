@@ -1,4 +1,5 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { LOOKUP_ERRORS } from "../core/graphql.js";
 import { volumeUuidOf } from "../volumes/graphql.js";
 import { getQuotaReport } from "./operations.js";
 
@@ -6,7 +7,7 @@ builder.queryField("quotaReport", (t) =>
   t.prismaField({
     type: "EnforcedQuota",
     description: "One entry of a volume's quota report: a limit being enforced and the space and files used against it",
-    errors: { types: DOMAIN_ERRORS },
+    errors: LOOKUP_ERRORS,
     args: {
       volumeId: t.arg.id({ required: true, description: "The volume (its global id, or its uuid)" }),
       index: t.arg.int({ required: true, description: "The entry's index in the volume's report (QuotaReport.index)" }),

@@ -1,9 +1,9 @@
 import type { Svm } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
-import { DELETED_IDS } from "../core/graphql.js";
+import { DELETED_IDS, LOOKUP_ERRORS } from "../core/graphql.js";
 import { createSvm, deleteSvm, getSvm } from "./operations.js";
 
 export const SvmRef = builder.prismaNode("Svm", {
@@ -42,7 +42,7 @@ builder.queryFields((t) => ({
   svm: t.prismaField({
     type: "Svm",
     description: "One SVM",
-    errors: { types: DOMAIN_ERRORS },
+    errors: LOOKUP_ERRORS,
     args: { id: t.arg.id({ required: true, description: "The SVM's id (its global id, or its uuid)" }) },
     resolve: (_q, _r, args, ctx) => getSvm(ctx, domainId(args.id, "Svm", "id")),
   }),

@@ -1,10 +1,10 @@
 import type { Job, Volume } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
-import { DELETED_IDS } from "../core/graphql.js";
+import { DELETED_IDS, LOOKUP_ERRORS } from "../core/graphql.js";
 import { JOB_DESCRIPTION, JobRef, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf } from "../jobs/graphql.js";
 import { SvmSelector, svmSelection } from "../svms/graphql.js";
 import { createVolume, deleteVolume, getVolume, updateVolume } from "./operations.js";
@@ -71,7 +71,7 @@ builder.queryFields((t) => ({
   volume: t.prismaField({
     type: "Volume",
     description: "One volume",
-    errors: { types: DOMAIN_ERRORS },
+    errors: LOOKUP_ERRORS,
     args: { id: t.arg.id({ required: true, description: "The volume's id (its global id, or its uuid)" }) },
     resolve: (_q, _r, args, ctx) => getVolume(ctx, volumeUuidOf(args.id)),
   }),
