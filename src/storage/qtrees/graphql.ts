@@ -39,9 +39,9 @@ export const QtreeRef = builder.prismaNode("Qtree", {
 const QTREE_ID = "The qtree's id: its global id, or `<volume uuid>/<qtree id>`";
 
 /** The qtree an id argument names, as the operations address it; NotFoundError when there is none. */
-async function qtreeAddress(ctx: AppContext, id: string | number): Promise<{ volumeUuid: string; qtreeId: number }> {
+async function qtreeAddress(ctx: AppContext, id: string | number) {
   const key = domainId(id, "Qtree", "id");
-  const qtree = await ctx.db.qtree.findUnique({ where: { key }, select: { volumeUuid: true, qtreeId: true } });
+  const qtree = await ctx.db.qtree.findUnique({ where: { key }, select: { key: true, volumeUuid: true, qtreeId: true, name: true } });
   if (!qtree) throw new NotFoundError("entry doesn't exist", { code: CODES.notFound, target: "id" });
   return qtree;
 }
@@ -161,8 +161,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: DeleteQtreeInput, required: true, description: "The qtree" }) },
     resolve: async (_r, { input }, ctx) => {
       const timeout = returnTimeoutOf(input.returnTimeout);
-      const { volumeUuid, qtreeId } = await qtreeAddress(ctx, input.id);
-      const { key, name } = await getQtree(ctx, volumeUuid, qtreeId);
+      const { key, volumeUuid, qtreeId, name } = await qtreeAddress(ctx, input.id);
       const rules = await ctx.db.quotaRule.findMany({ where: { volumeUuid, qtreeName: name }, select: { uuid: true } });
       const { job, reportIds } = await withReportEntries(ctx, { volumeUuid, qtreeName: name }, async () => jobWithin(await deleteQtree(ctx, volumeUuid, qtreeId), timeout));
       return { deletedIds: [globalId("Qtree", key), ...rules.map((r) => globalId("QuotaRule", r.uuid)), ...reportIds], job };
