@@ -65,12 +65,12 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   tab(
     "Storage: a user quota rule on a volume (try it with `npm run demo`)",
     `mutation {
-  createQuotaRule(input: { svm: { name: "vs0" }, volume: { name: "vol1" }, type: USER,
-                           users: [{ name: "alice" }], limits: { filesHardLimit: 100, spaceHardLimit: 1048576 } },
-                  returnTimeout: 30) {   # REST's return_timeout; 0 answers at once with the job QUEUED: poll job(uuid:)
+  createQuotaRule(input: { svm: { name: "vs0" }, volume: { name: "vol1" }, type: USER, users: [{ name: "alice" }],
+                           limits: { filesHardLimit: 100, spaceHardLimit: 1048576 },
+                           returnTimeout: 30 }) {   # REST's return_timeout; 0 answers at once with the job QUEUED
     __typename
-    ... on MutationCreateQuotaRuleSuccess { data { uuid type users { name id } spaceHardLimit } job { uuid state } }
-    ... on Error { message code target }
+    ... on CreateQuotaRulePayload { quotaRule { id uuid type users { name id } spaceHardLimit } job { id state } }
+    ... on Error { message code ontapCode target }   # code: DUPLICATE_RULE, NOT_FOUND …; ontapCode: REST's number
   }
 }`,
   ),
@@ -80,7 +80,7 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   quotaRules(first: 20, filter: { svmName: { eq: "vs0" }, or: [{ filesHardLimit: { gt: 5 } }, { filesHardLimit: { isNull: true } }] },
              orderBy: [{ field: SPACE_HARD_LIMIT, direction: DESC }, { field: QTREE_NAME }]) {   # REST's order_by fields
     totalCount
-    edges { node { uuid type qtree { id name } users { name id } filesHardLimit volume { name quotaState } } }
+    edges { node { id uuid type qtree { qtreeId name } users { name id } filesHardLimit volume { id name quotaState } } }
   }
 }`,
   ),

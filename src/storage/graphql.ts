@@ -4,5 +4,6 @@ import "./svms/graphql.js";
 import "./volumes/graphql.js";
 import "./qtrees/graphql.js";
 import "./quota-rules/graphql.js";
+import "./quota-rules/mutations-graphql.js";
 import "./quota-reports/graphql.js";
 import "./jobs/graphql.js";

@@ -253,7 +253,7 @@ describe("fuzz: every route, malformed input, never a 5xx", () => {
       "{ quotaRules(filter: " + "{or: [".repeat(100) + "{}" + "]}".repeat(100) + ") { totalCount } }",
       "mutation { updateSettings(settings: {__proto__: {polluted: true}}) { __typename } }",
       "subscription { __typename }",
-      '{ quotaRule(uuid: "' + "u".repeat(100_000) + '") { uuid } }',
+      '{ quotaRule(id: "' + "u".repeat(100_000) + '") { uuid } }',
     ];
     for (const query of documents) {
       await probe(graphql, `document ${query.slice(0, 30)}`, "/graphql", JSON.stringify({ query }));

@@ -360,9 +360,11 @@ const EXAMPLES: Record<string, Example> = {
       withServer({}, async (s) => {
         await loadDemoFixture(s.ctx);
         const { answers, events } = await runGraphql(s, script("ontap-graphql"));
-        expect(answers[0].createQuotaRule.data).toMatchObject({ type: "USER", users: [{ name: "alice" }], spaceHardLimit: 1048576 });
-        expect(answers[1].quotaRules.edges.map((e: { node: { uuid: string } }) => e.node.uuid)).toContain(answers[0].createQuotaRule.data.uuid);
-        expect(events[0][0]).toMatchObject({ data: { quotaChanges: { kind: "RULE_CREATED", ruleUuid: answers[0].createQuotaRule.data.uuid } } });
+        const { quotaRule, job } = answers[0].createQuotaRule;
+        expect(quotaRule).toMatchObject({ type: "USER", users: [{ name: "alice" }], spaceHardLimit: 1048576 });
+        expect(job.state).toBe("SUCCESS");
+        expect(answers[1].quotaRules.edges.map((e: { node: { id: string } }) => e.node.id)).toContain(quotaRule.id);
+        expect(events[0][0]).toMatchObject({ data: { quotaChanges: { kind: "RULE_CREATED", ruleUuid: quotaRule.uuid } } });
       }),
   },
 

@@ -23,7 +23,7 @@ describe.skipIf(!redisUp)("event bus over Redis (two instances)", () => {
     });
     await busSubscribed(a, before);
     const r = await gql(b.url, `mutation { createQuotaRule(input: { svm: { name: "redis_svm" }, volume: { name: "rv" }, type: GROUP, group: { name: "across" } }) { __typename } }`);
-    expect(r.data?.createQuotaRule.__typename, JSON.stringify(r)).toBe("MutationCreateQuotaRuleSuccess");
+    expect(r.data?.createQuotaRule.__typename, JSON.stringify(r)).toBe("CreateQuotaRulePayload");
     const event = await got;
     expect(event.quotaChanges).toMatchObject({ kind: "RULE_CREATED", rule: { group: { name: "across" } } });
     expect(event.quotaChanges.cursor).toMatch(/^\d+-\d+$/); // a Redis stream id: shared across instances

@@ -25,7 +25,7 @@ it("releases the subscribers of closed graphql-ws, SSE and GNS3 streams on quiet
   const queries = [
     `subscription { projectEvents(projectId: "${projectId}") { __typename } }`,
     `subscription { controllerEvents { __typename } }`,
-    `subscription { quotaChanges(volumeUuid: "00000000-0000-4000-8000-000000000000") { kind } }`,
+    `subscription { quotaChanges(volumeId: "00000000-0000-4000-8000-000000000000") { kind } }`,
     `subscription { computeEvents { kind } }`,
     `subscription { templateEvents { __typename } }`,
   ];

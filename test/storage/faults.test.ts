@@ -84,7 +84,7 @@ describe("races answer 409, never 500, and never lie (item 7)", () => {
   });
 
   it("the same race through GraphQL answers a typed ConflictError", async () => {
-    const rs = await many(20, () => gql(s.url, `mutation { createSvm(name: "gqlsvm") { __typename ... on ConflictError { message } } }`));
+    const rs = await many(20, () => gql(s.url, `mutation { createSvm(input: { name: "gqlsvm" }) { __typename ... on ConflictError { message } } }`));
     const types = rs.map((r) => r.data?.createSvm?.__typename ?? JSON.stringify(r.errors));
     expect(types.filter((t) => t !== "ConflictError")).toHaveLength(1);
   });
@@ -117,7 +117,7 @@ describe("control characters in names (item 9)", () => {
       const g = await call(s.url, "GET", url);
       expect([g.status, g.body.error?.code], url).toEqual([400, "262185"]);
     }
-    const g = await gql(s.url, `mutation { createSvm(name: "x\\u0000y") { __typename } }`);
+    const g = await gql(s.url, `mutation { createSvm(input: { name: "x\\u0000y" }) { __typename } }`);
     expect(JSON.stringify(g)).not.toMatch(/Unexpected error|Internal/);
     expect((await call(s.url, "GET", "/api/cluster")).status).toBe(200);
   });

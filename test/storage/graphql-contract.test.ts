@@ -10,24 +10,24 @@ serverWithFixture((server, fixture) => ((s = server), ({ volumeUuid } = fixture)
 const create = (input: object) =>
   gql(
     s.url,
-    `mutation($input: CreateQuotaRuleInput!) { createQuotaRule(input: $input) { __typename ... on Error { message code target } } }`,
+    `mutation($input: CreateQuotaRuleInput!) { createQuotaRule(input: $input) { __typename ... on Error { message code ontapCode target } } }`,
     { input: { svm: { name: "svm1" }, volume: { name: "vol1" }, ...input } },
   );
 
 describe("storage GraphQL: one contract per operation", () => {
-  const ERR = "... on Error { message code target }";
+  const ERR = "... on Error { message code ontapCode target }";
 
   it("names GraphQL fields in input errors, never the ONTAP body's (space.hard_limit)", async () => {
     const negative = await create({ type: "TREE", qtreeName: "qt1", limits: { spaceHardLimit: -5 } });
-    expect(negative.data!.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "262185", target: "limits.spaceHardLimit" });
+    expect(negative.data!.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "INVALID_INPUT", ontapCode: "262185", target: "limits.spaceHardLimit" });
     expect(negative.data!.createQuotaRule.message).toMatch(/"limits\.spaceHardLimit"/);
     const mapping = await create({ type: "GROUP", group: { name: "g" }, limits: { userMapping: true } });
     expect(mapping.data!.createQuotaRule).toMatchObject({ target: "limits.userMapping", message: '"limits.userMapping" is only valid for user rules.' });
     const tree = await create({ type: "TREE" });
-    expect(tree.data!.createQuotaRule).toMatchObject({ code: "262186", target: "qtreeName", message: 'Missing required field "qtreeName".' });
+    expect(tree.data!.createQuotaRule).toMatchObject({ ontapCode: "262186", target: "qtreeName", message: 'Missing required field "qtreeName".' });
     const qtree = await create({ type: "TREE", qtreeName: "nope" });
-    expect(qtree.data!.createQuotaRule).toMatchObject({ __typename: "NotFoundError", target: "qtreeName" });
-    const tooBig = await gql(s.url, `mutation { updateQuotaRule(uuid: "x", limits: { filesHardLimit: "99999999999999999999" }) { __typename ${ERR} } }`);
+    expect(qtree.data!.createQuotaRule).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND", target: "qtreeName" });
+    const tooBig = await gql(s.url, `mutation { updateQuotaRule(input: { id: "x", limits: { filesHardLimit: "99999999999999999999" } }) { __typename ${ERR} } }`);
     expect(tooBig.data!.updateQuotaRule).toMatchObject({ __typename: "InvalidInputError", target: "limits.filesHardLimit" });
   });
 
@@ -40,10 +40,10 @@ describe("storage GraphQL: one contract per operation", () => {
       expect(await page(garbage), garbage).toEqual([[cursor, "BAD_USER_INPUT"]]);
     }
     const range = "an integer from -9223372036854775808 to 9223372036854775807";
-    const volume = (size: string) => gql(s.url, `mutation { createVolume(svm: { name: "svm1" }, name: "big", size: ${size}) { __typename ${ERR} } }`);
+    const volume = (size: string) => gql(s.url, `mutation { createVolume(input: { svm: { name: "svm1" }, name: "big", size: ${size} }) { __typename ${ERR} } }`);
     // Literals are read from their digits: through a JS number, -9223372036854775809 would round into the range.
     for (const size of ["1000000000000000000000000", '"1000000000000000000000000"', "9223372036854775808", "-9223372036854775809"]) {
-      expect((await volume(size)).data!.createVolume, size).toEqual({ __typename: "InvalidInputError", message: `Invalid value for field "size": expected ${range}.`, code: "262185", target: "size" });
+      expect((await volume(size)).data!.createVolume, size).toEqual({ __typename: "InvalidInputError", message: `Invalid value for field "size": expected ${range}.`, code: "INVALID_INPUT", ontapCode: "262185", target: "size" });
     }
     const rest = await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=30", {
       svm: { name: "svm1" }, volume: { name: "vol1" }, type: "tree", qtree: { name: "qt1" }, files: { hard_limit: "99999999999999999999" },
@@ -52,23 +52,24 @@ describe("storage GraphQL: one contract per operation", () => {
   });
 
   it("renames and deletes qtrees through their job: typed errors from the job, same rules as REST", async () => {
-    const RENAME = `mutation($v: ID!, $name: String!) { renameQtree(volumeUuid: $v, id: 2, name: $name) { __typename ... on MutationRenameQtreeSuccess { data { name } } ${ERR} } }`;
-    const taken = await gql(s.url, RENAME, { v: volumeUuid, name: "qt1" });
-    expect(taken.data!.renameQtree).toMatchObject({ __typename: "ConflictError", code: "5308547", target: "name" });
-    const bad = await gql(s.url, RENAME, { v: volumeUuid, name: "a/b" });
+    const RENAME = `mutation($id: ID!, $name: String!) { renameQtree(input: { id: $id, name: $name }) { __typename ... on RenameQtreePayload { qtree { name } job { state } } ${ERR} } }`;
+    const qt2 = `${volumeUuid}/2`; // a qtree's domain id: its volume's uuid and its number (the global id works too)
+    const taken = await gql(s.url, RENAME, { id: qt2, name: "qt1" });
+    expect(taken.data!.renameQtree).toMatchObject({ __typename: "ConflictError", code: "ALREADY_EXISTS", ontapCode: "5308547", target: "name" });
+    const bad = await gql(s.url, RENAME, { id: qt2, name: "a/b" });
     expect(bad.data!.renameQtree).toMatchObject({ __typename: "InvalidInputError", message: 'Invalid qtree name "a/b".', target: "name" });
-    const ok = await gql(s.url, RENAME, { v: volumeUuid, name: "qt2b" });
-    expect(ok.data!.renameQtree.data).toEqual({ name: "qt2b" });
-    const back = await gql(s.url, RENAME, { v: volumeUuid, name: "qt2" });
-    expect(back.data!.renameQtree.data).toEqual({ name: "qt2" });
-    const gone = await gql(s.url, `mutation($v: ID!) { deleteQtree(volumeUuid: $v, id: 99) { __typename ${ERR} } }`, { v: volumeUuid });
-    expect(gone.data!.deleteQtree).toMatchObject({ __typename: "NotFoundError", code: "4" });
+    const ok = await gql(s.url, RENAME, { id: qt2, name: "qt2b" });
+    expect(ok.data!.renameQtree).toMatchObject({ qtree: { name: "qt2b" }, job: { state: "SUCCESS" } });
+    const back = await gql(s.url, RENAME, { id: qt2, name: "qt2" });
+    expect(back.data!.renameQtree.qtree).toEqual({ name: "qt2" });
+    const gone = await gql(s.url, `mutation($id: ID!) { deleteQtree(input: { id: $id }) { __typename ${ERR} } }`, { id: `${volumeUuid}/99` });
+    expect(gone.data!.deleteQtree).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND", ontapCode: "4" });
   });
 
   it("describes jobs in domain terms; the ONTAP face shows the same job as its request line", async () => {
-    expect((await create({ type: "TREE", qtreeName: "qt1" })).data!.createQuotaRule.__typename).toBe("MutationCreateQuotaRuleSuccess");
-    const r = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true) { ... on MutationSetVolumeQuotaSuccess { data { uuid description state } } } }`, { v: volumeUuid });
-    const job = r.data!.setVolumeQuota.data;
+    expect((await create({ type: "TREE", qtreeName: "qt1" })).data!.createQuotaRule.__typename).toBe("CreateQuotaRulePayload");
+    const r = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(input: { id: $v, enabled: true }) { ... on SetVolumeQuotaPayload { job { uuid description state } } } }`, { v: volumeUuid });
+    const job = r.data!.setVolumeQuota.job;
     expect(job).toMatchObject({ description: `update volume ${volumeUuid}`, state: "SUCCESS" });
     const rest = await call(s.url, "GET", `/api/cluster/jobs/${job.uuid}`);
     expect(rest.body.description).toBe(`PATCH /api/storage/volumes/${volumeUuid}`);

@@ -13,17 +13,18 @@ serverWithFixture((server, f) => {
   fixture = f;
 });
 
-const RESULT = `__typename ... on Error { message code target }`;
+const RESULT = `__typename ... on Error { message code ontapCode target }`;
 async function field(name: string, document: string, variables: Record<string, unknown> = {}) {
   const r = await gql(s.url, document, variables);
   expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
-  return r.data[name] as { __typename: string; data?: any; message?: string; code?: string; target?: string };
+  return r.data[name] as { __typename: string; data?: any; message?: string; code?: string; ontapCode?: string; target?: string };
 }
 const MISSING = "00000000-0000-4000-8000-000000000000";
 const restNotFound = async (url: string) => {
   const r = await call(s.url, "GET", url);
   expect(r.status).toBe(404);
-  return { __typename: "NotFoundError", ...r.body.error };
+  const { code, ...error } = r.body.error;
+  return { __typename: "NotFoundError", code: "NOT_FOUND", ontapCode: code, ...error };
 };
 
 describe("GraphQL parity: ONTAP reads", () => {
@@ -34,23 +35,24 @@ describe("GraphQL parity: ONTAP reads", () => {
   });
 
   it("svm answers as GET /api/svm/svms/{uuid}; an unknown uuid is REST's 404 as a NotFoundError", async () => {
-    const SVM = `query($u: ID!) { svm(uuid: $u) { ${RESULT} ... on QuerySvmSuccess { data { uuid name volumes { totalCount edges { node { name } } } } } } }`;
+    const SVM = `query($u: ID!) { svm(id: $u) { ${RESULT} ... on QuerySvmSuccess { data { uuid name volumes { totalCount edges { node { name } } } } } } }`;
     expect((await field("svm", SVM, { u: fixture.svmUuid })).data).toEqual({ uuid: fixture.svmUuid, name: "svm1", volumes: { totalCount: 1, edges: [{ node: { name: "vol1" } }] } });
     expect(await field("svm", SVM, { u: MISSING })).toEqual(await restNotFound(`/api/svm/svms/${MISSING}`));
   });
 
   it("qtrees and qtree answer as GET /api/storage/qtrees[/{volume}/{id}]", async () => {
     const rest = (await call(s.url, "GET", `/api/storage/qtrees?volume.uuid=${fixture.volumeUuid}&fields=name,security_style,unix_permissions`)).body.records;
-    const all = await gql(s.url, `query($v: ID) { qtrees(volumeUuid: $v) { edges { node { id name securityStyle unixPermissions volume { uuid } } } } }`, { v: fixture.volumeUuid });
+    const all = await gql(s.url, `query($v: ID) { qtrees(volumeId: $v) { edges { node { qtreeId name securityStyle unixPermissions volume { uuid } } } } }`, { v: fixture.volumeUuid });
     expect(nodesOf(all.data.qtrees)).toEqual(
-      rest.map((q: any) => ({ id: q.id, name: q.name, securityStyle: q.security_style.toUpperCase(), unixPermissions: q.unix_permissions, volume: { uuid: fixture.volumeUuid } })),
+      rest.map((q: any) => ({ qtreeId: q.id, name: q.name, securityStyle: q.security_style.toUpperCase(), unixPermissions: q.unix_permissions, volume: { uuid: fixture.volumeUuid } })),
     );
     expect(nodesOf(all.data.qtrees).map((q: { name: string }) => q.name)).toEqual(["qt1", "qt2"]);
 
-    const QTREE = `query($v: ID!, $id: ID!) { qtree(volumeUuid: $v, id: $id) { ${RESULT} ... on QueryQtreeSuccess { data { id name } } } }`;
+    const QTREE = `query($id: ID!) { qtree(id: $id) { ${RESULT} ... on QueryQtreeSuccess { data { qtreeId name } } } }`;
     const first = rest[0];
-    expect((await field("qtree", QTREE, { v: fixture.volumeUuid, id: first.id })).data).toEqual({ id: first.id, name: first.name });
-    expect(await field("qtree", QTREE, { v: fixture.volumeUuid, id: 999 })).toEqual(await restNotFound(`/api/storage/qtrees/${fixture.volumeUuid}/999`));
+    const key = (id: number) => `${fixture.volumeUuid}/${id}`; // a qtree's domain id, as REST's path addresses it
+    expect((await field("qtree", QTREE, { id: key(first.id) })).data).toEqual({ qtreeId: first.id, name: first.name });
+    expect(await field("qtree", QTREE, { id: key(999) })).toEqual(await restNotFound(`/api/storage/qtrees/${fixture.volumeUuid}/999`));
   });
 
   it("quotaReport answers as GET /api/storage/quota/reports/{volume}/{index}", async () => {
@@ -59,7 +61,7 @@ describe("GraphQL parity: ONTAP reads", () => {
     expect(on.status, on.text).toBe(200);
     const reports = (await call(s.url, "GET", `/api/storage/quota/reports?volume.uuid=${fixture.volumeUuid}&qtree.name=qt1&type=tree`)).body.records;
     expect(reports).toHaveLength(1);
-    const REPORT = `query($v: ID!, $i: Int!) { quotaReport(volumeUuid: $v, index: $i) { ${RESULT}
+    const REPORT = `query($v: ID!, $i: Int!) { quotaReport(volumeId: $v, index: $i) { ${RESULT}
       ... on QueryQuotaReportSuccess { data { index type qtreeName filesHardLimit volume { uuid } } } } }`;
     expect((await field("quotaReport", REPORT, { v: fixture.volumeUuid, i: reports[0].index })).data).toEqual({
       index: reports[0].index,

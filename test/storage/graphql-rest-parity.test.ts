@@ -28,7 +28,7 @@ const restRules = async (query: string) => {
 
 const RULES = `query($f: QuotaRuleFilter, $o: [QuotaRuleOrder!], $first: Int, $after: String) {
   quotaRules(filter: $f, orderBy: $o, first: $first, after: $after) {
-    totalCount pageInfo { hasNextPage endCursor } edges { node { uuid qtree { id name } } }
+    totalCount pageInfo { hasNextPage endCursor } edges { node { uuid qtree { qtreeId name } } }
   }
 }`;
 const gqlRules = async (filter: object, orderBy?: object[], first = 100, after?: string) => {
@@ -178,22 +178,22 @@ describe("quota rule ordering: REST's order_by, the same order", () => {
   });
 });
 
-describe("QuotaRule.qtree: REST's qtree { id name }", () => {
-  const restQtrees = async () => new Map((await restRules("")).map((r) => [r.uuid, r.qtree ? { id: r.qtree.id ?? null, name: r.qtree.name } : null]));
+describe("QuotaRule.qtree: REST's qtree { id name } as { qtreeId name }", () => {
+  const restQtrees = async () => new Map((await restRules("")).map((r) => [r.uuid, r.qtree ? { qtreeId: r.qtree.id ?? null, name: r.qtree.name } : null]));
 
   it("is the qtree REST reports, whichever way the rules are loaded", async () => {
     const expected = await restQtrees();
-    expect([...expected.values()]).toContainEqual({ id: data.qt1, name: "qt1" });
-    expect([...expected.values()]).toContainEqual({ id: null, name: "" }); // the default tree rule names no qtree
+    expect([...expected.values()]).toContainEqual({ qtreeId: data.qt1, name: "qt1" });
+    expect([...expected.values()]).toContainEqual({ qtreeId: null, name: "" }); // the default tree rule names no qtree
     expect([...expected.values()]).toContain(null); // volume-level user and group rules have none
     // the page loader (rule fields only), Prisma's nested load (with the volume), and one rule at a time
     const page = await gqlRules({});
-    const nested = await gql(s.url, `{ quotaRules(first: 100, filter: { svmName: { eq: "${SVM}" } }) { edges { node { uuid qtree { id name } volume { name } } } } }`);
+    const nested = await gql(s.url, `{ quotaRules(first: 100, filter: { svmName: { eq: "${SVM}" } }) { edges { node { uuid qtree { qtreeId name } volume { name } } } } }`);
     for (const edges of [page.edges, nested.data.quotaRules.edges]) {
       expect(new Map(edges.map((e: any) => [e.node.uuid, e.node.qtree]))).toEqual(expected);
     }
     for (const uuid of data.explicit.slice(0, 3)) {
-      const one = await gql(s.url, `query($u: ID!) { quotaRule(uuid: $u) { qtree { id name } } }`, { u: uuid });
+      const one = await gql(s.url, `query($u: ID!) { quotaRule(id: $u) { qtree { qtreeId name } } }`, { u: uuid });
       expect(one.data.quotaRule.qtree).toEqual(expected.get(uuid));
     }
   });
@@ -202,19 +202,19 @@ describe("QuotaRule.qtree: REST's qtree { id name }", () => {
     const { volumeUuid } = await storageFixture(s.url, "rsvm", "rvol");
     const rule = (await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=30&return_records=true", { "svm.name": "rsvm", "volume.name": "rvol", type: "tree", "qtree.name": "qt2" })).body.records[0].uuid;
     const read = async () =>
-      (await gql(s.url, `{ quotaRules(first: 10, filter: { svmName: { eq: "rsvm" }, uuid: { eq: "${rule}" } }) { edges { node { qtree { id name } } } } }`)).data.quotaRules.edges[0]?.node.qtree;
+      (await gql(s.url, `{ quotaRules(first: 10, filter: { svmName: { eq: "rsvm" }, uuid: { eq: "${rule}" } }) { edges { node { qtree { qtreeId name } } } } }`)).data.quotaRules.edges[0]?.node.qtree;
     const before = await read();
     expect(before.name).toBe("qt2");
     expect(await read()).toEqual(before); // kept by the read cache until the next storage change
-    expect((await call(s.url, "PATCH", `/api/storage/qtrees/${volumeUuid}/${before.id}?return_timeout=30`, { name: "renamed" })).status).toBe(200);
-    expect(await read()).toEqual({ id: before.id, name: "renamed" });
+    expect((await call(s.url, "PATCH", `/api/storage/qtrees/${volumeUuid}/${before.qtreeId}?return_timeout=30`, { name: "renamed" })).status).toBe(200);
+    expect(await read()).toEqual({ qtreeId: before.qtreeId, name: "renamed" });
   });
 });
 
 describe("returnTimeout: REST's synchronous or asynchronous answer", () => {
-  const ERR = "... on Error { __typename message code target }";
+  const ERR = "... on Error { __typename message code ontapCode target }";
   const JOB = "job { uuid state description }";
-  const jobState = async (uuid: string) => (await gql(s.url, `query($u: ID!) { job(uuid: $u) { state message code } }`, { u: uuid })).data.job;
+  const jobState = async (uuid: string) => (await gql(s.url, `query($u: ID!) { job(id: $u) { state message code } }`, { u: uuid })).data.job;
   /** Polls the job through GraphQL until it ended, as a client does after returnTimeout ran out. */
   const ended = (uuid: string) =>
     waitFor(async () => {
@@ -226,57 +226,58 @@ describe("returnTimeout: REST's synchronous or asynchronous answer", () => {
     const { volumeUuid } = await storageFixture(s.url, "jsvm", "jvol");
     const created = await gql(
       s.url,
-      `mutation($i: CreateQuotaRuleInput!) { createQuotaRule(input: $i, returnTimeout: 0) { __typename ... on MutationCreateQuotaRuleSuccess { data { uuid qtree { id name } } ${JOB} } ${ERR} } }`,
-      { i: { svm: { name: "jsvm" }, volume: { name: "jvol" }, type: "TREE", qtreeName: "qt1", limits: { filesHardLimit: 7 } } },
+      `mutation($i: CreateQuotaRuleInput!) { createQuotaRule(input: $i) { __typename ... on CreateQuotaRulePayload { quotaRule { id uuid qtree { name } } ${JOB} } ${ERR} } }`,
+      { i: { svm: { name: "jsvm" }, volume: { name: "jvol" }, type: "TREE", qtreeName: "qt1", limits: { filesHardLimit: 7 }, returnTimeout: 0 } },
     );
     const c = created.data.createQuotaRule;
-    expect(c.__typename).toBe("MutationCreateQuotaRuleSuccess");
+    expect(c.__typename).toBe("CreateQuotaRulePayload");
     expect(c.job.state).toBe("QUEUED"); // REST: 202 with the job
-    expect(c.data.qtree.name).toBe("qt1"); // the rule exists at once; its job resizes enforcement
+    expect(c.quotaRule.qtree.name).toBe("qt1"); // the rule exists at once; its job resizes enforcement
     expect(await ended(c.job.uuid)).toEqual({ state: "SUCCESS", message: "success", code: 0 });
     const restJob = await rest(`/api/cluster/jobs/${c.job.uuid}`);
     expect(restJob.body).toMatchObject({ state: "success", description: "POST /api/storage/quota/rules" });
 
-    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true, returnTimeout: 0) { ... on MutationSetVolumeQuotaSuccess { data { uuid state } } ${ERR} } }`, { v: volumeUuid });
-    expect(on.data.setVolumeQuota.data.state).toBe("QUEUED");
-    expect((await ended(on.data.setVolumeQuota.data.uuid)).state).toBe("SUCCESS");
+    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(input: { id: $v, enabled: true, returnTimeout: 0 }) { ... on SetVolumeQuotaPayload { ${JOB} } ${ERR} } }`, { v: volumeUuid });
+    expect(on.data.setVolumeQuota.job.state).toBe("QUEUED");
+    expect((await ended(on.data.setVolumeQuota.job.uuid)).state).toBe("SUCCESS");
 
     const updated = await gql(
       s.url,
-      `mutation($u: ID!) { updateQuotaRule(uuid: $u, limits: { filesHardLimit: 9 }, returnTimeout: 0) { ... on MutationUpdateQuotaRuleSuccess { data { filesHardLimit } ${JOB} } ${ERR} } }`,
-      { u: c.data.uuid },
+      `mutation($u: ID!) { updateQuotaRule(input: { id: $u, limits: { filesHardLimit: 9 }, returnTimeout: 0 }) { ... on UpdateQuotaRulePayload { quotaRule { filesHardLimit } ${JOB} } ${ERR} } }`,
+      { u: c.quotaRule.id },
     );
-    expect(updated.data.updateQuotaRule).toMatchObject({ data: { filesHardLimit: 9 }, job: { state: "QUEUED", description: `update quota rule ${c.data.uuid}` } });
+    expect(updated.data.updateQuotaRule).toMatchObject({ quotaRule: { filesHardLimit: 9 }, job: { state: "QUEUED", description: `update quota rule ${c.quotaRule.uuid}` } });
     expect((await ended(updated.data.updateQuotaRule.job.uuid)).state).toBe("SUCCESS");
     const report = await waitFor(async () => (await rest(`/api/storage/quota/reports?volume.uuid=${volumeUuid}&fields=files`)).body.records.find((r: any) => r.files?.hard_limit === 9), 10_000, "resized");
     expect(report).toBeTruthy();
 
-    const deleted = await gql(s.url, `mutation($u: ID!) { deleteQuotaRule(uuid: $u, returnTimeout: 0) { ... on MutationDeleteQuotaRuleSuccess { data { uuid state } } ${ERR} } }`, { u: c.data.uuid });
-    expect(deleted.data.deleteQuotaRule.data.state).toBe("QUEUED");
-    expect((await ended(deleted.data.deleteQuotaRule.data.uuid)).state).toBe("SUCCESS");
-    expect((await rest(`/api/storage/quota/rules/${c.data.uuid}`)).status).toBe(404);
+    const deleted = await gql(s.url, `mutation($u: ID!) { deleteQuotaRule(input: { id: $u, returnTimeout: 0 }) { ... on DeleteQuotaRulePayload { deletedIds ${JOB} } ${ERR} } }`, { u: c.quotaRule.id });
+    expect(deleted.data.deleteQuotaRule.job.state).toBe("QUEUED");
+    expect(deleted.data.deleteQuotaRule.deletedIds).toContain(c.quotaRule.id);
+    expect((await ended(deleted.data.deleteQuotaRule.job.uuid)).state).toBe("SUCCESS");
+    expect((await rest(`/api/storage/quota/rules/${c.quotaRule.uuid}`)).status).toBe(404);
   });
 
   it("a returnTimeout long enough answers with the finished job and the result, as REST's 200/201", async () => {
     await storageFixture(s.url, "ksvm", "kvol");
     const r = await gql(
       s.url,
-      `mutation($i: CreateQuotaRuleInput!) { createQuotaRule(input: $i, returnTimeout: 30) { ... on MutationCreateQuotaRuleSuccess { data { qtreeName filesHardLimit } ${JOB} } ${ERR} } }`,
-      { i: { svm: { name: "ksvm" }, volume: { name: "kvol" }, type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 3 } } },
+      `mutation($i: CreateQuotaRuleInput!) { createQuotaRule(input: $i) { ... on CreateQuotaRulePayload { quotaRule { qtreeName filesHardLimit } ${JOB} } ${ERR} } }`,
+      { i: { svm: { name: "ksvm" }, volume: { name: "kvol" }, type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 3 }, returnTimeout: 30 } },
     );
-    expect(r.data.createQuotaRule).toMatchObject({ data: { qtreeName: "qt2", filesHardLimit: 3 }, job: { state: "SUCCESS" } });
+    expect(r.data.createQuotaRule).toMatchObject({ quotaRule: { qtreeName: "qt2", filesHardLimit: 3 }, job: { state: "SUCCESS" } });
   });
 
   it("a job that fails within the wait is the mutation's typed error; after returnTimeout 0 the polled job reports it", async () => {
     const { volumeUuid } = await storageFixture(s.url, "fsvm", "fvol"); // no rules: quota cannot be turned on
-    const ON = (timeout: string) => `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true${timeout}) { __typename ... on MutationSetVolumeQuotaSuccess { data { uuid state } } ${ERR} } }`;
+    const ON = (timeout: string) => `mutation($v: ID!) { setVolumeQuota(input: { id: $v, enabled: true${timeout} }) { __typename ... on SetVolumeQuotaPayload { ${JOB} } ${ERR} } }`;
     for (const timeout of ["", ", returnTimeout: 30"]) {
       const failed = await gql(s.url, ON(timeout), { v: volumeUuid });
-      expect(failed.data.setVolumeQuota).toMatchObject({ __typename: "ConflictError", code: "14958", target: "quota.enabled" });
+      expect(failed.data.setVolumeQuota).toMatchObject({ __typename: "ConflictError", code: "CONFLICT", ontapCode: "14958", target: "quota.enabled" });
     }
     const started = await gql(s.url, ON(", returnTimeout: 0"), { v: volumeUuid });
-    expect(started.data.setVolumeQuota.data.state).toBe("QUEUED");
-    expect(await ended(started.data.setVolumeQuota.data.uuid)).toMatchObject({ state: "FAILURE", code: 14958 });
+    expect(started.data.setVolumeQuota.job.state).toBe("QUEUED");
+    expect(await ended(started.data.setVolumeQuota.job.uuid)).toMatchObject({ state: "FAILURE", code: 14958 });
   });
 
   it("refuses a returnTimeout outside 0–120 with a typed error, before changing anything", async () => {
@@ -284,12 +285,13 @@ describe("returnTimeout: REST's synchronous or asynchronous answer", () => {
     for (const returnTimeout of [-1, 121]) {
       const r = await gql(
         s.url,
-        `mutation($i: CreateQuotaRuleInput!, $t: Int) { createQuotaRule(input: $i, returnTimeout: $t) { __typename ${ERR} } }`,
-        { i: { svm: { name: "bsvm" }, volume: { name: "bvol" }, type: "TREE", qtreeName: "qt1" }, t: returnTimeout },
+        `mutation($i: CreateQuotaRuleInput!) { createQuotaRule(input: $i) { __typename ${ERR} } }`,
+        { i: { svm: { name: "bsvm" }, volume: { name: "bvol" }, type: "TREE", qtreeName: "qt1", returnTimeout } },
       );
       expect(r.data.createQuotaRule).toMatchObject({
         __typename: "InvalidInputError",
-        code: "262185",
+        code: "INVALID_INPUT",
+        ontapCode: "262185",
         target: "returnTimeout",
         message: 'Invalid value for field "returnTimeout": expected an integer from 0 to 120.',
       });
@@ -299,27 +301,27 @@ describe("returnTimeout: REST's synchronous or asynchronous answer", () => {
 });
 
 describe("volumes and qtrees: REST's PATCH and DELETE, with their jobs", () => {
-  const ERR = "... on Error { __typename message code target }";
+  const ERR = "... on Error { __typename message code ontapCode target }";
   const ended = (uuid: string) =>
     waitFor(async () => {
-      const job = (await gql(s.url, `query($u: ID!) { job(uuid: $u) { state } }`, { u: uuid })).data.job;
+      const job = (await gql(s.url, `query($u: ID!) { job(id: $u) { state } }`, { u: uuid })).data.job;
       return job?.state === "SUCCESS" || job?.state === "FAILURE" ? job.state : null;
     }, 10_000, "job ended");
 
   it("reads a volume by uuid; an unknown one is a typed NotFoundError", async () => {
     const { volumeUuid } = await storageFixture(s.url, "vsvm", "vvol");
-    const r = await gql(s.url, `query($u: ID!) { volume(uuid: $u) { ... on QueryVolumeSuccess { data { name svm { name } quotaState } } ${ERR} } }`, { u: volumeUuid });
+    const r = await gql(s.url, `query($u: ID!) { volume(id: $u) { ... on QueryVolumeSuccess { data { name svm { name } quotaState } } ${ERR} } }`, { u: volumeUuid });
     expect(r.data.volume.data).toEqual({ name: "vvol", svm: { name: "vsvm" }, quotaState: "OFF" });
-    const gone = await gql(s.url, `{ volume(uuid: "nope") { ${ERR} } }`);
-    expect(gone.data.volume).toMatchObject({ __typename: "NotFoundError", code: "4" });
+    const gone = await gql(s.url, `{ volume(id: "nope") { ${ERR} } }`);
+    expect(gone.data.volume).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND", ontapCode: "4" });
   });
 
   it("resizes a volume (job, returnTimeout) with REST's size rule", async () => {
     const { volumeUuid } = await storageFixture(s.url, "zsvm", "zvol");
-    const RESIZE = `mutation($u: ID!, $size: BigInt!) { resizeVolume(volumeUuid: $u, size: $size, returnTimeout: 0) { ... on MutationResizeVolumeSuccess { data { uuid state } } ${ERR} } }`;
+    const RESIZE = `mutation($u: ID!, $size: BigInt!) { resizeVolume(input: { id: $u, size: $size, returnTimeout: 0 }) { ... on ResizeVolumePayload { volume { size } job { uuid state } } ${ERR} } }`;
     const r = await gql(s.url, RESIZE, { u: volumeUuid, size: 64 * 1024 * 1024 });
-    expect(r.data.resizeVolume.data.state).toBe("QUEUED");
-    expect(await ended(r.data.resizeVolume.data.uuid)).toBe("SUCCESS");
+    expect(r.data.resizeVolume).toMatchObject({ volume: { size: 64 * 1024 * 1024 }, job: { state: "QUEUED" } }); // the size is set at once
+    expect(await ended(r.data.resizeVolume.job.uuid)).toBe("SUCCESS");
     expect((await rest(`/api/storage/volumes/${volumeUuid}?fields=size`)).body.size).toBe(64 * 1024 * 1024);
     const small = await gql(s.url, RESIZE, { u: volumeUuid, size: 1024 });
     expect(small.data.resizeVolume).toMatchObject({ __typename: "InvalidInputError", target: "size", message: "Volume size must be at least 20MB." });
@@ -328,25 +330,26 @@ describe("volumes and qtrees: REST's PATCH and DELETE, with their jobs", () => {
   it("changes a qtree's security style and permissions in its job; bad permissions are a typed error", async () => {
     const { volumeUuid } = await storageFixture(s.url, "qsvm", "qvol");
     const qt = (await rest(`/api/storage/qtrees?volume.uuid=${volumeUuid}&name=qt1`)).body.records[0];
-    const UPDATE = `mutation($u: ID!, $id: ID!, $p: Int, $t: Int) { updateQtree(volumeUuid: $u, id: $id, securityStyle: NTFS, unixPermissions: $p, returnTimeout: $t) {
-      ... on MutationUpdateQtreeSuccess { data { securityStyle unixPermissions } job { uuid state } } ${ERR} } }`;
-    const started = await gql(s.url, UPDATE, { u: volumeUuid, id: qt.id, p: 750, t: 0 });
+    const UPDATE = `mutation($id: ID!, $p: Int, $t: Int) { updateQtree(input: { id: $id, securityStyle: NTFS, unixPermissions: $p, returnTimeout: $t }) {
+      ... on UpdateQtreePayload { qtree { securityStyle unixPermissions } job { uuid state } } ${ERR} } }`;
+    const id = `${volumeUuid}/${qt.id}`; // the qtree's domain id, as REST's path addresses it
+    const started = await gql(s.url, UPDATE, { id, p: 750, t: 0 });
     expect(started.data.updateQtree.job.state).toBe("QUEUED");
     expect(await ended(started.data.updateQtree.job.uuid)).toBe("SUCCESS");
     expect((await rest(`/api/storage/qtrees/${volumeUuid}/${qt.id}?fields=security_style,unix_permissions`)).body).toMatchObject({ security_style: "ntfs", unix_permissions: 750 });
-    const waited = await gql(s.url, UPDATE, { u: volumeUuid, id: qt.id, p: 755 });
-    expect(waited.data.updateQtree).toMatchObject({ data: { securityStyle: "NTFS", unixPermissions: 755 }, job: { state: "SUCCESS" } });
-    const bad = await gql(s.url, UPDATE, { u: volumeUuid, id: qt.id, p: 9999 });
+    const waited = await gql(s.url, UPDATE, { id, p: 755 });
+    expect(waited.data.updateQtree).toMatchObject({ qtree: { securityStyle: "NTFS", unixPermissions: 755 }, job: { state: "SUCCESS" } });
+    const bad = await gql(s.url, UPDATE, { id, p: 9999 });
     expect(bad.data.updateQtree).toMatchObject({ __typename: "InvalidInputError", target: "unixPermissions" });
   });
 
   it("deletes a volume with its qtrees and rules, as REST's DELETE", async () => {
     const { volumeUuid } = await storageFixture(s.url, "dsvm", "dvol");
     await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=30", { "svm.name": "dsvm", "volume.name": "dvol", type: "tree", "qtree.name": "qt1" });
-    const DELETE = `mutation($u: ID!) { deleteVolume(uuid: $u) { __typename ... on MutationDeleteVolumeSuccess { data } ${ERR} } }`;
-    expect((await gql(s.url, DELETE, { u: volumeUuid })).data.deleteVolume.data).toBe(true);
+    const DELETE = `mutation($u: ID!) { deleteVolume(input: { id: $u }) { __typename ... on DeleteVolumePayload { deletedIds } ${ERR} } }`;
+    expect((await gql(s.url, DELETE, { u: volumeUuid })).data.deleteVolume.deletedIds).toHaveLength(1 + 2 + 2); // the volume, qt1, qt2, the rule and the default tree rule it brought
     expect((await rest(`/api/storage/volumes/${volumeUuid}`)).status).toBe(404);
     expect((await rest("/api/storage/quota/rules?svm.name=dsvm")).body.num_records).toBe(0);
-    expect((await gql(s.url, DELETE, { u: volumeUuid })).data.deleteVolume).toMatchObject({ __typename: "NotFoundError", code: "4" });
+    expect((await gql(s.url, DELETE, { u: volumeUuid })).data.deleteVolume).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND", ontapCode: "4" });
   });
 });

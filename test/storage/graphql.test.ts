@@ -24,8 +24,8 @@ volumePerTest(() => s, (v) => ({ svm, volumeName, volumeUuid } = v));
 const CREATE = `mutation($input: CreateQuotaRuleInput!) {
   createQuotaRule(input: $input) {
     __typename
-    ... on MutationCreateQuotaRuleSuccess { data { uuid type qtreeName users { name id } filesHardLimit spaceHardLimit } }
-    ... on Error { message code target }
+    ... on CreateQuotaRulePayload { quotaRule { id uuid type qtreeName users { name id } filesHardLimit spaceHardLimit } }
+    ... on Error { message code ontapCode target }
   }
 }`;
 const create = (input: object) => gql(s.url, CREATE, { input: { svm: { name: svm }, volume: { name: volumeName }, ...input } });
@@ -50,13 +50,13 @@ function subscribeWs(query: string, n: number) {
 describe("storage GraphQL", () => {
   it("creates rules through the same rules as REST and returns typed errors", async () => {
     const ok = await create({ type: "USER", users: [{ name: "1001" }], limits: { filesHardLimit: 10, spaceHardLimit: "1500" } });
-    expect(ok.data.createQuotaRule.data).toMatchObject({ type: "USER", qtreeName: null, users: [{ name: null, id: "1001" }], filesHardLimit: 10, spaceHardLimit: 2048 });
+    expect(ok.data.createQuotaRule.quotaRule).toMatchObject({ type: "USER", qtreeName: null, users: [{ name: null, id: "1001" }], filesHardLimit: 10, spaceHardLimit: 2048 });
     const dup = await create({ type: "USER", users: [{ name: "1001" }] });
-    expect(dup.data.createQuotaRule).toMatchObject({ __typename: "ConflictError", code: "5308546" });
+    expect(dup.data.createQuotaRule).toMatchObject({ __typename: "ConflictError", code: "DUPLICATE_RULE", ontapCode: "5308546" });
     const bad = await create({ type: "TREE", qtreeName: "qt1", group: { name: "g" } });
-    expect(bad.data.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "5308514", target: "group" });
+    expect(bad.data.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "INVALID_INPUT", ontapCode: "5308514", target: "group" });
     const missing = await gql(s.url, CREATE, { input: { svm: { name: "nope" }, volume: { name: volumeName }, type: "TREE", qtreeName: "qt1" } });
-    expect(missing.data.createQuotaRule.__typename).toBe("NotFoundError");
+    expect(missing.data.createQuotaRule).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND" });
   });
 
   it("queries rules with typed filters, alternatives and totalCount", async () => {
@@ -81,9 +81,9 @@ describe("storage GraphQL", () => {
 
   it("turns quota on and reports the enforced limits", async () => {
     await create({ type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 30 } });
-    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true) { ... on MutationSetVolumeQuotaSuccess { data { state } } } }`, { v: volumeUuid });
-    expect(on.data.setVolumeQuota.data.state).toBe("SUCCESS");
-    const r = await gql(s.url, `query($v: ID!, $svm: String!) { volumes(svm: { name: $svm }) { edges { node { name quotaState } } } quotaReports(volumeUuid: $v) { totalCount edges { node { type qtreeName filesHardLimit } } } }`, {
+    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(input: { id: $v, enabled: true }) { ... on SetVolumeQuotaPayload { job { state } volume { quotaState } } } }`, { v: volumeUuid });
+    expect(on.data.setVolumeQuota).toEqual({ job: { state: "SUCCESS" }, volume: { quotaState: "ON" } });
+    const r = await gql(s.url, `query($v: ID!, $svm: String!) { volumes(svm: { name: $svm }) { edges { node { name quotaState } } } quotaReports(volumeId: $v) { totalCount edges { node { type qtreeName filesHardLimit } } } }`, {
       v: volumeUuid,
       svm,
     });
@@ -97,15 +97,15 @@ describe("storage GraphQL", () => {
     // on, so that the new rule resizes the enforced limits.
     await create({ type: "USER", users: [{ name: "1001" }], limits: { filesHardLimit: 10 } });
     await create({ type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 30 } });
-    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(volumeUuid: $v, enabled: true) { ... on MutationSetVolumeQuotaSuccess { data { state } } } }`, { v: volumeUuid });
-    expect(on.data.setVolumeQuota.data.state).toBe("SUCCESS");
-    const other = await gql(s.url, `mutation($svm: String!) { createVolume(svm: { name: $svm }, name: "other") { ... on MutationCreateVolumeSuccess { data { uuid } } } }`, { svm });
-    const vol2 = other.data.createVolume.data.uuid;
+    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(input: { id: $v, enabled: true }) { ... on SetVolumeQuotaPayload { job { state } volume { quotaState } } } }`, { v: volumeUuid });
+    expect(on.data.setVolumeQuota).toEqual({ job: { state: "SUCCESS" }, volume: { quotaState: "ON" } });
+    const other = await gql(s.url, `mutation($svm: String!) { createVolume(input: { svm: { name: $svm }, name: "other" }) { ... on CreateVolumePayload { volume { id } } } }`, { svm });
+    const vol2 = other.data.createVolume.volume.id;
     await busIdle(); // a release still under way would cancel out the new subscriber in the count
     const before = s.ctx.bus.subscriberCount();
-    const sub = subscribeWs(`subscription { quotaChanges(volumeUuid: "${volumeUuid}") { cursor kind ruleUuid rule { type users { name } } } }`, 2);
+    const sub = subscribeWs(`subscription { quotaChanges(volumeId: "${volumeUuid}") { cursor kind ruleUuid rule { type users { name } } } }`, 2);
     await busSubscribed(s, before);
-    await gql(s.url, CREATE, { input: { svm: { name: svm }, volume: { uuid: vol2 }, type: "GROUP", group: { name: "elsewhere" } } });
+    await gql(s.url, CREATE, { input: { svm: { name: svm }, volume: { id: vol2 }, type: "GROUP", group: { name: "elsewhere" } } });
     await create({ type: "USER", users: [{ name: "zoe" }] });
     const events = await sub.done;
     await sub.dispose();
@@ -113,7 +113,7 @@ describe("storage GraphQL", () => {
     expect(events[1].quotaChanges.kind).toBe("VOLUME_QUOTA_CHANGED"); // quota is on: the resize
 
     // A client that saw only the first event resumes after it and gets the rest, nothing twice.
-    const resumed = subscribeWs(`subscription { quotaChanges(volumeUuid: "${volumeUuid}", after: "${events[0].quotaChanges.cursor}") { cursor kind } }`, 1);
+    const resumed = subscribeWs(`subscription { quotaChanges(volumeId: "${volumeUuid}", after: "${events[0].quotaChanges.cursor}") { cursor kind } }`, 1);
     const [again] = await resumed.done;
     await resumed.dispose();
     expect(again.quotaChanges.cursor).toBe(events[1].quotaChanges.cursor);
@@ -121,21 +121,21 @@ describe("storage GraphQL", () => {
 
   it("types rule events: kind, the rule with its qtree, and the names of the fields an update changed", async () => {
     const made = await create({ type: "USER", users: [{ name: "kim" }], qtreeName: "qt1", limits: { spaceHardLimit: 1024 } });
-    const uuid = made.data.createQuotaRule.data.uuid;
+    const { id, uuid } = made.data.createQuotaRule.quotaRule;
     await busIdle();
     const before = s.ctx.bus.subscriberCount();
-    const sub = subscribeWs(`subscription { quotaChanges(volumeUuid: "${volumeUuid}") { kind changed rule { uuid userMapping qtree { id name } } } }`, 3);
+    const sub = subscribeWs(`subscription { quotaChanges(volumeId: "${volumeUuid}") { kind changed ruleId rule { uuid userMapping qtree { qtreeId name qtree { id } } } } }`, 3);
     await busSubscribed(s, before);
-    const UPDATE = `mutation($u: ID!, $l: QuotaLimitsInput!) { updateQuotaRule(uuid: $u, limits: $l) { __typename } }`;
-    // same space limit (no change), a new files limit and user mapping
-    expect((await gql(s.url, UPDATE, { u: uuid, l: { spaceHardLimit: 1024, filesHardLimit: 5, userMapping: true } })).data.updateQuotaRule.__typename).toBe("MutationUpdateQuotaRuleSuccess");
+    const UPDATE = `mutation($u: ID!, $l: QuotaLimitsInput!) { updateQuotaRule(input: { id: $u, limits: $l }) { __typename } }`;
+    // same space limit (no change), a new files limit and user mapping; by global id, then by uuid
+    expect((await gql(s.url, UPDATE, { u: id, l: { spaceHardLimit: 1024, filesHardLimit: 5, userMapping: true } })).data.updateQuotaRule.__typename).toBe("UpdateQuotaRulePayload");
     await gql(s.url, UPDATE, { u: uuid, l: { spaceHardLimit: 2048 } });
     await create({ type: "TREE", qtreeName: "qt2" });
     const [first, second, third] = (await sub.done).map((e) => e.quotaChanges);
     await sub.dispose();
-    const qt1 = (await gql(s.url, `query($svm: String!) { volumes(svm: { name: $svm }) { edges { node { qtrees { edges { node { id name } } } } } } }`, { svm })).data.volumes.edges[0].node.qtrees.edges.map((e: any) => e.node).find((q: any) => q.name === "qt1");
+    const qt1 = (await gql(s.url, `query($svm: String!) { volumes(svm: { name: $svm }) { edges { node { qtrees { edges { node { id qtreeId name } } } } } } }`, { svm })).data.volumes.edges[0].node.qtrees.edges.map((e: any) => e.node).find((q: any) => q.name === "qt1");
     // `rule` is the rule as it is when the event is delivered: the second update may already be in
-    expect(first).toMatchObject({ kind: "RULE_UPDATED", changed: ["filesHardLimit", "userMapping"], rule: { uuid, userMapping: true, qtree: { id: qt1.id, name: "qt1" } } });
+    expect(first).toMatchObject({ kind: "RULE_UPDATED", changed: ["filesHardLimit", "userMapping"], ruleId: id, rule: { uuid, userMapping: true, qtree: { qtreeId: qt1.qtreeId, name: "qt1", qtree: { id: qt1.id } } } });
     expect(second).toMatchObject({ kind: "RULE_UPDATED", changed: ["spaceHardLimit"] });
     expect(third).toMatchObject({ kind: "RULE_CREATED", changed: null, rule: { qtree: { name: "qt2" } } });
   });

@@ -33,9 +33,9 @@ describe("GraphQL read cache: which queries may be answered from memory", () => 
   });
 
   it("rule pages: the page query is cacheable, jobs and reports are not", () => {
-    const page = parse(`{ quotaRules(first: 50, filter: { svmName: { eq: "vs0" } }) { totalCount edges { node { uuid type qtreeName users { name id } volume { name svm { name } } } } pageInfo { hasNextPage endCursor } } }`);
+    const page = parse(`{ quotaRules(first: 50, filter: { svmName: { eq: "vs0" } }) { totalCount edges { node { id uuid type qtreeName qtree { qtreeId name qtree { id } } users { name id } volume { id name svm { id name } } } } pageInfo { hasNextPage endCursor } } }`);
     expect(cacheable(schema, page, RULE_PAGE_FIELDS)).toBe(true);
-    expect(cacheable(schema, parse(`{ quotaRules(first: 1) { edges { node { uuid } } } job(uuid: "x") { state } }`), RULE_PAGE_FIELDS)).toBe(false);
+    expect(cacheable(schema, parse(`{ quotaRules(first: 1) { edges { node { uuid } } } job(id: "x") { state } }`), RULE_PAGE_FIELDS)).toBe(false);
     expect(cacheable(schema, page, CACHEABLE_FIELDS)).toBe(false); // each feature caches only its own fields
   });
 });

@@ -634,7 +634,7 @@ volumeSelect.onchange = async () => {
   if (!volumeUuid) return;
   let stop: () => void = () => {};
   stop = subscribe(
-    `subscription($v: ID!) { quotaChanges(volumeUuid: $v) { kind ruleUuid rule { ${RULE} } } }`,
+    `subscription($v: ID!) { quotaChanges(volumeId: $v) { kind ruleUuid rule { ${RULE} } } }`,
     { v: volumeUuid },
     (c) => {
       if (c.kind === "RULE_DELETED") rules.delete(c.ruleUuid);

@@ -1,4 +1,5 @@
 import { builder } from "../../platform/graphql/builder.js";
+import { domainId } from "../../platform/graphql/global-id.js";
 import type { Job } from "../../generated/prisma-sqlite/client.js";
 import { checkTimeout } from "../ontap/query.js";
 import { awaitJob, getJob, type StartedJob } from "./operations.js";
@@ -14,10 +15,12 @@ export const JobState = builder.enumType("JobState", {
   } as const,
 });
 
-export const JobRef = builder.prismaObject("Job", {
+export const JobRef = builder.prismaNode("Job", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "An asynchronous storage operation (ONTAP job)",
+  id: { field: "uuid", description: "The job's global id: use it for `node(id:)` (to poll it), as a cache key and in arguments" },
   fields: (t) => ({
-    uuid: t.exposeID("uuid", { description: "The job's uuid" }),
+    uuid: t.exposeID("uuid", { description: "The job's ONTAP uuid: the `job.uuid` of the ONTAP REST API" }),
     description: t.exposeString("description", { description: "What the job does (the change it makes)" }),
     state: t.field({ type: JobState, description: "Where the job stands", resolve: (j) => j.state.toUpperCase() as "SUCCESS" }),
     message: t.exposeString("message", { description: "The job's last message: its progress, or why it failed" }),
@@ -32,8 +35,8 @@ builder.queryField("job", (t) =>
     type: "Job",
     nullable: true,
     description: "A job, while it is retained (300 s after it ends)",
-    args: { uuid: t.arg.id({ required: true, description: "The job's uuid" }) },
-    resolve: async (_q, _root, args, ctx): Promise<Job | null> => getJob(ctx, String(args.uuid)).catch(() => null),
+    args: { id: t.arg.id({ required: true, description: "The job's id (its global id, or its uuid)" }) },
+    resolve: async (_q, _root, args, ctx): Promise<Job | null> => getJob(ctx, domainId(args.id, "Job", "id")).catch(() => null),
   }),
 );
 
@@ -41,7 +44,7 @@ builder.queryField("job", (t) =>
 
 export const RETURN_TIMEOUT_DESCRIPTION =
   "Seconds (0–120) to wait for the change's job; omitted: until it ends. A job still " +
-  "running then is returned as it stands (poll it with `job(uuid:)`); one that failed is this mutation's error.";
+  "running then is returned as it stands (poll it with `node(id:)`); one that failed is this mutation's error.";
 
 /** Checked before the change starts: a bad value must not leave a change made and unanswered. */
 export const returnTimeoutOf = (seconds: number | null | undefined) => (seconds == null ? undefined : checkTimeout(seconds, "returnTimeout"));
@@ -55,18 +58,5 @@ export async function jobWithin(started: StartedJob, seconds: number | undefined
   return job.state === "failure" ? started.succeeded() : job;
 }
 
-const JOB = Symbol("job");
-
-/** Carries a change's job on the object a mutation returns, for the success type's `job` field (`jobResult`). */
-export const withJob = <T extends object>(data: T, job: Job): T => Object.assign(data, { [JOB]: job });
-
-/** The errors plugin's `result` option of a mutation whose data is the changed object: its success type gets `job`. */
-export const jobResult = {
-  fields: (t: PothosSchemaTypes.ObjectFieldBuilder<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never, object>) => ({
-    job: t.field({
-      type: JobRef,
-      description: "The job of the change: still QUEUED or RUNNING when returnTimeout ran out first",
-      resolve: (data) => (data as { [JOB]: Job })[JOB],
-    }),
-  }),
-};
+/** The `job` field of a mutation payload whose change runs as a job. */
+export const JOB_DESCRIPTION = "The job of the change: still QUEUED or RUNNING when returnTimeout ran out first (poll it with `node(id:)`)";

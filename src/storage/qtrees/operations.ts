@@ -25,7 +25,7 @@ export async function createQtree(ctx: AppContext, given: CreateQtreeInput) {
   const volume = await resolveVolume(ctx, svm, input.volume);
   const qtree = await ctx.db.$transaction(async (tx) => {
     if (await tx.qtree.findFirst({ where: { volumeUuid: volume.uuid, name: input.name } })) {
-      throw new ConflictError(`Qtree "${input.name}" already exists in volume "${volume.name}".`, { code: CODES.duplicateName, target: "name" });
+      throw new ConflictError(`Qtree "${input.name}" already exists in volume "${volume.name}".`, { code: CODES.duplicateName, target: "name", reason: "already_exists" });
     }
     const last = await tx.qtree.findFirst({ where: { volumeUuid: volume.uuid }, orderBy: { qtreeId: "desc" } });
     const qtreeId = (last?.qtreeId ?? 0) + 1;
@@ -56,7 +56,7 @@ export async function updateQtree(ctx: AppContext, volumeUuid: string, id: numbe
     const renamed = patch.name !== undefined && patch.name !== qtree.name;
     await ctx.db.$transaction(async (tx) => {
       if (renamed && (await tx.qtree.findFirst({ where: { volumeUuid, name: patch.name } }))) {
-        throw new ConflictError(`Qtree "${patch.name}" already exists in volume "${qtree.volume.name}".`, { code: CODES.duplicateName, target: "name" });
+        throw new ConflictError(`Qtree "${patch.name}" already exists in volume "${qtree.volume.name}".`, { code: CODES.duplicateName, target: "name", reason: "already_exists" });
       }
       if (renamed) {
         await renameRuleScope(tx, volumeUuid, qtree.name, patch.name!);

@@ -1,21 +1,21 @@
 import type { AppContext } from "../../platform/context.js";
+import type { EnforcedQuota } from "../../generated/prisma-sqlite/client.js";
 import { InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { isEventId } from "../../platform/events.js";
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { batchLoad } from "../../platform/graphql/batch-load.js";
+import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { termsCondition, type Term } from "../ontap/filter.js";
 import { pageOrder } from "../ontap/collection.js";
 import { checkOrderLength } from "../ontap/query.js";
 import { quotaTopic, type QuotaChange } from "../core/events.js";
-import { jobResult, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf, withJob } from "../jobs/graphql.js";
-import { SvmSelector, VolumeSelector, sel } from "../volumes/graphql.js";
+import { SvmSelector, svmSelection } from "../svms/graphql.js";
+import { volumeUuidOf } from "../volumes/graphql.js";
 import { qtreeIdOf, qtreeIds, userEntries } from "./serialize.js";
 import { ruleFilterFields, RULE_ORDER, RULE_SORTABLE } from "./filters.js";
 import { findRulePage } from "./page.js";
-import { fieldNames, inTermsOf } from "../core/input.js";
-import { LIMIT_NAMES, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
-import { createRule, deleteRule, updateRule } from "./operations.js";
 
-const QuotaRuleType = builder.enumType("QuotaRuleType", {
+export const QuotaRuleType = builder.enumType("QuotaRuleType", {
   description: "Whose use of a volume (or qtree) a quota rule limits",
   values: {
     USER: { description: "The space and files each of the rule's users owns" },
@@ -25,7 +25,7 @@ const QuotaRuleType = builder.enumType("QuotaRuleType", {
 });
 
 /** What the limits mean, for the rule, its report entry, the limits input and the filters. */
-const LIMIT_DOCS = {
+export const LIMIT_DOCS = {
   spaceHardLimit: "Space, in bytes (whole KiB): writes that would go beyond it fail; null = unlimited",
   spaceSoftLimit: "Space, in bytes (whole KiB): use beyond it is reported, not refused; null = unlimited",
   filesHardLimit: "Files (and directories): creating one beyond it fails; null = unlimited",
@@ -47,11 +47,24 @@ const QuotaGroup = builder.objectRef<{ name: string | null; id: string | null }>
   }),
 });
 
-const QuotaQtree = builder.objectRef<{ name: string; id: number | null }>("QuotaQtree").implement({
+type NamedQtree = { name: string; volumeUuid: string; qtreeId: number | null };
+/** As ONTAP shows it (name and number), with the qtree itself; no `id`: the number repeats across volumes. */
+const QuotaQtree = builder.objectRef<NamedQtree>("QuotaQtree").implement({
   description: "The qtree a rule names: a tree rule's target, a user or group rule's scope",
   fields: (t) => ({
-    name: t.exposeString("name", { description: "\"\" for the default tree rule" }),
-    id: t.exposeInt("id", { nullable: true, description: "The qtree's id in its volume; null for the default tree rule, which names no qtree" }),
+    name: t.exposeString("name", { description: "The qtree's name; \"\" for the default tree rule" }),
+    qtreeId: t.exposeInt("qtreeId", { nullable: true, description: "The qtree's number in its volume; null for the default tree rule, which names no qtree" }),
+    qtree: t.prismaField({
+      type: "Qtree",
+      nullable: true,
+      description: "The qtree itself; null for the default tree rule",
+      resolve: async (query, q, _a, ctx) => {
+        if (q.qtreeId === null) return null;
+        const load = (keys: string[]) => ctx.db.qtree.findMany({ ...usableQuery(query), where: { key: { in: keys } } });
+        const [qtree] = await batchLoad(ctx, "QuotaQtree.qtree", query, `${q.volumeUuid}/${q.qtreeId}`, load, (r) => r.key);
+        return qtree ?? null;
+      },
+    }),
   }),
 });
 
@@ -71,22 +84,39 @@ function lazyQtreeIds<R extends RuleQtree>(ctx: AppContext, rows: R[]): R[] {
 
 async function ruleQtree(ctx: AppContext, r: RuleQtree) {
   if (r.qtreeName === null) return null;
-  if (r.qtreeId !== undefined) return { name: r.qtreeName, id: r.qtreeId };
+  const at = { name: r.qtreeName, volumeUuid: r.volumeUuid };
+  if (r.qtreeId !== undefined) return { ...at, qtreeId: r.qtreeId };
   const ids = await (r[QTREE_IDS] ?? (() => qtreeIds(ctx, [r])))();
-  return { name: r.qtreeName, id: qtreeIdOf(ids, r) ?? null };
+  return { ...at, qtreeId: qtreeIdOf(ids, r) ?? null };
 }
 
-builder.prismaObject("QuotaRule", {
+/** A rule id argument (its global id, or its uuid) as the operations take it. */
+export const ruleUuidOf = (id: string | number) => domainId(id, "QuotaRule", "id");
+
+export const QuotaRuleRef = builder.prismaNode("QuotaRule", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A limit on the space and files a user, a group or a qtree may use in a volume (enforced while the volume's quota is on)",
+  id: { field: "uuid", description: "The rule's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({
-    uuid: t.exposeID("uuid", { description: "The rule's uuid" }),
+    uuid: t.exposeID("uuid", { description: "The rule's ONTAP uuid: the `uuid` of the ONTAP REST API" }),
     type: t.field({ type: QuotaRuleType, description: "Whose use the rule limits", resolve: (r) => r.type.toUpperCase() as "USER" }),
+    svm: t.prismaField({
+      type: "Svm",
+      description: "The SVM of the rule's volume",
+      // One batched read for a page of rules (the page loader reads no SVM row).
+      resolve: async (query, r, _a, ctx) => {
+        const load = (uuids: string[]) => ctx.db.svm.findMany({ ...usableQuery(query), where: { uuid: { in: uuids } } });
+        const [svm] = await batchLoad(ctx, "QuotaRule.svm", query, r.svmUuid, load, (s) => s.uuid);
+        if (!svm) throw new NotFoundError(`SVM ${r.svmUuid} does not exist.`);
+        return svm;
+      },
+    }),
     volume: t.relation("volume", { description: "The volume the rule limits" }),
     qtreeName: t.exposeString("qtreeName", { nullable: true, description: "null for a volume-level user or group rule; \"\" for the default tree rule" }),
     qtree: t.field({
       type: QuotaQtree,
       nullable: true,
-      description: "The qtree the rule names; null for a volume-level user or group rule",
+      description: "The qtree the rule names (its `qtree` is the Qtree); null for a volume-level user or group rule",
       resolve: (r, _a, ctx) => ruleQtree(ctx, r),
     }),
     users: t.field({
@@ -256,9 +286,9 @@ builder.queryFields((t) => ({
   quotaRule: t.prismaField({
     type: "QuotaRule",
     nullable: true,
-    description: "One quota rule (null if there is none with this uuid)",
-    args: { uuid: t.arg.id({ required: true, description: "The rule's uuid" }) },
-    resolve: (query, _r, args, ctx) => ctx.db.quotaRule.findUnique({ ...query, where: { uuid: String(args.uuid) } }),
+    description: "One quota rule (null if there is none with this id)",
+    args: { id: t.arg.id({ required: true, description: "The rule's id (its global id, or its uuid)" }) },
+    resolve: (query, _r, args, ctx) => ctx.db.quotaRule.findUnique({ ...query, where: { uuid: ruleUuidOf(args.id) } }),
   }),
   quotaRules: t.prismaConnection(
     {
@@ -284,21 +314,34 @@ builder.queryFields((t) => ({
       type: "EnforcedQuota",
       cursor: "ruleUuid",
       description: "The limits currently enforced in the file system of a volume, by report index",
-      args: { volumeUuid: t.arg.id({ required: true, description: "The volume's uuid" }) },
+      args: { volumeId: t.arg.id({ required: true, description: "The volume (its global id, or its uuid)" }) },
       resolve: (query, _r, args, ctx) =>
-        ctx.db.enforcedQuota.findMany({ ...usableQuery(query), where: { volumeUuid: String(args.volumeUuid) }, orderBy: { reportIndex: "asc" } }),
-      totalCount: (_r, args, ctx) => ctx.db.enforcedQuota.count({ where: { volumeUuid: String(args.volumeUuid) } }),
+        ctx.db.enforcedQuota.findMany({ ...usableQuery(query), where: { volumeUuid: volumeUuidOf(args.volumeId, "volumeId") }, orderBy: { reportIndex: "asc" } }),
+      totalCount: (_r, args, ctx) => ctx.db.enforcedQuota.count({ where: { volumeUuid: volumeUuidOf(args.volumeId, "volumeId") } }),
     },
     {},
   ),
 }));
 
-builder.prismaObject("EnforcedQuota", {
+// One entry per rule: the rule's uuid is the entry's identity (its index shifts as rules come and go).
+builder.prismaNode("EnforcedQuota", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   name: "QuotaReport",
   description: "A limit the file system of a volume enforces now (as of quota on or the last resize), from one quota rule",
+  id: { field: "ruleUuid", description: "The entry's global id: use it for `node(id:)` and as a cache key" },
   fields: (t) => ({
     index: t.exposeInt("reportIndex", { description: "The entry's index in the volume's report" }),
     ruleUuid: t.exposeID("ruleUuid", { description: "The uuid of the rule the limit comes from" }),
+    rule: t.prismaField({
+      type: "QuotaRule",
+      nullable: true,
+      description: "The rule the limit comes from, as it is now (null once deleted: the entry stays until the next resize)",
+      resolve: async (query, e: EnforcedQuota, _a, ctx) => {
+        const load = (uuids: string[]) => ctx.db.quotaRule.findMany({ ...usableQuery(query), where: { uuid: { in: uuids } } });
+        const [rule] = await batchLoad(ctx, "QuotaReport.rule", query, e.ruleUuid, load, (r) => r.uuid);
+        return rule ?? null;
+      },
+    }),
     type: t.field({ type: QuotaRuleType, description: "Whose use is limited", resolve: (r) => r.type.toUpperCase() as "USER" }),
     qtreeName: t.exposeString("qtreeName", { nullable: true, description: "The qtree the limit applies to (null: the whole volume)" }),
     users: t.field({ type: [QuotaUser], description: "The users limited (user rules)", resolve: (r) => JSON.parse(r.usersJson) }),
@@ -310,105 +353,6 @@ builder.prismaObject("EnforcedQuota", {
     volume: t.relation("volume", { description: "The volume the limit is enforced in" }),
   }),
 });
-
-// ---- mutations
-const LimitsInputType = builder.inputType("QuotaLimitsInput", {
-  description: "Limits; null (or omitted on create) = unlimited. Space in bytes, rounded up to whole KiB.",
-  fields: (t) => ({
-    spaceHardLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.spaceHardLimit }),
-    spaceSoftLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.spaceSoftLimit }),
-    filesHardLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.filesHardLimit }),
-    filesSoftLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.filesSoftLimit }),
-    userMapping: t.boolean({ description: "user rules only" }),
-  }),
-});
-const UserTargetInput = builder.inputType("QuotaUserInput", {
-  description: "A user a rule limits: by name or id (an empty name makes the default rule)",
-  fields: (t) => ({ name: t.string({ description: "The user's name" }), id: t.string({ description: "The user's UNIX id (or Windows SID)" }) }),
-});
-const GroupTargetInput = builder.inputType("QuotaGroupInput", {
-  description: "The group a rule limits: by name or id (an empty name makes the default rule)",
-  fields: (t) => ({ name: t.string({ description: "The group's name" }), id: t.string({ description: "The group's UNIX id" }) }),
-});
-const CreateQuotaRuleInput = builder.inputType("CreateQuotaRuleInput", {
-  description: "A new quota rule: where, whose use, and the limits",
-  fields: (t) => ({
-    svm: t.field({ type: SvmSelector, required: true, description: "The volume's SVM" }),
-    volume: t.field({ type: VolumeSelector, required: true, description: "The volume the rule limits" }),
-    type: t.field({ type: QuotaRuleType, required: true, description: "Whose use the rule limits" }),
-    qtreeName: t.string({ description: "tree rules: the qtree (\"\" = default); user/group rules: the qtree scope (omit = volume level)" }),
-    users: t.field({ type: [UserTargetInput], description: "user rules: the users limited" }),
-    group: t.field({ type: GroupTargetInput, description: "group rules: the group limited" }),
-    limits: t.field({ type: LimitsInputType, description: "The limits (all unlimited when omitted)" }),
-  }),
-});
-
-type LimitArgs = { spaceHardLimit?: bigint | null; spaceSoftLimit?: bigint | null; filesHardLimit?: bigint | null; filesSoftLimit?: bigint | null; userMapping?: boolean | null };
-
-/** Limits as the operation takes them: null stays null (unlimited), omitted stays omitted (unchanged). */
-function limitsInput(l: LimitArgs | null | undefined): RuleLimitsInput {
-  if (!l) return {};
-  const { userMapping, ...limits } = l;
-  return { ...limits, ...(userMapping != null ? { userMapping } : {}) };
-}
-
-const present = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null)) as { [K in keyof T]?: NonNullable<T[K]> };
-
-function ruleInput(input: typeof CreateQuotaRuleInput.$inferInput): CreateRuleInput {
-  return {
-    svm: sel(input.svm),
-    volume: sel(input.volume),
-    type: input.type.toLowerCase(),
-    ...(input.qtreeName != null ? { qtreeName: input.qtreeName } : {}),
-    ...(input.users ? { users: input.users.map(present) } : {}),
-    ...(input.group ? { group: present(input.group) } : {}),
-    ...limitsInput(input.limits),
-  };
-}
-
-/** The operation reports domain paths; this face nests the limits under `limits`. */
-const GRAPHQL_NAMES = fieldNames(Object.fromEntries(LIMIT_NAMES.map((f) => [f, `limits.${f}`])));
-
-builder.mutationFields((t) => ({
-  createQuotaRule: t.prismaField({
-    type: "QuotaRule",
-    description: "Create a rule (and the volume's default rule of its type when missing); its job resizes enforcement",
-    errors: { types: DOMAIN_ERRORS, result: jobResult },
-    args: { input: t.arg({ type: CreateQuotaRuleInput, required: true, description: "The new rule" }), returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }) },
-    resolve: async (query, _r, args, ctx) => {
-      const timeout = returnTimeoutOf(args.returnTimeout);
-      const { uuid, job } = await inTermsOf(GRAPHQL_NAMES, () => createRule(ctx, ruleInput(args.input)));
-      const finished = await jobWithin(job, timeout);
-      return withJob(await ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid } }), finished);
-    },
-  }),
-  updateQuotaRule: t.prismaField({
-    type: "QuotaRule",
-    description: "Change limits or user mapping; with quota on, the new limits are enforced (resize)",
-    errors: { types: DOMAIN_ERRORS, result: jobResult },
-    args: {
-      uuid: t.arg.id({ required: true, description: "The rule's uuid" }),
-      limits: t.arg({ type: LimitsInputType, required: true, description: "The limits to change (omitted ones stay)" }),
-      returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
-    },
-    resolve: async (query, _r, args, ctx) => {
-      const timeout = returnTimeoutOf(args.returnTimeout);
-      const job = await inTermsOf(GRAPHQL_NAMES, () => updateRule(ctx, String(args.uuid), limitsInput(args.limits)));
-      const finished = await jobWithin(job, timeout);
-      return withJob(await ctx.db.quotaRule.findUniqueOrThrow({ ...usableQuery(query), where: { uuid: String(args.uuid) } }), finished);
-    },
-  }),
-  deleteQuotaRule: t.prismaField({
-    type: "Job",
-    description: "Delete a rule; the job resizes enforcement",
-    errors: { types: DOMAIN_ERRORS },
-    args: { uuid: t.arg.id({ required: true, description: "The rule's uuid" }), returnTimeout: t.arg.int({ description: RETURN_TIMEOUT_DESCRIPTION }) },
-    resolve: async (_q, _r, args, ctx) => {
-      const timeout = returnTimeoutOf(args.returnTimeout);
-      return jobWithin(await deleteRule(ctx, String(args.uuid)), timeout);
-    },
-  }),
-}));
 
 // ---- subscription
 const QuotaChangeKind = builder.enumType("QuotaChangeKind", {
@@ -431,7 +375,12 @@ const QuotaChangeRef = builder.objectRef<QuotaChangeEvent>("QuotaChange").implem
     kind: t.field({ type: QuotaChangeKind, description: "What changed", resolve: (e) => e.kind }),
     svmUuid: t.exposeID("svmUuid", { description: "The uuid of the volume's SVM" }),
     volumeUuid: t.exposeID("volumeUuid", { description: "The uuid of the volume whose quotas changed" }),
-    ruleUuid: t.exposeID("ruleUuid", { nullable: true, description: "The rule that changed (null for VOLUME_QUOTA_CHANGED)" }),
+    ruleUuid: t.exposeID("ruleUuid", { nullable: true, description: "The uuid of the rule that changed (null for VOLUME_QUOTA_CHANGED)" }),
+    ruleId: t.id({
+      nullable: true,
+      description: "The global id of the rule that changed, also after RULE_DELETED: the cache entry to evict (null for VOLUME_QUOTA_CHANGED)",
+      resolve: (e) => (e.ruleUuid ? globalId("QuotaRule", e.ruleUuid) : null),
+    }),
     changed: t.stringList({
       nullable: true,
       description: "RULE_UPDATED: the QuotaRule fields the change gave a new value (spaceHardLimit, userMapping, …); null for other kinds",
@@ -456,21 +405,27 @@ builder.subscriptionField("quotaChanges", (t) =>
   t.field({
     type: QuotaChangeRef,
     description: "Rule and volume-quota changes, optionally scoped to an SVM and/or a volume",
-    args: { svm: t.arg({ type: SvmSelector, description: "Only this SVM's changes" }), volumeUuid: t.arg.id({ description: "Only this volume's changes" }), after: t.arg.string({ description: "resume after this cursor" }) },
+    args: {
+      svm: t.arg({ type: SvmSelector, description: "Only this SVM's changes" }),
+      volumeId: t.arg.id({ description: "Only this volume's changes (its global id, or its uuid)" }),
+      after: t.arg.string({ description: "resume after this cursor" }),
+    },
     subscribe: async function* (_r, args, ctx) {
-      let svmUuid = args.svm?.uuid ? String(args.svm.uuid) : undefined;
-      if (args.svm?.name) {
-        const svm = await ctx.db.svm.findUnique({ where: { name: args.svm.name } });
-        if (!svm) throw new NotFoundError(`SVM "${args.svm.name}" does not exist.`);
+      const svmRef = svmSelection(args.svm);
+      let svmUuid = svmRef.uuid;
+      if (svmRef.name) {
+        const svm = await ctx.db.svm.findUnique({ where: { name: svmRef.name } });
+        if (!svm) throw new NotFoundError(`SVM "${svmRef.name}" does not exist.`);
         svmUuid = svm.uuid;
       }
+      const volumeUuid = args.volumeId == null ? undefined : volumeUuidOf(args.volumeId, "volumeId");
       if (args.after && !isEventId(args.after)) throw new InvalidInputError(`Invalid cursor "${args.after}"`);
       const sub = ctx.bus.subscribe(quotaTopic, args.after ? { after: args.after } : {});
       try {
         for await (const e of sub) {
           const change = e.data;
           if (svmUuid && change.svmUuid !== svmUuid) continue;
-          if (args.volumeUuid && change.volumeUuid !== String(args.volumeUuid)) continue;
+          if (volumeUuid && change.volumeUuid !== volumeUuid) continue;
           yield { ...change, cursor: e.id };
         }
       } finally {

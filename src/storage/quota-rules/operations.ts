@@ -32,10 +32,12 @@ type RuleBase = { svmUuid: string; volumeUuid: string };
 type RuleTarget = { type: string; qtreeName: string | null; groupName: string | null; groupId: string | null; userMapping?: boolean | null };
 type RuleUser = { name: string | null; userId: string | null };
 
+const duplicateRule = () => new ConflictError("Duplicate entry: the quota rule already exists.", { code: CODES.duplicateRule, target: "uuid", reason: "duplicate_rule" });
+
 async function insertRule(tx: Tx, base: RuleBase, rule: RuleTarget, users: RuleUser[], limits: object = {}) {
   const identity = ruleIdentity(rule, users);
   if (await tx.quotaRule.findUnique({ where: { volumeUuid_identity: { volumeUuid: base.volumeUuid, identity } } })) {
-    throw new ConflictError("Duplicate entry: the quota rule already exists.", { code: CODES.duplicateRule, target: "uuid" });
+    throw duplicateRule();
   }
   return insertRuleRow(tx, base, rule, users, identity, limits);
 }
@@ -101,7 +103,7 @@ async function retryLostRace<T>(create: () => Promise<T>): Promise<T> {
       return await create();
     } catch (e) {
       if (!(e instanceof UniqueViolationError)) throw e;
-      if (attempt >= 5) throw new ConflictError("Duplicate entry: the quota rule already exists.", { code: CODES.duplicateRule, target: "uuid" });
+      if (attempt >= 5) throw duplicateRule();
     }
   }
 }

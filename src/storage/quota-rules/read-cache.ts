@@ -11,15 +11,17 @@ export const RULE_PAGE_FIELDS = new Set([
   "Query.quotaRules",
   "Query.quotaRule",
   ...connectionCoordinates("QueryQuotaRulesConnection"),
-  ...["uuid", "type", "qtreeName", "qtree", "users", "group", "volume", "spaceHardLimit", "spaceSoftLimit", "filesHardLimit", "filesSoftLimit", "userMapping"].map(
+  // a global `id` is its entity's uuid (or qtree key) encoded: it changes only with it
+  ...["id", "uuid", "type", "qtreeName", "qtree", "users", "group", "svm", "volume", "spaceHardLimit", "spaceSoftLimit", "filesHardLimit", "filesSoftLimit", "userMapping"].map(
     (f) => `QuotaRule.${f}`,
   ),
-  // a rule's qtree id moves with qtree creation, renaming and deletion, which are published
-  ...["id", "name"].map((f) => `QuotaQtree.${f}`),
+  // a rule's qtree moves with qtree creation, renaming, changes and deletion, which are published
+  ...["qtreeId", "name", "qtree"].map((f) => `QuotaQtree.${f}`),
+  ...["id", "qtreeId", "name", "securityStyle", "unixPermissions", "volume"].map((f) => `Qtree.${f}`),
   ...["id", "name"].map((f) => `QuotaUser.${f}`),
   ...["id", "name"].map((f) => `QuotaGroup.${f}`),
-  ...["uuid", "name", "quotaEnabled", "quotaState", "size", "svm"].map((f) => `Volume.${f}`),
-  ...["uuid", "name"].map((f) => `Svm.${f}`),
+  ...["id", "uuid", "name", "quotaEnabled", "quotaState", "size", "svm"].map((f) => `Volume.${f}`),
+  ...["id", "uuid", "name"].map((f) => `Svm.${f}`),
 ]);
 
 /** Rule page queries answered from memory while no storage change was published (the rule pages' version). */

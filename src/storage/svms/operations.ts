@@ -28,7 +28,7 @@ export async function getSvm(ctx: AppContext, uuid: string) {
 export async function createSvm(ctx: AppContext, given: CreateSvmInput) {
   const { name } = parseInput(createSvmSchema, given);
   if (await ctx.db.svm.findUnique({ where: { name } })) {
-    throw new ConflictError(`SVM "${name}" already exists.`, { code: CODES.duplicateName, target: "name" });
+    throw new ConflictError(`SVM "${name}" already exists.`, { code: CODES.duplicateName, target: "name", reason: "already_exists" });
   }
   const svm = await ctx.db.svm.create({ data: { uuid: randomUUID(), name } });
   await publishObjectChange(ctx, { kind: "svm", key: svm.uuid });

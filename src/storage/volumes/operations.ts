@@ -36,7 +36,7 @@ export async function createVolume(ctx: AppContext, given: CreateVolumeInput) {
   const input = parseInput(createVolumeSchema, given);
   const svm = await resolveSvm(ctx, input.svm);
   if (await ctx.db.volume.findFirst({ where: { svmUuid: svm.uuid, name: input.name } })) {
-    throw new ConflictError(`Volume "${input.name}" already exists in SVM "${svm.name}".`, { code: CODES.duplicateName, target: "name" });
+    throw new ConflictError(`Volume "${input.name}" already exists in SVM "${svm.name}".`, { code: CODES.duplicateName, target: "name", reason: "already_exists" });
   }
   const volume = await ctx.db.volume.create({ data: { uuid: randomUUID(), name: input.name, svmUuid: svm.uuid, sizeBytes: input.size ?? null }, include: { svm: true } });
   await publishObjectChange(ctx, { kind: "volume", key: volume.uuid });
