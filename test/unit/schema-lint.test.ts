@@ -120,8 +120,6 @@ const NO_INPUT: Record<string, string> = {
  * not a global id. Every other type with an `id` implements Node, so its `id` is global and `node(id:)` finds it.
  */
 const NOT_NODES: Record<string, string> = {
-  NodeSymbol: "a symbol's id is its file name (`:/symbols/classic/router.svg`), unique on the server, read from the catalogue",
-  SimVmEngine: "one of the fixed VM engines: its id is the engine's enum value",
   QuotaUser: "a user as the file system knows it (a UNIX uid or a Windows SID), not an object of the graph",
   QuotaGroup: "a group as the file system knows it (a UNIX gid), not an object of the graph",
 };

@@ -46,7 +46,7 @@ export const CACHEABLE_FIELDS = new Set([
   ...["color", "width", "type"].map((f) => `LinkStyle.${f}`),
   ...["frequencyDrop", "packetLossPercent", "delay", "corruptPercent", "bpf"].map((f) => `LinkFilters.${f}`),
   ...["latencyMs", "jitterMs"].map((f) => `LinkDelay.${f}`),
-  ...["id", "projectId", "x", "y", "z", "locked", "rotation", "svg", "shape"].map((f) => `Drawing.${f}`),
+  ...["id", "drawingId", "project", "x", "y", "z", "locked", "rotation", "svg", "shape"].map((f) => `Drawing.${f}`),
 ]);
 
 /** Topology queries answered from memory while no project changed (the project read views' version). */
