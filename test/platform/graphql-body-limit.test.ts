@@ -11,7 +11,7 @@ const post = async (body: BodyInit, headers: Record<string, string> = {}) => {
   const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
   return { status: res.status, body: (await res.json()) as any };
 };
-const request = (padding: number) => JSON.stringify({ query: "query($pad: String) { emulationVersion symbols(theme: $pad) { edges { node { id } } } }", variables: { pad: "x".repeat(padding) } });
+const request = (padding: number) => JSON.stringify({ query: "query($pad: String) { emulationVersion symbols(theme: $pad) { edges { node { symbolId } } } }", variables: { pad: "x".repeat(padding) } });
 const answer = { data: { emulationVersion: "2.2.59", symbols: { edges: [] } } };
 
 it("answers a body within the limit, and refuses a larger one with a 413 GraphQL error before reading it all", async () => {

@@ -105,9 +105,9 @@ describe("item 1: no client key reaches an object prototype", () => {
     expect(await importTopology('{"nodes": [], "links": [], "drawings": [], "computes": []}')).toMatchObject({ status: 201 });
     expect(await importTopology('{"nodes": [], "__proto__": {"polluted": true}}')).toMatchObject({ status: 409, body: { message: expect.stringMatching(/corrupted/) } });
 
-    const viaVariable = await gql(s.url, "mutation($s: JSON!) { updateSettings(settings: $s) { __typename } }", { s: JSON.parse('{"a": {"__proto__": {"polluted": 1}}}') });
+    const viaVariable = await gql(s.url, "mutation($s: JSON!) { updateSettings(input: { settings: $s }) { __typename } }", { s: JSON.parse('{"a": {"__proto__": {"polluted": 1}}}') });
     expect(viaVariable.errors?.[0].message).toMatch(/Forbidden key "__proto__"/);
-    const viaLiteral = await gql(s.url, "mutation { updateSettings(settings: {constructor: {prototype: {polluted: 1}}}) { __typename } }");
+    const viaLiteral = await gql(s.url, "mutation { updateSettings(input: { settings: {constructor: {prototype: {polluted: 1}}} }) { __typename } }");
     expect(viaLiteral.errors?.[0].message).toMatch(/Forbidden key "constructor"/);
     await expectServing();
   });
@@ -236,7 +236,7 @@ describe("item 12: GraphQL client mistakes keep their message", () => {
     const badScalar = await gql(s.url, "query($f: QuotaRuleFilter) { quotaRules(filter: $f) { totalCount } }", { f: { spaceHardLimit: { eq: "abc" } } });
     expect(badScalar.errors?.[0].message).toMatch(/BigInt must be an integer or a string of digits/);
     expect((await gql(s.url, "query A { __typename } query B { __typename }")).errors?.[0].message).not.toBe("Unexpected error.");
-    const get = await call(s.url, "GET", `/graphql?query=${encodeURIComponent("mutation { updateSettings(settings: {}) { __typename } }")}`, undefined, { accept: "application/json" });
+    const get = await call(s.url, "GET", `/graphql?query=${encodeURIComponent("mutation { updateSettings(input: { settings: {} }) { __typename } }")}`, undefined, { accept: "application/json" });
     expect(get.status).toBe(405);
     expect(get.body.errors[0].message).toMatch(/mutation operation from a POST request/);
     const invalid = await call(s.url, "POST", "/graphql", "{not json", { accept: "application/json" });

@@ -240,7 +240,7 @@ describe("origin policy: a listed origin (the GNS3 Web UI served elsewhere), wit
   });
 
   it("still opens a signed download URL without credentials, from the listed origin and as a link followed", async () => {
-    const r = await gql(s.url, `{ symbols(first: 1) { edges { node { id rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } } } }`, undefined, credentials);
+    const r = await gql(s.url, `{ symbols(first: 1) { edges { node { symbolId rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } } } }`, undefined, credentials);
     const url = r.data.symbols.edges[0].node.rawUrl.data.url;
     const fromUi = await fetch(s.url + url, { headers: { origin: LISTED } });
     expect(fromUi.status).toBe(200);

@@ -455,7 +455,6 @@ const EXAMPLES: Record<string, Example> = {
         const link = (await call(s.url, "POST", `/v2/projects/${project}/links`, { nodes: ends })).body.link_id as string;
         expect((await call(s.url, "POST", `/v2/projects/${project}/links/${link}/start_capture`, {})).status).toBe(201);
         const document = substitute(script("gns3-packets"), [
-          ['"<project id>"', `"${project}"`],
           ['"<link id>"', `"${link}"`],
           [', after: "<last cursor seen, or omit>"', ""],
         ]);
@@ -490,7 +489,7 @@ const EXAMPLES: Record<string, Example> = {
         const run = await runScript(script("graphql-files"), { substitute: [at(portOf(s))] });
         expectRan(run);
         expect(fs.readFileSync(path.join(run.dir, "files.gns3project")).subarray(0, 2).toString(), "the export is a zip archive").toBe("PK");
-        expect(JSON.parse(run.stdout)).toMatchObject({ data: { importProject: { __typename: "MutationImportProjectSuccess", data: { name: "files copy" } } } });
+        expect(JSON.parse(run.stdout)).toMatchObject({ data: { importProject: { __typename: "ImportProjectPayload", project: { name: "files copy" } } } });
       }),
   },
 
