@@ -137,7 +137,7 @@ describe("a local model kept from projectEvents", () => {
     f = follow(s, client, p.project_id, model, lastSeen);
     await busSubscribed(s, before);
     await call(s.url, "PUT", `${P}/drawings/${d}`, { x: 999 }); // the last change: once it is in, everything is
-    await waitFor(() => model.drawings.get(d)?.x === 999, 10_000, "the last change in the model");
+    await waitFor(() => model.drawings.get(globalId("Drawing", d))?.x === 999, 10_000, "the last change in the model");
     f.stop();
     expect(f.seen.filter((e) => e.broken || e.__typename === "ResyncEvent")).toEqual([]);
 

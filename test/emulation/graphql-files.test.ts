@@ -54,16 +54,16 @@ async function newProject(name = `files-${randomUUID().slice(0, 8)}`): Promise<s
 }
 
 const WRITE_PROJECT_FILE = `mutation($p: ID!, $path: String!, $file: File!) {
-  writeProjectFile(projectId: $p, path: $path, file: $file) {
-    __typename ... on MutationWriteProjectFileSuccess { data { path size } } ... on Error { message code target } } }`;
+  writeProjectFile(input: { projectId: $p, path: $path, file: $file }) {
+    __typename ... on WriteProjectFilePayload { file { path size } } ... on Error { message code target } } }`;
 /** Writes a node file and asks, in the same answer, for the URL that downloads it. */
 const WRITE_NODE_FILE = `mutation($n: ID!, $path: String!, $file: File!) {
   writeNodeFile(input: { nodeId: $n, path: $path, file: $file }) {
     __typename ... on WriteNodeFilePayload { file { path size } node { nodeId fileUrl(path: $path) { ... on EmulatedNodeFileUrlSuccess { data { url } } } } }
     ... on Error { code message } } }`;
 const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
-  importProject(id: $id, name: $name, path: $path, file: $file) {
-    __typename ... on MutationImportProjectSuccess { data { projectId name status nodes { edges { node { name } } } } } ... on Error { message } } }`;
+  importProject(input: { id: $id, name: $name, path: $path, file: $file }) {
+    __typename ... on ImportProjectPayload { project { projectId name status nodes { edges { node { name } } } } } ... on Error { message } } }`;
 
 async function exportUrl(projectId: string, args = "") {
   const r = await query(`query($id: ID!) { project(id: $id) { exportUrl${args} {
@@ -82,7 +82,7 @@ describe("project archives and files", () => {
     const source = await newProject();
     expect((await rest("POST", `/v2/projects/${source}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).status).toBe(201);
     const written = await upload(WRITE_PROJECT_FILE, { p: source, path: "notes.txt" }, { name: "notes.txt", data: "lab notes\n" });
-    expect(written.body.data.writeProjectFile).toEqual({ __typename: "MutationWriteProjectFileSuccess", data: { path: "notes.txt", size: 10 } });
+    expect(written.body.data.writeProjectFile).toEqual({ __typename: "WriteProjectFilePayload", file: { path: "notes.txt", size: 10 } });
 
     const before = Date.now();
     const link = await exportUrl(source, "(includeSnapshots: true, compress: false)");
@@ -106,29 +106,29 @@ describe("project archives and files", () => {
     const imported = await upload(IMPORT, { id, name: "imported copy" }, { name: "lab.gns3project", data: archive.body });
     expect(imported.status).toBe(200);
     expect(imported.body.data.importProject).toEqual({
-      __typename: "MutationImportProjectSuccess",
-      data: { projectId: id, name: "imported copy", status: "CLOSED", nodes: { edges: [{ node: { name: "PC1" } }] } },
+      __typename: "ImportProjectPayload",
+      project: { projectId: id, name: "imported copy", status: "CLOSED", nodes: { edges: [{ node: { name: "PC1" } }] } },
     });
     const notes = await projectFileUrl(id, "notes.txt");
     expect((await download(notes.data.url)).body.toString()).toBe("lab notes\n");
 
     // Without an id the import picks one.
     const again = await upload(IMPORT, { name: "second copy" }, { name: "lab.gns3project", data: archive.body });
-    expect(again.body.data.importProject.data.projectId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(again.body.data.importProject.project.projectId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("writes project files (binary, byte for byte) and refuses what REST refuses, with typed errors", async () => {
     const project = await newProject();
     const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
     const r = await upload(WRITE_PROJECT_FILE, { p: project, path: "blob.bin" }, { name: "blob.bin", data: bytes });
-    expect(r.body.data.writeProjectFile.data).toEqual({ path: "blob.bin", size: 70_000 });
+    expect(r.body.data.writeProjectFile.file).toEqual({ path: "blob.bin", size: 70_000 });
     const url = await projectFileUrl(project, "blob.bin");
     expect((await download(url.data.url)).body.equals(bytes)).toBe(true);
 
     // Names that need percent-encoding in the URL are encoded per segment and decoded once by the route.
     fs.mkdirSync(path.join(s.dataDir, "projects", project, "dir #1"));
     const odd = "dir #1/notes ?&é%20.txt";
-    expect((await upload(WRITE_PROJECT_FILE, { p: project, path: odd }, { name: "n.txt", data: "odd" })).body.data.writeProjectFile.data.path).toBe(odd);
+    expect((await upload(WRITE_PROJECT_FILE, { p: project, path: odd }, { name: "n.txt", data: "odd" })).body.data.writeProjectFile.file.path).toBe(odd);
     const oddUrl = (await projectFileUrl(project, odd)).data.url;
     expect(oddUrl).toContain("/files/dir%20%231/notes%20%3F%26%C3%A9%2520.txt?token=");
     expect((await download(oddUrl)).body.toString()).toBe("odd");
@@ -233,23 +233,23 @@ describe("signed URLs", () => {
 
 describe("symbols", () => {
   const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30"/></svg>`;
-  const UPLOAD_SYMBOL = `mutation($id: ID!, $file: File!) { uploadSymbol(id: $id, file: $file) {
-    __typename ... on MutationUploadSymbolSuccess { data { id theme builtin size { width height } rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }
+  const UPLOAD_SYMBOL = `mutation($id: ID!, $file: File!) { uploadSymbol(input: { id: $id, file: $file }) {
+    __typename ... on UploadSymbolPayload { symbol { symbolId theme builtin size { width height } rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }
     ... on Error { message code target } } }`;
 
   it("uploads a symbol and serves it through the URL the mutation returns", async () => {
     const r = await upload(UPLOAD_SYMBOL, { id: "lab/my-router.svg" }, { name: "my-router.svg", data: SVG });
     expect(r.body.data.uploadSymbol).toMatchObject({
-      __typename: "MutationUploadSymbolSuccess",
-      data: { id: "my-router.svg", theme: "Custom symbols", builtin: false, size: { width: 40, height: 30 } },
+      __typename: "UploadSymbolPayload",
+      symbol: { symbolId: "my-router.svg", theme: "Custom symbols", builtin: false, size: { width: 40, height: 30 } },
     });
-    const raw = await download(r.body.data.uploadSymbol.data.rawUrl.data.url);
+    const raw = await download(r.body.data.uploadSymbol.symbol.rawUrl.data.url);
     expect(raw.status).toBe(200);
     expect(raw.headers.get("content-type")).toBe("image/svg+xml");
     expect(raw.body.toString()).toBe(SVG);
 
-    const builtin = await query(`{ symbols(theme: "Classic", first: 100) { edges { node { id rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } } } }`);
-    const computer = nodesOf(builtin.data.symbols).find((x: any) => x.id === ":/symbols/classic/computer.svg");
+    const builtin = await query(`{ symbols(theme: "Classic", first: 100) { edges { node { symbolId rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } } } }`);
+    const computer = nodesOf(builtin.data.symbols).find((x: any) => x.symbolId === ":/symbols/classic/computer.svg");
     expect(computer.rawUrl.data.url).toMatch(/^\/v2\/symbols\/%3A%2Fsymbols%2Fclassic%2Fcomputer\.svg\/raw\?token=/);
     expect((await download(computer.rawUrl.data.url)).body.toString()).toContain("<svg");
   });
@@ -312,7 +312,7 @@ describe("hostile uploads and paths", () => {
     // Just under the limit: accepted (a file is one value for the input limits, however many chunks it came in).
     const fits = await upload(WRITE_PROJECT_FILE, { p: project, path: "fits.bin" }, { name: "fits.bin", data: Buffer.alloc(UPLOAD_LIMIT - 4096, 1) });
     expect(fits.body.errors).toBeUndefined();
-    expect(fits.body.data.writeProjectFile.data.size).toBe(UPLOAD_LIMIT - 4096);
+    expect(fits.body.data.writeProjectFile.file.size).toBe(UPLOAD_LIMIT - 4096);
     expect((await query("{ emulationVersion }")).data.emulationVersion).toBe("2.2.59");
   });
 

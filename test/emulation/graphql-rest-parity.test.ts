@@ -153,7 +153,7 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
     const p = await restProject(s, "gql-idlepc");
     const hub = await restNode(s, p.project_id, { name: "Hub1", node_type: "ethernet_hub" });
     for (const [name, route] of [["dynamipsAutoIdlePc", "auto_idlepc"], ["dynamipsIdlePcProposals", "idlepc_proposals"]]) {
-      const r = await field(s, name, `query($p: ID!, $n: ID!) { ${name}(projectId: $p, nodeId: $n) { ${RESULT} } }`, { p: p.project_id, n: hub.node_id });
+      const r = await field(s, name, `query($n: ID!) { ${name}(id: $n) { ${RESULT} } }`, { n: hub.node_id });
       const rest = await call(s.url, "GET", `/v2/projects/${p.project_id}/nodes/${hub.node_id}/dynamips/${route}`);
       expect(rest.status).toBe(404);
       expect(r).toEqual({ __typename: "NotFoundError", message: rest.body.message });

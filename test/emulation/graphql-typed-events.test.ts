@@ -13,13 +13,13 @@ const PROJECT_EVENTS = `subscription($p: ID!) { projectEvents(projectId: $p) { .
   __typename cursor action
   ... on NodeEvent { kind changed node { id nodeId name status x nodeDirectory ports { shortName } } }
   ... on LinkEvent { kind link { id linkId suspend filters { packetLossPercent } } }
-  ... on DrawingEvent { kind changed drawing { id x } }
+  ... on DrawingEvent { kind changed drawing { id drawingId x } }
 } } } }`;
 const CONTROLLER_EVENTS = `subscription { controllerEvents { ... on SubscriptionControllerEventsSuccess { data {
   __typename action
   ... on ProjectEvent { kind changed project { projectId name status } }
-  ... on ComputeEvent { kind compute { id } }
-  ... on TemplateEvent { kind template { id name } }
+  ... on ComputeEvent { kind compute { id computeId } }
+  ... on TemplateEvent { kind template { id templateId name } }
   ... on SettingsEvent { settings }
 } } } }`;
 
@@ -65,7 +65,7 @@ describe("GraphQL typed events", () => {
     });
     expect(byAction("node.updated").find((e) => e.node.nodeId === pc.node_id)).toMatchObject({ kind: "UPDATED", changed: ["x"], node: { x: 40 } });
     expect(byAction("link.updated").at(-1)).toMatchObject({ __typename: "LinkEvent", kind: "UPDATED", link: { id: globalId("Link", link.link_id), linkId: link.link_id, suspend: true } });
-    expect(byAction("drawing.updated")[0]).toMatchObject({ __typename: "DrawingEvent", changed: ["x"], drawing: { id: drawing.drawing_id, x: 9 } });
+    expect(byAction("drawing.updated")[0]).toMatchObject({ __typename: "DrawingEvent", changed: ["x"], drawing: { id: globalId("Drawing", drawing.drawing_id), drawingId: drawing.drawing_id, x: 9 } });
     // A deleted node is the node as it was, from the event: its directory too (the event carries the project's).
     expect(byAction("node.deleted")[0]).toMatchObject({ kind: "DELETED", node: { nodeId: pc.node_id, x: 40, nodeDirectory: pc.node_directory } });
     expect(sub.items.filter((i) => !i.projectEvents?.data)).toEqual([]); // no event nulled by a read of what is gone
@@ -103,7 +103,7 @@ describe("GraphQL typed events", () => {
     ]);
     expect(events[1]).toMatchObject({ kind: "UPDATED", changed: ["name", "zoom"], project: { projectId: p.project_id, name: "ctl-renamed" } });
     expect(events[2]).toMatchObject({ kind: "CLOSED", project: { status: "CLOSED" } });
-    expect(events[3]).toMatchObject({ kind: "CREATED", template: { id: t.template_id, name: "Hub T" } });
+    expect(events[3]).toMatchObject({ kind: "CREATED", template: { id: globalId("Template", t.template_id), templateId: t.template_id, name: "Hub T" } });
     expect(events[4].settings).toMatchObject({ theme: "dark", modification_uuid: expect.any(String) });
   });
   it("narrows a project's events to one node (its own and its links') or to one link", async () => {

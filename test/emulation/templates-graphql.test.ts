@@ -101,9 +101,9 @@ describe("emulation: templates (GraphQL)", () => {
   it("createNodeFromTemplate names the nodes PC1, PC2 and refuses a type this server cannot run", async () => {
     const projectId = (await call(s.url, "POST", "/v2/projects", { name: "gql-templates" })).body.project_id;
     const q = `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(input: { projectId: $p, templateId: $t, x: 10, y: 20, computeId: "local" }) {
-      __typename ... on CreateNodeFromTemplatePayload { node { name nodeType templateId x y consoleType } } ${ERR} } }`;
+      __typename ... on CreateNodeFromTemplatePayload { node { name nodeType template { templateId } x y consoleType } } ${ERR} } }`;
     const first = await gql(s.url, q, { p: projectId, t: globalId("Template", VPCS_ID) });
-    expect(first.data.createNodeFromTemplate.node).toEqual({ name: "PC1", nodeType: "VPCS", templateId: VPCS_ID, x: 10, y: 20, consoleType: "TELNET" });
+    expect(first.data.createNodeFromTemplate.node).toEqual({ name: "PC1", nodeType: "VPCS", template: { templateId: VPCS_ID }, x: 10, y: 20, consoleType: "TELNET" });
     expect((await gql(s.url, q, { p: projectId, t: VPCS_ID })).data.createNodeFromTemplate.node.name).toBe("PC2");
     const frsw = await gql(s.url, q, { p: projectId, t: FRAME_RELAY_ID });
     expect(frsw.data.createNodeFromTemplate).toMatchObject({ __typename: "ConflictError", message: expect.stringMatching(/cannot run frame_relay_switch nodes/) });
