@@ -139,10 +139,12 @@ describe("emulation: GraphQL topology", () => {
         { nodeId: pc.node_id, adapterNumber: 0, portNumber: 0 },
         { nodeId: sw.node_id, adapterNumber: 0, portNumber: 0 },
       ],
-      { filters: { delay: [10, 2], corrupt: [0] } },
+      { filters: { delay: { latencyMs: 10, jitterMs: 2 }, corruptPercent: 0 } },
     );
     const link = made.data.createLink.link;
-    expect(link).toMatchObject({ linkType: "ETHERNET", filters: { delay: { latencyMs: 10, jitterMs: 2 }, corruptPercent: null } }); // corrupt [0]: off
+    expect(link).toMatchObject({ linkType: "ETHERNET", filters: { delay: { latencyMs: 10, jitterMs: 2 }, corruptPercent: null } }); // corrupt 0: off
+    // Stored as GNS3 stores them (a filter that is off left out), so REST and the GUI see the same filters.
+    expect((await call(s.url, "GET", `/v2/projects/${pid}/links/${link.linkId}`)).body.filters).toEqual({ delay: [10, 2] });
     expect(link.endpoints.map((e: any) => [e.node.name, e.portNumber, e.label.text])).toEqual([
       ["PC1", 0, "0/0"],
       ["SW1", 0, "0/0"],
@@ -152,8 +154,11 @@ describe("emulation: GraphQL topology", () => {
       { nodeId: pc.node_id, adapterNumber: 0, portNumber: 0 },
     ]);
     expect(used.data.createLink).toEqual({ __typename: "ConflictError", message: "Port is already used" });
-    const badFilter = await create([], { filters: { jitter: [1] } });
-    expect(badFilter.data.createLink.__typename).toBe("InvalidInputError");
+    // The filters are typed: a name GNS3 does not know cannot be sent, a value out of a filter's range is refused.
+    const unknownFilter = await create([], { filters: { jitter: [1] } });
+    expect(unknownFilter.errors?.[0].message).toMatch(/"jitter" is not defined by type "LinkFiltersInput"/);
+    const outOfRange = await create([], { filters: { packetLossPercent: 101 } });
+    expect(outOfRange.data.createLink.__typename).toBe("InvalidInputError");
     const upd = await gql(
       s.url,
       `mutation($id: ID!) { updateLink(input: { id: $id, suspend: true, linkStyle: { color: "#f00" } }) { ... on UpdateLinkPayload { link { suspend linkStyle { color width } } } } }`,
@@ -162,6 +167,36 @@ describe("emulation: GraphQL topology", () => {
     expect(upd.data.updateLink.link).toEqual({ suspend: true, linkStyle: { color: "#f00", width: null } });
     const q = await gql(s.url, `query($id: ID!) { link(id: $id) { ... on QueryLinkSuccess { data { linkId suspend } } } }`, { id: link.linkId });
     expect(q.data.link.data).toEqual({ linkId: link.linkId, suspend: true });
+  });
+
+  it("takes and answers typed adapters, link styles and end labels, stored as GNS3 stores them", async () => {
+    const made = await gql(
+      s.url,
+      `mutation($p: ID!) { createNode(input: { projectId: $p, name: "QA", nodeType: ETHERNET_HUB,
+          customAdapters: [{ adapterNumber: 0, portName: "uplink", macAddress: "0c:00:00:00:00:01" }] }) {
+        ... on CreateNodePayload { node { nodeId customAdapters { adapterNumber portName adapterType macAddress } ports { name dataLinkTypes { name dlt } } } } ${ERR} } }`,
+      { p: pid },
+    );
+    const node = made.data.createNode.node;
+    expect(node.customAdapters).toEqual([{ adapterNumber: 0, portName: "uplink", adapterType: null, macAddress: "0c:00:00:00:00:01" }]);
+    expect(node.ports[0].dataLinkTypes).toEqual([{ name: "Ethernet", dlt: "EN10MB" }]);
+    const rest = (await call(s.url, "GET", `/v2/projects/${pid}/nodes/${node.nodeId}`)).body;
+    expect(rest.custom_adapters).toEqual([{ adapter_number: 0, port_name: "uplink", mac_address: "0c:00:00:00:00:01" }]);
+
+    const other = (await call(s.url, "POST", `/v2/projects/${pid}/nodes`, { name: "QB", node_type: "ethernet_hub", compute_id: "local" })).body.node_id;
+    const link = await gql(
+      s.url,
+      `mutation($p: ID!, $a: ID!, $b: ID!) { createLink(input: { projectId: $p, linkStyle: { color: "#00ff00", width: 3 },
+          ends: [{ nodeId: $a, adapterNumber: 0, portNumber: 1, label: { text: "up", x: 5, y: -5 } }, { nodeId: $b, adapterNumber: 0, portNumber: 0 }] }) {
+        ... on CreateLinkPayload { link { linkId linkStyle { color width type } endpoints { label { text x y } } } } ${ERR} } }`,
+      { p: pid, a: node.nodeId, b: other },
+    );
+    const l = link.data.createLink.link;
+    expect(l.linkStyle).toEqual({ color: "#00ff00", width: 3, type: null });
+    expect(l.endpoints[0].label).toEqual({ text: "up", x: 5, y: -5 });
+    const restLink = (await call(s.url, "GET", `/v2/projects/${pid}/links/${l.linkId}`)).body;
+    expect(restLink.link_style).toEqual({ color: "#00ff00", width: 3 });
+    expect(restLink.nodes[0].label).toMatchObject({ text: "up", x: 5, y: -5 });
   });
 
   it("reads a project with its nodes, ports and links in a constant number of queries (no N+1)", async () => {

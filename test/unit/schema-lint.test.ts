@@ -54,6 +54,8 @@ const BOUNDED_LISTS: Record<string, string> = {
   "Query.hostInterfaces": "the network interfaces of this host",
   "Query.simVmEngines": "the fixed list of VM engines",
   "Query.computeStatistics": "one entry per compute: this host and each connected remote compute",
+  "EmulatedNode.customAdapters": "one override at most per adapter of the node",
+  "NodePort.dataLinkTypes": "the few link-layer types a port offers",
   "Query.nodes": "the entities of the global ids asked for, in their order (at most a page of ids)",
 };
 

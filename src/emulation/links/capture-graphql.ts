@@ -3,20 +3,11 @@ import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js"
 import type { DataLinkType } from "../runtime/pcap.js";
 import { startLinkCapture, stopLinkCapture } from "./capture.js";
 import type { LinkWithEndpoints } from "./serialize.js";
+import { CaptureDataLinkType } from "../nodes/graphql.js";
 import { LINK_ERRORS, linkAddress, LinkRef } from "./graphql.js";
 import "./packets-graphql.js";
 
 /** GraphQL face of link capture: start, stop, and the live decoded packets (packets-graphql.ts). */
-const CaptureDataLinkType = builder.enumType("CaptureDataLinkType", {
-  description: "Link-layer header type written into the pcap file",
-  values: {
-    EN10MB: { value: "DLT_EN10MB", description: "Ethernet (default)" },
-    ATM_RFC1483: { value: "DLT_ATM_RFC1483", description: "ATM (RFC 1483 encapsulation), for ATM switch links" },
-    FRELAY: { value: "DLT_FRELAY", description: "Frame Relay, for Frame Relay switch links" },
-    C_HDLC: { value: "DLT_C_HDLC", description: "Cisco HDLC, for serial links" },
-    PPP_SERIAL: { value: "DLT_PPP_SERIAL", description: "PPP over a serial link" },
-  } as const,
-});
 
 const StartCaptureInput = builder.inputType("StartCaptureInput", {
   description: "The link to capture and how",

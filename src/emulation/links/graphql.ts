@@ -39,7 +39,7 @@ const LinkDelayRef = builder.objectRef<{ latencyMs: number; jitterMs: number | n
   }),
 });
 const LinkFiltersRef = builder.objectRef<StoredFilters>("LinkFilters").implement({
-  description: "The packet filters active on a link, each null while it is off (set through the `filters` input: {delay: [10, 2]} …)",
+  description: "The packet filters active on a link, each null while it is off (set through the `filters` input of createLink and updateLink)",
   fields: (t) => ({
     frequencyDrop: t.int({ nullable: true, description: "Drops every Nth packet (N above 0), or every packet (-1)", resolve: (f) => intAt(f, "frequency_drop") }),
     packetLossPercent: t.int({ nullable: true, description: "The chance a packet is lost, in percent", resolve: (f) => intAt(f, "packet_loss") }),
@@ -119,19 +119,54 @@ builder.prismaObjectFields("Project", (t) => ({
   }),
 }));
 
+const LinkEndLabelInput = builder.inputType("LinkEndLabelInput", {
+  description: "The text drawn at a link's end, and how (what is not given takes the GUI's default)",
+  fields: (t) => ({
+    text: t.string({ description: "The text (the port's short name, by default)" }),
+    style: t.string({ description: "SVG text style (font-family, font-size, fill …)" }),
+    x: t.int({ description: "Offset from the end's anchor, in pixels" }),
+    y: t.int({ description: "Offset from the end's anchor, in pixels" }),
+    rotation: t.int({ description: "Rotation in degrees (-359 to 360)" }),
+  }),
+});
 const LinkEndInput = builder.inputType("LinkEndInput", {
   description: "One end of a link: the node port it plugs into",
   fields: (t) => ({
     nodeId: t.id({ required: true, description: "The node (its global id, or its GNS3 node_id)" }),
     adapterNumber: t.int({ required: true, description: "The node's adapter, from 0 (see EmulatedNode.ports)" }),
     portNumber: t.int({ required: true, description: "The port on that adapter, from 0" }),
-    label: t.field({ type: "JSON", description: "Defaults to {text: '<adapter>/<port>', style: ...}" }),
+    label: t.field({ type: LinkEndLabelInput, description: "The text drawn at this end (the port's short name, by default)" }),
+  }),
+});
+const LinkStyleInput = builder.inputType("LinkStyleInput", {
+  description: "How a link's wire is drawn; what is not given is drawn the GUI's default way",
+  fields: (t) => ({
+    color: t.string({ description: "The wire's colour (CSS, e.g. #ff0000)" }),
+    width: t.int({ description: "The wire's width, in pixels" }),
+    type: t.int({ description: "The dash pattern: 1 solid, 2 dashed, 3 dotted, 4 dash-dot, 5 dash-dot-dot (Qt pen styles)" }),
+  }),
+});
+const LinkDelayInput = builder.inputType("LinkDelayInput", {
+  description: "Packets held back before they go on",
+  fields: (t) => ({
+    latencyMs: t.int({ required: true, description: "The delay, in milliseconds (0: off)" }),
+    jitterMs: t.int({ description: "A random variation of the delay, in milliseconds (+/-)" }),
+  }),
+});
+const LinkFiltersInput = builder.inputType("LinkFiltersInput", {
+  description: "The packet filters a link applies (see Link.availableFilters): the whole set, a filter not given is off",
+  fields: (t) => ({
+    frequencyDrop: t.int({ description: "Drops every Nth packet (N above 0), or every packet (-1); 0: off" }),
+    packetLossPercent: t.int({ description: "The chance a packet is lost, in percent; 0: off" }),
+    delay: t.field({ type: LinkDelayInput, description: "Packets held back" }),
+    corruptPercent: t.int({ description: "The chance a packet is corrupted, in percent; 0: off" }),
+    bpf: t.string({ description: "Drops the packets this BPF expression matches; empty: off" }),
   }),
 });
 
 const linkSettings = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  filters: t.field({ type: "JSON", description: "Packet filters by name (frequency_drop, packet_loss in %, delay in ms, corrupt in %, bpf), e.g. {delay: [10, 2]}; a first value of 0 or '' disables one" }),
-  linkStyle: t.field({ type: "JSON", description: "How the wire is drawn: {color, width in pixels, type (dash pattern)}" }),
+  filters: t.field({ type: LinkFiltersInput, description: "The packet filters the link applies (replaces the current set)" }),
+  linkStyle: t.field({ type: LinkStyleInput, description: "How the wire is drawn" }),
   suspend: t.boolean({ description: "Suspends the link (no traffic) or resumes it" }),
 });
 
@@ -153,14 +188,34 @@ const UpdateLinkInput = builder.inputType("UpdateLinkInput", {
   }),
 });
 
-/** GraphQL input onto the link's input contract; the JSON values are checked by the operation when it parses. */
-type Ends = { nodeId: string | number; adapterNumber: number; portNumber: number; label?: unknown }[] | null | undefined;
+/** GraphQL input onto the link's input contract (GNS3's shapes), which the operation checks as it does REST's. */
+type Ends = { nodeId: string | number; adapterNumber: number; portNumber: number; label?: Record<string, unknown> | null }[] | null | undefined;
 const toEnds = (ends: Ends): LinkEndpointInput[] | undefined =>
-  ends?.map((e) => ({ nodeId: domainId(e.nodeId, "EmulatedNode", "ends.nodeId"), adapterNumber: e.adapterNumber, portNumber: e.portNumber, label: (e.label ?? undefined) as LinkEndpointInput["label"] }));
+  ends?.map((e) => ({
+    nodeId: domainId(e.nodeId, "EmulatedNode", "ends.nodeId"),
+    adapterNumber: e.adapterNumber,
+    portNumber: e.portNumber,
+    label: (e.label ? given(e.label) : undefined) as LinkEndpointInput["label"],
+  }));
 
-const toChanges = (i: { filters?: unknown; linkStyle?: unknown; suspend?: boolean | null }): LinkChanges => ({
-  filters: (i.filters ?? undefined) as LinkChanges["filters"],
-  linkStyle: (i.linkStyle ?? undefined) as LinkChanges["linkStyle"],
+/** The fields a client gave (GraphQL passes an omitted optional input field as undefined, an explicit one as null). */
+const given = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null));
+
+type FiltersInput = typeof LinkFiltersInput.$inferInput;
+/** Typed filters onto GNS3's stored form (name → values in the filter's parameter order, filters.ts). */
+function gns3Filters(f: FiltersInput): Record<string, (number | string)[]> {
+  const out: Record<string, (number | string)[]> = {};
+  if (f.frequencyDrop != null) out.frequency_drop = [f.frequencyDrop];
+  if (f.packetLossPercent != null) out.packet_loss = [f.packetLossPercent];
+  if (f.delay) out.delay = f.delay.jitterMs == null ? [f.delay.latencyMs] : [f.delay.latencyMs, f.delay.jitterMs];
+  if (f.corruptPercent != null) out.corrupt = [f.corruptPercent];
+  if (f.bpf != null) out.bpf = [f.bpf];
+  return out;
+}
+
+const toChanges = (i: { filters?: FiltersInput | null; linkStyle?: Record<string, unknown> | null; suspend?: boolean | null }): LinkChanges => ({
+  filters: (i.filters ? gns3Filters(i.filters) : undefined) as LinkChanges["filters"],
+  linkStyle: (i.linkStyle ? given(i.linkStyle) : undefined) as LinkChanges["linkStyle"],
   suspend: i.suspend ?? undefined,
 });
 

@@ -88,6 +88,26 @@ export const LinkTypeEnum = builder.enumType("LinkType", {
   values: enumValues(["ethernet", "serial"] as const, { ethernet: "An Ethernet port", serial: "A serial (WAN) port" }),
 });
 
+/** The link-layer types a port offers and a capture writes (shared with links/capture-graphql.ts). */
+export const CaptureDataLinkType = builder.enumType("CaptureDataLinkType", {
+  description: "Link-layer header type written into the pcap file",
+  values: {
+    EN10MB: { value: "DLT_EN10MB", description: "Ethernet (default)" },
+    ATM_RFC1483: { value: "DLT_ATM_RFC1483", description: "ATM (RFC 1483 encapsulation), for ATM switch links" },
+    FRELAY: { value: "DLT_FRELAY", description: "Frame Relay, for Frame Relay switch links" },
+    C_HDLC: { value: "DLT_C_HDLC", description: "Cisco HDLC, for serial links" },
+    PPP_SERIAL: { value: "DLT_PPP_SERIAL", description: "PPP over a serial link" },
+  } as const,
+});
+type DataLinkTypeValue = (typeof CaptureDataLinkType)["$inferType"];
+const DataLinkTypeRef = builder.objectRef<{ name: string; dlt: DataLinkTypeValue }>("DataLinkType").implement({
+  description: "A link-layer type a capture on a port can record",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "Its name for a person (Ethernet, Cisco HDLC …)" }),
+    dlt: t.field({ type: CaptureDataLinkType, description: "The type itself: what startCapture's dataLinkType takes", resolve: (d) => d.dlt }),
+  }),
+});
+
 const NodePortType = builder.objectRef<NodePort>("NodePort").implement({
   description: "A network interface of a node; links attach to (adapterNumber, portNumber)",
   fields: (t) => ({
@@ -96,7 +116,11 @@ const NodePortType = builder.objectRef<NodePort>("NodePort").implement({
     adapterNumber: t.exposeInt("adapter_number", { description: "The adapter (network card) the port is on, from 0" }),
     portNumber: t.exposeInt("port_number", { description: "The port on its adapter, from 0" }),
     linkType: t.field({ type: LinkTypeEnum, description: "The kind of wire the port takes", resolve: (p) => p.link_type }),
-    dataLinkTypes: t.field({ type: "JSON", description: "Capture link types, e.g. {Ethernet: DLT_EN10MB}", resolve: (p) => p.data_link_types }),
+    dataLinkTypes: t.field({
+      type: [DataLinkTypeRef],
+      description: "The link-layer types a capture on this port can record",
+      resolve: (p) => Object.entries(p.data_link_types).map(([name, dlt]) => ({ name, dlt: dlt as DataLinkTypeValue })),
+    }),
     adapterType: t.string({ nullable: true, description: "The emulated NIC of an adapter port (qemu: e1000 …)", resolve: (p) => p.adapter_type ?? null }),
     macAddress: t.string({ nullable: true, description: "The adapter's MAC (qemu: the node's base MAC plus the adapter number)", resolve: (p) => p.mac_address ?? null }),
   }),
@@ -127,6 +151,36 @@ const NodeLabelInput = builder.inputType("NodeLabelInput", {
     rotation: t.int({ description: "Rotation in degrees (-359 to 360)" }),
   }),
 });
+
+/** A per-adapter override as GNS3 stores it (an imported topology may hold anything: each field is checked). */
+type StoredAdapter = Record<string, unknown>;
+const stringOf = (v: unknown) => (typeof v === "string" ? v : null);
+const CustomAdapterRef = builder.objectRef<StoredAdapter>("CustomAdapter").implement({
+  description: "An override for one adapter of a node: its port's name, its NIC model or its MAC",
+  fields: (t) => ({
+    adapterNumber: t.int({ description: "The adapter it applies to, from 0", resolve: (a) => (typeof a.adapter_number === "number" ? a.adapter_number : 0) }),
+    portName: t.string({ nullable: true, description: "The name of the adapter's port (instead of the node's port name format)", resolve: (a) => stringOf(a.port_name) }),
+    adapterType: t.string({ nullable: true, description: "The emulated NIC of the adapter (qemu: e1000, virtio-net-pci …)", resolve: (a) => stringOf(a.adapter_type) }),
+    macAddress: t.string({ nullable: true, description: "The adapter's MAC address", resolve: (a) => stringOf(a.mac_address) }),
+  }),
+});
+const CustomAdapterInput = builder.inputType("CustomAdapterInput", {
+  description: "An override for one adapter of a node: what is not given keeps the node's default",
+  fields: (t) => ({
+    adapterNumber: t.int({ required: true, description: "The adapter it applies to, from 0" }),
+    portName: t.string({ description: "The name of the adapter's port" }),
+    adapterType: t.string({ description: "The emulated NIC of the adapter (qemu: e1000, virtio-net-pci …)" }),
+    macAddress: t.string({ description: "The adapter's MAC address" }),
+  }),
+});
+/** Typed overrides onto GNS3's stored form, which the node's input contract checks as REST's. */
+const gns3Adapters = (list: (typeof CustomAdapterInput.$inferInput)[]) =>
+  list.map((a) => ({
+    adapter_number: a.adapterNumber,
+    ...(a.portName != null ? { port_name: a.portName } : {}),
+    ...(a.adapterType != null ? { adapter_type: a.adapterType } : {}),
+    ...(a.macAddress != null ? { mac_address: a.macAddress } : {}),
+  }));
 
 export const NodeRef = builder.prismaNode("Node", {
   name: "EmulatedNode",
@@ -173,7 +227,7 @@ export const NodeRef = builder.prismaNode("Node", {
     portNameFormat: t.exposeString("portNameFormat", { description: "How port names are formed: {0} the port number, {port0}/{port1} from 0 or 1, {segment0}… per segment" }),
     portSegmentSize: t.exposeInt("portSegmentSize", { description: "Ports per segment for the {segment…} placeholders (0: one segment)" }),
     firstPortName: t.exposeString("firstPortName", { nullable: true, description: "A name for the first port that overrides the format (e.g. a management interface)" }),
-    customAdapters: t.field({ type: "JSON", description: "Per-adapter overrides: [{adapter_number, port_name, adapter_type, mac_address}]", resolve: (n) => JSON.parse(n.customAdapters) }),
+    customAdapters: t.field({ type: [CustomAdapterRef], description: "Per-adapter overrides of the port name, NIC model or MAC", resolve: (n) => JSON.parse(n.customAdapters) as StoredAdapter[] }),
     ports: t.field({ type: [NodePortType], description: "The node's network interfaces, where links attach", resolve: (n) => nodePorts({ ...n, properties: nodeProperties(n) }) }),
   }),
 });
@@ -240,7 +294,7 @@ const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["f
   portNameFormat: t.string({ description: "How port names are formed, e.g. Ethernet{0} or eth{port0}" }),
   portSegmentSize: t.int({ description: "Ports per segment for the {segment…} placeholders (0: one segment)" }),
   firstPortName: t.string({ description: "A name for the first port that overrides the format" }),
-  customAdapters: t.field({ type: "JSON", description: "Per-adapter overrides: [{adapter_number, port_name, adapter_type, mac_address}]" }),
+  customAdapters: t.field({ type: [CustomAdapterInput], description: "Per-adapter overrides of the port name, NIC model or MAC (replaces the current list)" }),
 });
 
 const CreateNodeInput = builder.inputType("CreateNodeInput", {
@@ -265,12 +319,17 @@ const UpdateNodeInput = builder.inputType("UpdateNodeInput", {
 
 /** GraphQL null means "clear" where the node's input contract accepts null and "leave as is" elsewhere. */
 const NULLABLE = new Set(Object.entries(nodeFields).flatMap(([field, rule]) => (rule.safeParse(null).success ? [field] : [])));
+/** Input fields whose GraphQL form differs from the node's input contract. */
+const TO_GNS3: Record<string, (v: unknown) => unknown> = {
+  templateId: (v) => domainId(v as string, "Template", "templateId"),
+  customAdapters: (v) => gns3Adapters(v as Parameters<typeof gns3Adapters>[0]),
+};
 /** GraphQL input onto the node's input contract; the JSON values are checked by the operation when it parses. */
 function toChanges(input: Record<string, unknown>): NodeChanges {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {
     if (v === undefined || (v === null && !NULLABLE.has(k))) continue;
-    out[k] = k === "templateId" && v !== null ? domainId(v as string, "Template", "templateId") : v;
+    out[k] = v !== null && k in TO_GNS3 ? TO_GNS3[k](v) : v;
   }
   return out as NodeChanges;
 }

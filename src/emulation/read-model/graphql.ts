@@ -37,6 +37,8 @@ export const CACHEABLE_FIELDS = new Set([
   ...["slot", "name", "md5sum", "interface"].map((f) => `QemuDisk.${f}`),
   ...["name", "md5sum"].map((f) => `QemuImage.${f}`),
   ...["name", "shortName", "adapterNumber", "portNumber", "linkType", "dataLinkTypes", "adapterType", "macAddress"].map((f) => `NodePort.${f}`),
+  ...["name", "dlt"].map((f) => `DataLinkType.${f}`),
+  ...["adapterNumber", "portName", "adapterType", "macAddress"].map((f) => `CustomAdapter.${f}`),
   ...[
     "id", "linkId", "project", "linkType", "endpoints", "filters", "linkStyle", "suspend", "capturing", "captureFileName",
     "captureFilePath",
