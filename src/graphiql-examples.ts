@@ -56,7 +56,7 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   ),
   tab(
     "The frames crossing a link while its capture runs (startCapture), decoded",
-    `subscription { linkPackets(projectId: "<project id>", linkId: "<link id>", after: "<last cursor seen, or omit>") {
+    `subscription { linkPackets(id: "<link id>", after: "<last cursor seen, or omit>") {
   ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time length capturedLength
     ethernet { src dst etherType vlan } arp { operation senderMac senderIp targetMac targetIp }
     ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort flags } udp { srcPort dstPort } } }
