@@ -124,6 +124,18 @@ describe("emulation: GraphQL topology", () => {
     expect(gone.data.deleteNode).toEqual({ __typename: "NotFoundError", code: "NOT_FOUND" });
   });
 
+  it("answers PROJECT_CLOSED as a typed error when a node of a closed project is started, stopped or acted on all at once", async () => {
+    const closed = (await call(s.url, "POST", "/v2/projects", { name: "closed-lab" })).body.project_id as string;
+    const node = (await call(s.url, "POST", `/v2/projects/${closed}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).body.node_id;
+    expect((await call(s.url, "POST", `/v2/projects/${closed}/close`, {})).status).toBe(204);
+    for (const m of ["startNode", "stopNode", "suspendNode", "reloadNode"]) {
+      const r = await gql(s.url, `mutation($id: ID!) { ${m}(input: { id: $id }) { __typename ... on Error { code message } } }`, { id: node });
+      expect(r.data[m], m).toEqual({ __typename: "ForbiddenError", code: "PROJECT_CLOSED", message: "The project is not opened" });
+    }
+    const all = await gql(s.url, `mutation($p: ID!) { projectNodesAction(input: { projectId: $p, action: START }) { __typename ... on Error { code } } }`, { p: closed });
+    expect(all.data.projectNodesAction).toEqual({ __typename: "ForbiddenError", code: "PROJECT_CLOSED" });
+  });
+
   it("creates, updates and deletes links with typed errors", async () => {
     await pcAndSwitch();
     const { body: nodes } = await call(s.url, "GET", `/v2/projects/${pid}/nodes`);

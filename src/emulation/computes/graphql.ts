@@ -1,6 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
-import { builder } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
@@ -92,8 +92,6 @@ const ComputePayload = (name: string, what = "the compute") =>
 
 /** What registering or changing a compute can fail with: bad input, a missing compute, a taken id or name, the local compute. */
 const COMPUTE_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError];
-/** What a call passed through to a compute can fail with: its errors, mapped as GNS3's controller maps them. */
-const FORWARD_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
 
 builder.queryFields((t) => ({
   computes: t.connection(
@@ -210,7 +208,7 @@ builder.queryFields((t) => ({
     type: "JSON",
     nullable: true,
     description: "A read passed through to a compute's own API (/v2/compute/{emulator}/{path}), for what this schema does not type; its errors mapped as GNS3's controller maps them",
-    errors: { types: FORWARD_ERRORS },
+    errors: { types: DOMAIN_ERRORS },
     args: {
       computeId: t.arg.id({ required: true, description: FORWARD_DOCS.computeId }),
       emulator: t.arg.string({ required: true, description: FORWARD_DOCS.emulator }),
@@ -237,7 +235,7 @@ builder.mutationField("forwardToCompute", (t) =>
       response: f.field({ type: "JSON", nullable: true, description: "The compute's JSON answer (null when it answered with no body)", resolve: (p) => p.response ?? null }),
     })),
     description: "POST or PUT passed through to the compute's /v2/compute/{emulator}/{path} with a JSON body; its errors mapped as GNS3's controller maps them",
-    errors: mutationErrors("forwardToCompute", FORWARD_ERRORS),
+    errors: mutationErrors("forwardToCompute", DOMAIN_ERRORS),
     args: { input: t.arg({ type: ForwardToComputeInput, required: true, description: "The compute, the path, the method and the body" }) },
     resolve: async (_r, { input: a }, ctx) => {
       const body = a.body === undefined || a.body === null ? undefined : Buffer.from(JSON.stringify(a.body));

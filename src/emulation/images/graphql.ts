@@ -1,6 +1,5 @@
 import { Readable } from "node:stream";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
-import { builder } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { computeIdArg } from "../computes/graphql.js";
@@ -41,8 +40,6 @@ const EmulatorImageRef = builder.objectRef<ListedImage>("EmulatorImage").impleme
   }),
 });
 
-/** What reading or writing a compute's image store can fail with: a bad name, a compute missing or failing, a store that refuses. */
-const IMAGE_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
 
 /** The file's bytes as they come: Yoga's File is its fetch ponyfill's, whose stream Readable.fromWeb refuses. */
 async function* chunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
@@ -59,7 +56,7 @@ builder.queryField("images", (t) =>
     {
       type: EmulatorImageRef,
       description: "The images of a compute for one emulator, sorted by filename",
-      errors: { types: IMAGE_ERRORS },
+      errors: { types: DOMAIN_ERRORS },
       args: {
         computeId: t.arg.id({ required: true, defaultValue: "local", description: "The compute whose image store to list (its global id, or its GNS3 compute_id)" }),
         type: t.arg({ type: ImageTypeEnum, required: true, description: "The emulator whose images to list" }),
@@ -90,7 +87,7 @@ builder.mutationField("uploadImage", (t) =>
       image: f.field({ type: EmulatorImageRef, nullable: true, description: "The image as the compute lists it (null if a remote compute does not list it back)", resolve: (p) => p.image }),
     })),
     description: "Stores an image in a compute's image store under `filename`, for nodes to boot from; an existing image of that name is replaced",
-    errors: mutationErrors("uploadImage", IMAGE_ERRORS),
+    errors: mutationErrors("uploadImage", DOMAIN_ERRORS),
     args: { input: t.arg({ type: UploadImageInput, required: true, description: "The compute, the image's name and its file" }) },
     resolve: async (_r, { input }, ctx) => {
       const computeId = computeIdArg(input.computeId);

@@ -1,10 +1,10 @@
-import { builder } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import type { DataLinkType } from "../runtime/pcap.js";
 import { startLinkCapture, stopLinkCapture } from "./capture.js";
 import type { LinkWithEndpoints } from "./serialize.js";
 import { CaptureDataLinkType } from "../nodes/graphql.js";
-import { LINK_ERRORS, linkAddress, LinkRef } from "./graphql.js";
+import { linkAddress, LinkRef } from "./graphql.js";
 import "./packets-graphql.js";
 
 /** GraphQL face of link capture: start, stop, and the live decoded packets (packets-graphql.ts). */
@@ -31,7 +31,7 @@ builder.mutationFields((t) => ({
   startCapture: t.field({
     type: capturePayload("startCapture"),
     description: "Starts capturing the link's traffic into <project>/project-files/captures/<fileName>",
-    errors: mutationErrors("startCapture", LINK_ERRORS),
+    errors: mutationErrors("startCapture", DOMAIN_ERRORS),
     args: { input: t.arg({ type: StartCaptureInput, required: true, description: "The link and the capture's settings" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);
@@ -42,7 +42,7 @@ builder.mutationFields((t) => ({
   stopCapture: t.field({
     type: capturePayload("stopCapture"),
     description: "Stops capturing the link's traffic; the capture file stays in the project",
-    errors: mutationErrors("stopCapture", LINK_ERRORS),
+    errors: mutationErrors("stopCapture", DOMAIN_ERRORS),
     args: { input: t.arg({ type: StopCaptureInput, required: true, description: "The link" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);

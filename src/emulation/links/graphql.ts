@@ -2,7 +2,7 @@ import "../nodes/graphql.js"; // EmulatedNode and the enums
 import { batchLoad } from "../../platform/graphql/batch-load.js";
 import type { Link } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
@@ -12,7 +12,7 @@ import { ComputeRef } from "../computes/graphql.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { createLink, deleteLink, updateLink } from "./operations.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES } from "./filters.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 
 type StoredStyle = { color?: unknown; width?: unknown; type?: unknown };
@@ -291,14 +291,12 @@ const LinkPayload = (name: string, what = "the link") =>
   payloadType<{ link: Link }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
     link: t.field({ type: LinkRef, description: "The link as it is now", resolve: (p) => p.link }),
   }));
-/** What changing a link can fail with: bad input, a link, node or project missing or closed, a taken port, a compute that fails. */
-export const LINK_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
 
 builder.mutationFields((t) => ({
   createLink: t.field({
     type: LinkPayload("createLink", "the new link"),
     description: "Connects up to two ports; link.created is announced once both ends are attached",
-    errors: mutationErrors("createLink", LINK_ERRORS),
+    errors: mutationErrors("createLink", DOMAIN_ERRORS),
     args: { input: t.arg({ type: CreateLinkInput, required: true, description: "The new link" }) },
     resolve: async (_r, { input }, ctx) => ({
       link: await createLink(ctx, projectIdArg(input.projectId), {
@@ -311,7 +309,7 @@ builder.mutationFields((t) => ({
   updateLink: t.field({
     type: LinkPayload("updateLink"),
     description: "Changes a link's filters, style, suspension or end labels",
-    errors: mutationErrors("updateLink", LINK_ERRORS),
+    errors: mutationErrors("updateLink", DOMAIN_ERRORS),
     args: { input: t.arg({ type: UpdateLinkInput, required: true, description: "The link and the changes" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);
@@ -321,7 +319,7 @@ builder.mutationFields((t) => ({
   deleteLink: t.field({
     type: deletedPayload("deleteLink", "the link"),
     description: "Unplugs and removes a link",
-    errors: mutationErrors("deleteLink", LINK_ERRORS),
+    errors: mutationErrors("deleteLink", DOMAIN_ERRORS),
     args: { input: t.arg({ type: idInput("deleteLink", "The link `deleteLink` removes", "The link's id (its global id, or its GNS3 link_id)"), required: true, description: "The link" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);

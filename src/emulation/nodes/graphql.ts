@@ -3,8 +3,8 @@ import { ComputeCapabilities, ComputeRef } from "../computes/graphql.js";
 import { getCompute } from "../computes/operations.js";
 import { batchLoad, eachFound } from "../../platform/graphql/batch-load.js";
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
-import { builder, enumValues, usableQuery } from "../../platform/graphql/builder.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
 import { ProjectRef, projectIdArg } from "../projects/graphql.js";
@@ -357,14 +357,12 @@ const NodePayload = (name: string, what = "the node") =>
   payloadType<{ node: Node }>(name, `What \`${name}\` changed: ${what}`, (t) => ({
     node: t.field({ type: NodeRef, description: "The node as it is now", resolve: (p) => p.node }),
   }));
-/** What changing a node can fail with: bad input, a node or project missing or closed, a taken name or port, a compute that fails. */
-const NODE_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
 
 builder.mutationFields((t) => ({
   createNode: t.field({
     type: NodePayload("createNode", "the new node"),
     description: "Adds a node to an opened project (stopped; start it with startNode)",
-    errors: mutationErrors("createNode", NODE_ERRORS),
+    errors: mutationErrors("createNode", DOMAIN_ERRORS),
     args: { input: t.arg({ type: CreateNodeInput, required: true, description: "The new node" }) },
     resolve: async (_r, { input }, ctx) => {
       const { projectId, name, nodeType, computeId, id, ...rest } = input;
@@ -381,7 +379,7 @@ builder.mutationFields((t) => ({
   updateNode: t.field({
     type: NodePayload("updateNode"),
     description: "Changes a node's settings, name or place on the canvas",
-    errors: mutationErrors("updateNode", NODE_ERRORS),
+    errors: mutationErrors("updateNode", DOMAIN_ERRORS),
     args: { input: t.arg({ type: UpdateNodeInput, required: true, description: "The node and the changes" }) },
     resolve: async (_r, { input }, ctx) => {
       const { id, ...changes } = input;
@@ -392,7 +390,7 @@ builder.mutationFields((t) => ({
   deleteNode: t.field({
     type: deletedPayload("deleteNode", "the node and the links that went with it"),
     description: "Deletes the node and its links",
-    errors: mutationErrors("deleteNode", NODE_ERRORS),
+    errors: mutationErrors("deleteNode", DOMAIN_ERRORS),
     args: { input: t.arg({ type: nodeInput("deleteNode"), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await nodeAddress(ctx, input.id);
@@ -421,7 +419,7 @@ builder.mutationFields((t) => ({
   duplicateNode: t.field({
     type: NodePayload("duplicateNode", "the copy"),
     description: "A copy of the node (settings and files, new id, name renumbered) placed at (x, y, z)",
-    errors: mutationErrors("duplicateNode", NODE_ERRORS),
+    errors: mutationErrors("duplicateNode", DOMAIN_ERRORS),
     args: { input: t.arg({ type: DuplicateNodeInput, required: true, description: "The node and the copy's place" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await nodeAddress(ctx, input.id);
@@ -444,7 +442,7 @@ builder.mutationFields((t) => ({
   resetNodeConsole: t.field({
     type: NodePayload("resetNodeConsole"),
     description: "Resets the node's console (drops its sessions so a client can reconnect)",
-    errors: mutationErrors("resetNodeConsole", NODE_ERRORS),
+    errors: mutationErrors("resetNodeConsole", DOMAIN_ERRORS),
     args: { input: t.arg({ type: nodeInput("resetNodeConsole"), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await nodeAddress(ctx, input.id);

@@ -1,7 +1,6 @@
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
-import { builder } from "../../platform/graphql/builder.js";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { domainId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { ProjectRef } from "../projects/graphql.js";
@@ -32,7 +31,7 @@ const lifecycleField = (t: MutationFieldBuilder, name: string, run: Lifecycle, d
   t.field({
     type: NodePayload(name, `What \`${name}\` changed: the node`),
     description,
-    errors: mutationErrors(name, NODE_RUN_ERRORS),
+    errors: mutationErrors(name, DOMAIN_ERRORS),
     args: { input: t.arg({ type: nodeInput(name), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const { projectId, id } = await nodeAddress(ctx, input.id);
@@ -40,8 +39,6 @@ const lifecycleField = (t: MutationFieldBuilder, name: string, run: Lifecycle, d
     },
   });
 
-/** What starting or stopping a node can fail with: a bad id, a node or project gone, a busy or lacking host, a compute that failed. */
-const NODE_RUN_ERRORS = [InvalidInputError, NotFoundError, ConflictError, UnavailableError, UpstreamError];
 
 builder.mutationFields((t) => ({
   startNode: lifecycleField(t, "startNode", startNode, "Starts the node's emulator; ConflictError names what this host lacks for node types it cannot run"),
@@ -65,7 +62,7 @@ builder.mutationField("projectNodesAction", (t) =>
   t.field({
     type: ProjectNodesActionPayload,
     description: "Runs the action on every node of the project, many at once (reload = stop all, then start all); a node that fails does not stop the others, and the first failure is the error",
-    errors: mutationErrors("projectNodesAction", NODE_RUN_ERRORS),
+    errors: mutationErrors("projectNodesAction", DOMAIN_ERRORS),
     args: { input: t.arg({ type: ProjectNodesActionInput, required: true, description: "The project and the action" }) },
     resolve: async (_r, { input }, ctx) => {
       const projectId = domainId(input.projectId, "Project", "projectId");

@@ -1,6 +1,6 @@
 import type { Project } from "../../generated/prisma-sqlite/client.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
-import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
+import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import {
@@ -228,8 +228,6 @@ const ProjectPayload = (name: string) =>
 
 /** What reading or changing a project can fail with, beyond bad input and a missing project. */
 const PROJECT_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError];
-/** Opening, closing or deleting a project also drives the computes that run its nodes. */
-const PROJECT_RUN_ERRORS = [...PROJECT_ERRORS, UnavailableError, UpstreamError];
 
 builder.mutationFields((t) => ({
   createProject: t.field({
@@ -260,7 +258,7 @@ builder.mutationFields((t) => ({
   deleteProject: t.field({
     type: deletedPayload("deleteProject", "the project and its nodes, links, drawings and snapshots"),
     description: "Deletes a project with its nodes, links, drawings, snapshots and directory",
-    errors: mutationErrors("deleteProject", PROJECT_RUN_ERRORS),
+    errors: mutationErrors("deleteProject", DOMAIN_ERRORS),
     args: { input: t.arg({ type: projectInput("deleteProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => {
       const projectId = projectIdArg(input.id, "id");
@@ -278,14 +276,14 @@ builder.mutationFields((t) => ({
   openProject: t.field({
     type: ProjectPayload("openProject"),
     description: "Opens a closed project so its nodes can run (starting them all if autoStart is set)",
-    errors: mutationErrors("openProject", PROJECT_RUN_ERRORS),
+    errors: mutationErrors("openProject", DOMAIN_ERRORS),
     args: { input: t.arg({ type: projectInput("openProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => ({ project: await openProject(ctx, projectIdArg(input.id, "id")) }),
   }),
   closeProject: t.field({
     type: ProjectPayload("closeProject"),
     description: "Closes a project: stops its nodes and keeps it on disk",
-    errors: mutationErrors("closeProject", PROJECT_RUN_ERRORS),
+    errors: mutationErrors("closeProject", DOMAIN_ERRORS),
     args: { input: t.arg({ type: projectInput("closeProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => ({ project: await closeProject(ctx, projectIdArg(input.id, "id")) }),
   }),
@@ -332,7 +330,7 @@ builder.mutationField("loadProject", (t) =>
   t.field({
     type: ProjectPayload("loadProject"),
     description: "Opens the project of a .gns3 file in the projects directory; ForbiddenError unless the server is local",
-    errors: mutationErrors("loadProject", PROJECT_RUN_ERRORS),
+    errors: mutationErrors("loadProject", DOMAIN_ERRORS),
     args: { input: t.arg({ type: LoadProjectInput, required: true, description: "The file" }) },
     resolve: async (_r, { input }, ctx) => ({ project: await loadProject(ctx, input.path) }),
   }),

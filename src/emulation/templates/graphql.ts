@@ -1,6 +1,6 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
-import { builder } from "../../platform/graphql/builder.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
+import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
@@ -189,7 +189,7 @@ builder.mutationFields((t) => ({
     })),
     description: "A node with the template's settings, named by its defaultNameFormat (PC{0} → PC1, PC2 …)",
     // Creating the node may reach the compute that runs it.
-    errors: mutationErrors("createNodeFromTemplate", [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError]),
+    errors: mutationErrors("createNodeFromTemplate", DOMAIN_ERRORS),
     args: { input: t.arg({ type: CreateNodeFromTemplateInput, required: true, description: "The template, the project and the node's place" }) },
     resolve: async (_r, { input }, ctx) => ({
       node: await createNodeFromTemplate(ctx, projectIdArg(input.projectId), templateIdArg(input.templateId, "templateId"), {

@@ -171,7 +171,10 @@ for (const [cls, name, description] of errorTypes) {
   });
 }
 
-/** The error results every mutation can produce. */
+/**
+ * Every typed error: what an operation on a project's topology and running nodes can raise (bad input, something
+ * missing, a conflicting state, a closed project, a compute that does not answer or fails), and what a read lists.
+ */
 export const DOMAIN_ERRORS = errorTypes.map(([cls]) => cls);
 
 /**
