@@ -3,7 +3,7 @@ import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, Unavai
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType, refuseTakenId } from "../../platform/graphql/mutation.js";
 import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
@@ -116,10 +116,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { input }, ctx) => {
       const { id, ...rest } = input;
       const computeId = id == null ? undefined : computeIdArg(id, "id");
-      // GNS3's REST create answers a known compute_id with that compute (reconnecting); in GraphQL a taken id is refused, as every create does.
-      if (computeId && (await findCompute(ctx, computeId))) {
-        throw new ConflictError(`Compute ID ${computeId} already exists`, { target: "id", reason: "already_exists" });
-      }
+      await refuseTakenId("Compute", computeId, (id) => findCompute(ctx, id));
       return { compute: await createCompute(ctx, { ...toOperationInput(rest), ...(computeId && { computeId }) }) };
     },
   }),

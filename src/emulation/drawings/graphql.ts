@@ -4,7 +4,7 @@ import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType, refuseTakenId } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
 import { projectIdArg } from "../projects/graphql.js";
 import { createDrawing, deleteDrawing, getDrawing, updateDrawing } from "./operations.js";
@@ -117,10 +117,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateDrawingInput, required: true, description: "The new drawing" }) },
     resolve: async (_r, { input }, ctx) => {
       const drawingId = input.id == null ? undefined : domainId(input.id, "Drawing", "id");
-      // GNS3's REST create answers a known drawing_id with that drawing; in GraphQL a taken id is refused, as every create does.
-      if (drawingId && (await ctx.db.drawing.findUnique({ where: { id: drawingId }, select: { id: true } }))) {
-        throw new ConflictError(`Drawing ID ${drawingId} already exists`, { target: "id", reason: "already_exists" });
-      }
+      await refuseTakenId("Drawing", drawingId, (id) => ctx.db.drawing.findUnique({ where: { id }, select: { id: true } }));
       return { drawing: await createDrawing(ctx, projectIdArg(input.projectId), { ...toChanges(input), drawingId }) };
     },
   }),

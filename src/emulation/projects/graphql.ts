@@ -2,7 +2,7 @@ import type { Project } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
+import { deletedPayload, idInput, mutationErrors, payloadType, refuseTakenId } from "../../platform/graphql/mutation.js";
 import {
   closeProject,
   createProject,
@@ -238,10 +238,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { input }, ctx) => {
       const { name, id, path, ...settings } = input;
       const projectId = id == null ? undefined : projectIdArg(id, "id");
-      // GNS3's REST create answers a known project_id with that project; in GraphQL a taken id is refused, as every create does.
-      if (projectId && (await ctx.db.project.findUnique({ where: { id: projectId }, select: { id: true } }))) {
-        throw new ConflictError(`Project ID ${projectId} already exists`, { target: "id", reason: "already_exists" });
-      }
+      await refuseTakenId("Project", projectId, (id) => ctx.db.project.findUnique({ where: { id }, select: { id: true } }));
       return { project: await createProject(ctx, { ...toSettings(settings), name, projectId, path }) };
     },
   }),

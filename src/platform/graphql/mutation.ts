@@ -1,4 +1,4 @@
-import type { DomainError } from "../core/errors.js";
+import { ConflictError, type DomainError } from "../core/errors.js";
 import { builder } from "./builder.js";
 
 /**
@@ -29,6 +29,15 @@ export const payloadType = <Shape extends object>(
 /** The input of a mutation that acts on one entity named by its id: `<Name>Input { id: ID! }`. */
 export const idInput = (name: string, description: string, idDescription: string) =>
   builder.inputType(`${upperFirst(name)}Input`, { description, fields: (t) => ({ id: t.id({ required: true, description: idDescription }) }) });
+
+/**
+ * A GraphQL create refuses a client-chosen id that is taken (ALREADY_EXISTS), as every create does; GNS3's REST
+ * creates of projects, drawings and computes answer that object instead (gns3-server does), so the operations keep
+ * doing so and the GraphQL face asks first. `noun` names the thing as GNS3's messages do.
+ */
+export async function refuseTakenId(noun: string, id: string | undefined, find: (id: string) => Promise<unknown>): Promise<void> {
+  if (id !== undefined && (await find(id))) throw new ConflictError(`${noun} ID ${id} already exists`, { target: "id", reason: "already_exists" });
+}
 
 const upperFirst = (s: string) => s[0].toUpperCase() + s.slice(1);
 
