@@ -66,10 +66,10 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
     "Storage: a user quota rule on a volume (try it with `npm run demo`)",
     `mutation {
   createQuotaRule(input: { svm: { name: "vs0" }, volume: { name: "vol1" }, type: USER, users: [{ name: "alice" }],
-                           limits: { filesHardLimit: 100, spaceHardLimit: 1048576 },
-                           returnTimeout: 30 }) {   # REST's return_timeout; 0 answers at once with the job QUEUED
+                           limits: { filesHardLimit: 100, spaceHardLimitBytes: 1048576 },
+                           returnTimeoutSeconds: 30 }) {   # REST's return_timeout; 0 answers at once with the job QUEUED
     __typename
-    ... on CreateQuotaRulePayload { quotaRule { id uuid type users { name id } spaceHardLimit } job { id state } }
+    ... on CreateQuotaRulePayload { quotaRule { id uuid type users { name id } spaceHardLimitBytes } job { id state } }
     ... on Error { message code ontapCode target }   # code: DUPLICATE_RULE, NOT_FOUND …; ontapCode: REST's number
   }
 }`,
@@ -87,7 +87,7 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   tab(
     "Storage: rule and volume-quota changes, live",
     `subscription {   # rule and volume-quota changes; pass the last \`cursor\` as \`after\` to resume after a reconnect
-  quotaChanges(svm: { name: "vs0" }) { cursor kind ruleUuid changed rule { type spaceHardLimit } volume { quotaState } }
+  quotaChanges(svm: { name: "vs0" }) { cursor kind ruleUuid changed rule { type spaceHardLimitBytes } volume { quotaState } }
 }`,
   ),
 ];

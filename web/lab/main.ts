@@ -591,7 +591,7 @@ $("#watch-packets").onclick = async () => {
 // ---------------------------------------------------------------------------------------------------------------
 // Quota rules of a volume, kept live by `quotaChanges`
 
-const RULE = "uuid type qtreeName users { name id } group { name id } spaceHardLimit filesHardLimit";
+const RULE = "uuid type qtreeName users { name id } group { name id } spaceHardLimitBytes filesHardLimit";
 const rules = new Map<string, any>();
 let closeRuleStream: (() => void) | undefined;
 const volumeSelect = $<HTMLSelectElement>("#volumes");
@@ -609,7 +609,7 @@ function renderRules() {
   $("#rules tbody").replaceChildren(
     ...[...rules.values()].map((r) => {
       const target = r.type === "TREE" ? r.qtreeName || "(default)" : `${(r.type === "USER" ? r.users.map((u: any) => u.name ?? u.id).join(",") : (r.group?.name ?? r.group?.id)) || "(default)"}${r.qtreeName ? ` @ ${r.qtreeName}` : ""}`;
-      const tr = el("tr", {}, ...[r.type.toLowerCase(), target, formatBytes(r.spaceHardLimit), r.filesHardLimit ?? "—"].map((t) => el("td", { textContent: String(t) })));
+      const tr = el("tr", {}, ...[r.type.toLowerCase(), target, formatBytes(r.spaceHardLimitBytes), r.filesHardLimit ?? "—"].map((t) => el("td", { textContent: String(t) })));
       tr.dataset.uuid = r.uuid;
       return tr;
     }),
