@@ -217,14 +217,18 @@ const UNIT_NOT_IN_NAME: Record<string, string> = {
   "QemuSettings.cpuThrottling": "until the settings types are renamed",
 };
 
-/** Numeric fields, arguments and input fields whose description states a unit their name does not carry. */
+/**
+ * Numeric fields, arguments and input fields whose description states a unit their name does not carry, or whose
+ * name carries a unit their description does not state.
+ */
 function unitViolations(among: GraphQLNamedType[]): string[] {
   const bad: string[] = [];
   const check = (where: string, name: string, type: GraphQLType, description: string | null | undefined) => {
-    const unit = STATED_UNIT.exec(description ?? "")?.[1].toLowerCase();
-    if (!unit || !NUMERIC.test(getNamedType(type).name) || UNIT_NOT_IN_NAME[where] || UNIT_NOT_IN_NAME[`*.${name}`]) return;
+    if (!NUMERIC.test(getNamedType(type).name) || UNIT_NOT_IN_NAME[where] || UNIT_NOT_IN_NAME[`*.${name}`]) return;
+    const stated = STATED_UNIT.exec(description ?? "")?.[1].toLowerCase();
     const words = name.split(/(?=[A-Z])/).map((w) => w.toLowerCase());
-    if (!UNIT_WORDS[unit].some((w) => words.includes(w))) bad.push(`${where}: "${description}"`);
+    const named = Object.keys(UNIT_WORDS).filter((unit) => UNIT_WORDS[unit].some((w) => words.includes(w)));
+    if (stated ? !named.includes(stated) : named.length) bad.push(`${where}: "${description}"`);
   };
   for (const t of among) {
     if (!(isObjectType(t) || isInterfaceType(t) || isInputObjectType(t))) continue;
@@ -279,7 +283,7 @@ describe("schema lint (issue 22)", () => {
     expect(bad).toEqual([]);
   });
 
-  it("every number whose description states a unit carries it in its name (`sizeBytes`, `timeoutSeconds`), unless listed with why", () => {
+  it("every number whose description states a unit carries it in its name (`sizeBytes`, `timeoutSeconds`) and the other way round, unless listed with why", () => {
     expect(unitViolations(types)).toEqual([]);
     const sample = buildSchema(`type Query {
       """The file's size, in bytes""" size: Int
@@ -289,8 +293,13 @@ describe("schema lint (issue 22)", () => {
       """Guest memory, in MB""" ramMb: Int
       """Where on the canvas, in pixels""" x: Int
       """Bytes of text, in bytes""" text: String
+      """How long to wait""" waitSeconds: Int
     }`);
-    expect(unitViolations(Object.values(sample.getTypeMap()))).toEqual(['Query.size: "The file\'s size, in bytes"', 'Query.url(validFor2): "Seconds the URL stays valid"']);
+    expect(unitViolations(Object.values(sample.getTypeMap()))).toEqual([
+      'Query.size: "The file\'s size, in bytes"',
+      'Query.url(validFor2): "Seconds the URL stays valid"',
+      'Query.waitSeconds: "How long to wait"',
+    ]);
   });
 
   it("every collection of objects is a connection, unless it is bounded by nature (listed, with why)", () => {
