@@ -75,8 +75,9 @@ const queryCompilersOutside = {
 };
 
 /**
- * dist/main.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
+ * dist/bundle.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
  * instead of ~900 modules, and CommonJS because only a classic script takes V8's code cache on Node 20 (launch.ts).
+ * Its exports are the program (dist/launch.js runs it) and the server as a library (the tests load it): src/bundle.ts.
  * Left outside: native drivers and addons (the data directory lock's), the GraphiQL page's 9 MB of assets (loaded
  * when the page is first asked for), dockerode's SSH and gRPC dependencies (see DEFERRED_REQUIRES), and Prisma's
  * query compilers (2.2 MB of base64 each: only the database in use
@@ -94,7 +95,7 @@ async function bundle() {
   const tmp = `${BUNDLE}.${process.pid}.tmp`;
   try {
     await esbuild.build({
-      entryPoints: [path.join(DIST, "main.js")],
+      entryPoints: [path.join(DIST, "bundle.js")],
       outfile: tmp,
       bundle: true,
       platform: "node",
