@@ -22,6 +22,9 @@ function files(dir) {
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? e.path, e.name));
 }
 
+/** `dir` and everything under it: a directory's time changes when a source in it is removed or renamed. */
+const entries = (dir) => [dir, ...fs.readdirSync(dir, { recursive: true }).map((rel) => path.join(dir, rel))];
+
 /** True when dist/ is missing or older than a source: a few milliseconds (one stat per source file). */
 export function isStale() {
   let built;
@@ -30,7 +33,7 @@ export function isStale() {
   } catch {
     return true;
   }
-  return [...INPUTS, ...files(SRC), ...files(LAB_SOURCES)].some((f) => fs.statSync(f).mtimeMs > built);
+  return [...INPUTS, ...entries(SRC), ...entries(LAB_SOURCES)].some((f) => fs.statSync(f).mtimeMs > built);
 }
 
 /** The bundle (dist/launch.js runs it) and, beside it, the code caches starts write for it (patchbay.*.cache). */

@@ -2,8 +2,10 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 
 /**
- * Vitest global setup: the tests that start the command line run the built CLI, as `npm start` and the package's
- * bin do, so dist/ is rebuilt once before any test when src/ changed since the last build (npm ci has built it).
+ * Vitest global setup: the tests run the built server, as `npm start` and the package's bin do (the bundle,
+ * ./bundle.ts, and the command line, ./cli.ts), so dist/ is rebuilt once before any test when a source changed since
+ * the last build (npm ci has built it): ~5 s of CPU after an edit (tsc's incremental build, esbuild), ~0.2 s when
+ * nothing changed.
  */
 export default function setup(): void {
   const r = spawnSync(process.execPath, [path.resolve(import.meta.dirname, "../../scripts/build.mjs"), "--if-stale"], { stdio: "inherit" });
