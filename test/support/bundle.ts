@@ -8,5 +8,14 @@ import { createRequire } from "node:module";
  */
 const bundle: typeof import("../../src/bundle.js") = createRequire(import.meta.url)("../../dist/patchbay.cjs");
 
-export const { startServer, loadConfig, loadDemoFixture, optimizeDatabase, jobOwner, publishTopologyEvent, projectDir, toGns3Notification } =
-  await bundle.library();
+export const {
+  startServer,
+  loadConfig,
+  loadDemoFixture,
+  optimizeDatabase,
+  jobOwner,
+  publishTopologyEvent,
+  projectDir,
+  toGns3Notification,
+  PacketFeed,
+} = await bundle.library();
