@@ -12,9 +12,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    // The files of a worker share one module graph: the server's modules load once per worker, not once per
-    // file (loading was a third of the suite's time). Safe because tests are black-box — no mocks, no module
-    // state they change — and every test server has its own context, database and port window.
+    // The files of a worker share one module graph: what they import loads once per worker, not once per file
+    // (loading was a third of the suite's time; the server itself is the bundle, test/support/bundle.ts). Safe
+    // because tests are black-box — no mocks, no module state they change — and every test server has its own
+    // context, database and port window.
     isolate: false,
   },
 });

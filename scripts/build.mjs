@@ -22,6 +22,9 @@ function files(dir) {
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? e.path, e.name));
 }
 
+/** `dir` and everything under it: a directory's time changes when a source in it is removed or renamed. */
+const entries = (dir) => [dir, ...fs.readdirSync(dir, { recursive: true }).map((rel) => path.join(dir, rel))];
+
 /** True when dist/ is missing or older than a source: a few milliseconds (one stat per source file). */
 export function isStale() {
   let built;
@@ -30,7 +33,7 @@ export function isStale() {
   } catch {
     return true;
   }
-  return [...INPUTS, ...files(SRC), ...files(LAB_SOURCES)].some((f) => fs.statSync(f).mtimeMs > built);
+  return [...INPUTS, ...entries(SRC), ...entries(LAB_SOURCES)].some((f) => fs.statSync(f).mtimeMs > built);
 }
 
 /** The bundle (dist/launch.js runs it) and, beside it, the code caches starts write for it (patchbay.*.cache). */
@@ -75,8 +78,9 @@ const queryCompilersOutside = {
 };
 
 /**
- * dist/main.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
+ * dist/bundle.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
  * instead of ~900 modules, and CommonJS because only a classic script takes V8's code cache on Node 20 (launch.ts).
+ * Its exports are the program (dist/launch.js runs it) and the server as a library (the tests load it): src/bundle.ts.
  * Left outside: native drivers and addons (the data directory lock's), the GraphiQL page's 9 MB of assets (loaded
  * when the page is first asked for), dockerode's SSH and gRPC dependencies (see DEFERRED_REQUIRES), and Prisma's
  * query compilers (2.2 MB of base64 each: only the database in use
@@ -94,7 +98,7 @@ async function bundle() {
   const tmp = `${BUNDLE}.${process.pid}.tmp`;
   try {
     await esbuild.build({
-      entryPoints: [path.join(DIST, "main.js")],
+      entryPoints: [path.join(DIST, "bundle.js")],
       outfile: tmp,
       bundle: true,
       platform: "node",

@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
 // The package's bin and what `npm start` runs: the server bundled into one CommonJS file (dist/patchbay.cjs, made
-// by scripts/build.mjs from tsc's dist/main.js), compiled with V8's code cache. Loading ~900 ES modules one by one
+// by scripts/build.mjs from tsc's dist/bundle.js), compiled with V8's code cache. Loading ~900 ES modules one by one
 // and compiling them again on every start was most of the start-up time. A young generation of 4 MB semi-spaces
 // instead of 16 keeps ~25 MB less RSS at no measured cost. Both: docs/benchmarks.md, "Memory and start".
 import { createHash } from "node:crypto";
@@ -53,5 +53,7 @@ function compile(): vm.Script {
   return script;
 }
 
-const module = { exports: {} };
+const module = { exports: {} as typeof import("./bundle.js") };
 compile().runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, path.dirname(BUNDLE));
+// Loading the bundle runs nothing (it is the tests' library too): the program starts here.
+void module.exports.main();

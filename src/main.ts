@@ -1,5 +1,5 @@
-// The server's command line. Compiled to dist/main.js and bundled into dist/patchbay.cjs, which the package's bin and
-// `npm start` run through dist/launch.js; `npm run dev` runs this file with tsx.
+// The server's command line, run when loaded. Bundled into dist/patchbay.cjs as its `main` (src/bundle.ts), which the
+// package's bin and `npm start` call through dist/launch.js; `npm run dev` runs this file with tsx.
 import { ConfigError, helpText, loadConfig, type Config } from "./platform/config.js";
 import { describeStartupError } from "./platform/ops/startup-errors.js";
 import { VERSION } from "./platform/ops/version.js";

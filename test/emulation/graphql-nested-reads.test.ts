@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/platform/config.js";
-import { startServer, type RunningServer } from "../../src/server.js";
+import type { RunningServer } from "../../src/server.js";
+import { loadConfig, startServer } from "../support/bundle.js";
 import { freshDatabaseUrl, gql, nodesOf, portWindow } from "../support/server.js";
 
 /**

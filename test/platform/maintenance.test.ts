@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { optimizeDatabase } from "../../src/platform/db/maintenance.js";
+import { optimizeDatabase } from "../support/bundle.js";
 import { onPostgres, startTestServer, type TestServer } from "../support/server.js";
 
 /** SQLite plans the quota-rule page well only with statistics; the server gathers them (docs/benchmarks.md). */

@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { findVpcs, freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
 import { globalId } from "../../src/platform/graphql/global-id.js";
-import { loadDemoFixture } from "../../src/storage/demo.js";
+import { loadDemoFixture } from "../support/bundle.js";
 import { CLI, runCli, runProcess, type ProcessRun } from "../support/cli.js";
 import { createPostgresDatabase, postgresReachable } from "../support/databases.js";
 import { REDIS_URL, redisUp } from "../support/redis.js";

@@ -3,11 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Writable } from "node:stream";
 import * as wsModule from "ws";
 import WebSocket from "ws";
-import { publishTopologyEvent } from "../../src/emulation/core/events.js";
-import { projectDir } from "../../src/emulation/projects/serialize.js";
 import { beforeStreamWrite } from "../../src/platform/http/coalesced-writes.js";
 import { webSocketTextFrame } from "../../src/platform/http/stream-frames.js";
 import { ndjsonStream } from "../emulation/nodes-support.js";
+import { projectDir, publishTopologyEvent } from "../support/bundle.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 import { waitFor } from "../support/wait.js";
 

@@ -3,8 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/platform/config.js";
-import { startServer } from "../../src/server.js";
+import { loadConfig, startServer } from "../support/bundle.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { loadDemoFixture } from "../../src/storage/demo.js";
+import { loadDemoFixture } from "../support/bundle.js";
 import { call, startTestServer, type TestServer } from "../support/server.js";
 
 let s: TestServer;

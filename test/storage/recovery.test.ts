@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { jobOwner } from "../../src/storage/jobs/operations.js";
+import { jobOwner } from "../support/bundle.js";
 import { call, freshDatabaseUrl, startTestServer, type TestServer } from "../support/server.js";
 import { postRule, storageFixture } from "./fixture.js";
 

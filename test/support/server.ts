@@ -6,15 +6,17 @@ import WebSocket from "ws";
 import os from "node:os";
 import path from "node:path";
 import { freeTcpPort } from "../../src/emulation/runtime/vpcs.js";
-import { loadConfig, type Config } from "../../src/platform/config.js";
-import { startServer, type RunningServer } from "../../src/server.js";
+import type { Config } from "../../src/platform/config.js";
+import type { RunningServer } from "../../src/server.js";
+import { loadConfig, startServer } from "./bundle.js";
 import { CLI } from "./cli.js";
 import { createPostgresDatabase } from "./databases.js";
 import { waitFor } from "./wait.js";
 
 /**
- * Tests run against the real server on an ephemeral port with a fresh database: SQLite by default, or a fresh
- * PostgreSQL database on the server named by TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres).
+ * Tests run against the real server, as built for production (the bundle: ./bundle.ts), on an ephemeral port with a
+ * fresh database: SQLite by default, or a fresh PostgreSQL database on the server named by TEST_DATABASE_URL (e.g.
+ * postgres://postgres@127.0.0.1:5432/postgres).
  */
 export interface TestServer extends RunningServer {
   dataDir: string;
