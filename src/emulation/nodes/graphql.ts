@@ -20,6 +20,7 @@ import { nodePorts, type NodePort } from "../node-model/ports.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "../node-model/serialize.js";
 import { nodeFields, type NodeChanges } from "./schema.js";
 import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES } from "../node-model/vocabularies.js";
+import { NodeSettings, NodeSettingsInput, propertiesFromInput, typedSettings } from "./node-settings-graphql.js";
 
 /** The project directory an event's node carries (see notifications/graphql.ts), if it is one. */
 const eventProjectDir = (n: object): string | undefined => ((n as { [EVENT_PROJECT_DIR]?: string })[EVENT_PROJECT_DIR]);
@@ -155,7 +156,7 @@ const NodeLabelInput = builder.inputType("NodeLabelInput", {
 /** A per-adapter override as GNS3 stores it (an imported topology may hold anything: each field is checked). */
 type StoredAdapter = Record<string, unknown>;
 const stringOf = (v: unknown) => (typeof v === "string" ? v : null);
-const CustomAdapterRef = builder.objectRef<StoredAdapter>("CustomAdapter").implement({
+export const CustomAdapterRef = builder.objectRef<StoredAdapter>("CustomAdapter").implement({
   description: "An override for one adapter of a node: its port's name, its NIC model or its MAC",
   fields: (t) => ({
     adapterNumber: t.int({ description: "The adapter it applies to, from 0", resolve: (a) => (typeof a.adapter_number === "number" ? a.adapter_number : 0) }),
@@ -164,7 +165,7 @@ const CustomAdapterRef = builder.objectRef<StoredAdapter>("CustomAdapter").imple
     macAddress: t.string({ nullable: true, description: "The adapter's MAC address", resolve: (a) => stringOf(a.mac_address) }),
   }),
 });
-const CustomAdapterInput = builder.inputType("CustomAdapterInput", {
+export const CustomAdapterInput = builder.inputType("CustomAdapterInput", {
   description: "An override for one adapter of a node: what is not given keeps the node's default",
   fields: (t) => ({
     adapterNumber: t.int({ required: true, description: "The adapter it applies to, from 0" }),
@@ -174,7 +175,7 @@ const CustomAdapterInput = builder.inputType("CustomAdapterInput", {
   }),
 });
 /** Typed overrides onto GNS3's stored form, which the node's input contract checks as REST's. */
-const gns3Adapters = (list: (typeof CustomAdapterInput.$inferInput)[]) =>
+export const gns3Adapters = (list: (typeof CustomAdapterInput.$inferInput)[]) =>
   list.map((a) => ({
     adapter_number: a.adapterNumber,
     ...(a.portName != null ? { port_name: a.portName } : {}),
@@ -215,7 +216,18 @@ export const NodeRef = builder.prismaNode("Node", {
         return dir === undefined ? null : nodeDirectory(dir, n);
       },
     }),
-    properties: t.field({ type: "JSON", description: "Emulator-specific settings", resolve: (n) => nodeProperties(n) }),
+    settings: t.field({
+      type: NodeSettings,
+      nullable: true,
+      description: "The emulator settings, typed by node type (null for the types without typed settings: read their `properties`)",
+      resolve: (n) => typedSettings(n.nodeType, nodeProperties(n), n.id),
+    }),
+    properties: t.field({
+      type: "JSON",
+      description:
+        "The emulator settings as GNS3 names them (snake_case): the escape hatch for node types without typed `settings` (dynamips, iou, virtualbox, vmware, traceng, Frame Relay and ATM switches)",
+      resolve: (n) => nodeProperties(n),
+    }),
     label: t.field({ type: LabelRef, description: "Where and how the node's name is drawn", resolve: (n) => ({ ...(JSON.parse(n.labelJson) as StoredLabel), text: n.name }) }),
     symbol: t.exposeString("symbol", { nullable: true, description: "The icon drawn for the node (a built-in symbol such as :/symbols/router.svg, or an uploaded one)" }),
     width: t.exposeInt("width", { description: "The symbol's width on the canvas, in pixels" }),
@@ -284,7 +296,12 @@ const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["f
   console: t.int({ description: "TCP console port; null on update frees it" }),
   consoleType: t.field({ type: ConsoleTypeEnum, description: "The protocol the console speaks" }),
   consoleAutoStart: t.boolean({ description: "Whether a client should open the console when the node starts" }),
-  properties: t.field({ type: "JSON", description: "Emulator settings; merged into the current ones on update" }),
+  settings: t.field({ type: NodeSettingsInput, description: "Typed emulator settings, the member of the node's type; on update only the fields given change" }),
+  properties: t.field({
+    type: "JSON",
+    description:
+      "Emulator settings as GNS3 names them, only for node types without typed settings (dynamips, iou, virtualbox, vmware, traceng, Frame Relay and ATM switches); merged into the current ones on update",
+  }),
   label: t.field({ type: NodeLabelInput, description: "Where and how the node's name is drawn" }),
   symbol: t.string({ description: "The icon drawn for the node (e.g. :/symbols/router.svg)" }),
   x: t.int({ description: "Horizontal position on the canvas, in pixels" }),
@@ -324,10 +341,14 @@ const TO_GNS3: Record<string, (v: unknown) => unknown> = {
   templateId: (v) => domainId(v as string, "Template", "templateId"),
   customAdapters: (v) => gns3Adapters(v as Parameters<typeof gns3Adapters>[0]),
 };
-/** GraphQL input onto the node's input contract; the JSON values are checked by the operation when it parses. */
-function toChanges(input: Record<string, unknown>): NodeChanges {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) {
+/**
+ * GraphQL input of a node of `nodeType` onto the node's input contract (typed settings become its GNS3 properties);
+ * the values are checked by the operation when it parses.
+ */
+function toChanges(nodeType: string, input: Record<string, unknown>): NodeChanges {
+  const { settings, properties, ...fields } = input;
+  const out: Record<string, unknown> = { properties: propertiesFromInput(nodeType, settings as Record<string, unknown> | null, properties, "properties") };
+  for (const [k, v] of Object.entries(fields)) {
     if (v === undefined || (v === null && !NULLABLE.has(k))) continue;
     out[k] = v !== null && k in TO_GNS3 ? TO_GNS3[k](v) : v;
   }
@@ -367,7 +388,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { input }, ctx) => {
       const { projectId, name, nodeType, computeId, id, ...rest } = input;
       const node = await createNode(ctx, projectIdArg(projectId), {
-        ...toChanges(rest),
+        ...toChanges(nodeType, rest),
         name,
         nodeType,
         computeId: domainId(computeId ?? "local", "Compute", "computeId"),
@@ -384,7 +405,8 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { input }, ctx) => {
       const { id, ...changes } = input;
       const at = await nodeAddress(ctx, id);
-      return { node: await updateNode(ctx, at.projectId, at.id, toChanges(changes)) };
+      const { nodeType } = await ctx.db.node.findUniqueOrThrow({ where: { id: at.id }, select: { nodeType: true } });
+      return { node: await updateNode(ctx, at.projectId, at.id, toChanges(nodeType, changes)) };
     },
   }),
   deleteNode: t.field({
