@@ -139,9 +139,17 @@ describe("emulation: typed template settings (GraphQL)", () => {
   });
 
   it("a qemu template: units in the names, GNS3's names on the REST face; the built-in VPCS template's base script; an untyped type's JSON", async () => {
-    const qemu = (await gql(s.url, CREATE_TEMPLATE, { i: { name: "tiny", templateType: "QEMU", computeId: "local", settings: { qemu: { platform: "x86_64", ramMb: 128, usage: "root, no password" } } } })).data.createTemplate;
+    const qemu = (await gql(s.url, CREATE_TEMPLATE, {
+      i: { name: "tiny", templateType: "QEMU", computeId: "local", portNameFormat: "eth{0}", customAdapters: [{ adapterNumber: 0, portName: "mgmt" }], settings: { qemu: { platform: "x86_64", ramMb: 128, usage: "root, no password" } } },
+    })).data.createTemplate;
     expect(qemu.template.settings).toMatchObject({ __typename: "QemuSettings", platform: "x86_64", ramMb: 128, cpus: 1, usage: "root, no password" });
-    expect((await call(s.url, "GET", `/v2/templates/${qemu.template.templateId}`)).body).toMatchObject({ platform: "x86_64", ram: 128, usage: "root, no password" });
+    expect((await call(s.url, "GET", `/v2/templates/${qemu.template.templateId}`)).body).toMatchObject({
+      platform: "x86_64",
+      ram: 128,
+      usage: "root, no password",
+      port_name_format: "eth{0}",
+      custom_adapters: [{ adapter_number: 0, port_name: "mgmt" }],
+    });
 
     const vpcs = await gql(s.url, `{ template(id: "19021f99-e36f-394d-b4a1-8aaa902ab9cc") { ... on QueryTemplateSuccess { data { consoleType ${SETTINGS} } } } }`);
     expect(vpcs.data.template.data.settings).toEqual({ __typename: "VpcsSettings", startupScriptFile: "startup.vpc", baseScriptFile: "vpcs_base_config.txt", usage: "" });
