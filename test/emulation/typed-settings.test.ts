@@ -11,6 +11,7 @@ const SETTINGS = `settings { __typename
   ... on VpcsSettings { startupScriptFile baseScriptFile usage }
   ... on EthernetSwitchSettings { ports { portNumber name type vlan ethertype } usage }
   ... on EthernetHubSettings { ports { portNumber name } }
+  ... on CloudSettings { hostPorts: ports { name portNumber type interface localPort remoteHost remotePort } remoteConsole { host port type httpPath } }
   ... on QemuSettings { platform ramMb cpus adapters onClose options cpuThrottlingPercent usage } }`;
 const CREATE = `mutation($i: CreateNodeInput!) { createNode(input: $i) { __typename ... on CreateNodePayload { node { nodeId nodeType ${SETTINGS} properties } } ${ERR} } }`;
 const UPDATE = `mutation($i: UpdateNodeInput!) { updateNode(input: $i) { __typename ... on UpdateNodePayload { node { ${SETTINGS} } } ${ERR} } }`;
@@ -71,6 +72,27 @@ describe("emulation: typed node and template settings (GraphQL)", () => {
     const hub = await create({ name: "HUB1", nodeType: "ETHERNET_HUB", settings: { ethernetHub: { ports: [{ portNumber: 0, name: "a" }, { portNumber: 1, name: "b" }] } } });
     expect(hub.node.settings).toEqual({ __typename: "EthernetHubSettings", ports: [{ portNumber: 0, name: "a" }, { portNumber: 1, name: "b" }] });
     expect((await rest(hub.node.nodeId)).body.properties.ports_mapping).toEqual([{ port_number: 0, name: "a" }, { port_number: 1, name: "b" }]);
+  });
+
+  it("a cloud: a UDP port and its remote console typed, GNS3's names on the REST face, one console field changed", async () => {
+    const udp = { name: "tunnel", portNumber: 0, type: "UDP", localPort: 20001, remoteHost: "127.0.0.1", remotePort: 20002 };
+    const cloud = await create({ name: "C1", nodeType: "CLOUD", settings: { cloud: { ports: [udp], remoteConsole: { host: "10.0.0.5", port: 2323, type: "TELNET" } } } });
+    expect(cloud.node.settings).toEqual({
+      __typename: "CloudSettings",
+      hostPorts: [{ ...udp, interface: null }],
+      remoteConsole: { host: "10.0.0.5", port: 2323, type: "TELNET", httpPath: "/" },
+    });
+    expect((await rest(cloud.node.nodeId)).body.properties).toMatchObject({
+      ports_mapping: [{ name: "tunnel", port_number: 0, type: "udp", lport: 20001, rhost: "127.0.0.1", rport: 20002 }],
+      remote_console_host: "10.0.0.5",
+      remote_console_port: 2323,
+      remote_console_type: "telnet",
+    });
+    const moved = await update({ id: cloud.node.nodeId, settings: { cloud: { remoteConsole: { port: 2424 } } } });
+    expect(moved.node.settings.remoteConsole).toEqual({ host: "10.0.0.5", port: 2424, type: "TELNET", httpPath: "/" });
+    // The cloud's port rule (GNS3's): a udp port names no interface.
+    const bad = await update({ id: cloud.node.nodeId, settings: { cloud: { ports: [{ ...udp, interface: "eth0" }] } } });
+    expect(bad.__typename).toBe("InvalidInputError");
   });
 
   it("a qemu node: units in the names, GNS3's names on the REST face, an update merges one field", async () => {

@@ -1,6 +1,6 @@
 import { builder } from "../../platform/graphql/builder.js";
 import { prepareDockerProperties, type DockerProperties } from "../node-model/docker-properties.js";
-import { renamed, type SettingsKind } from "./settings-kind.js";
+import { gns3Names, type SettingsKind } from "./settings-kind.js";
 
 /**
  * A docker node's settings as typed fields (a member of `NodeSettings`), read from its stored properties, and the
@@ -43,22 +43,6 @@ const DockerSettingsInput = builder.inputType("DockerSettingsInput", {
   }),
 });
 
-/** Input field → GNS3 docker property. */
-const DOCKER_NAMES = {
-  image: "image",
-  adapters: "adapters",
-  macAddress: "mac_address",
-  startCommand: "start_command",
-  environment: "environment",
-  extraHosts: "extra_hosts",
-  extraVolumes: "extra_volumes",
-  consoleResolution: "console_resolution",
-  consoleHttpPort: "console_http_port",
-  consoleHttpPath: "console_http_path",
-  aux: "aux",
-  usage: "usage",
-};
-
 /** Stands in for a template's node id: what it would derive from one (the MAC) is shown as unset. */
 const NO_NODE = "00000000-0000-0000-0000-000000000000";
 
@@ -77,5 +61,5 @@ export const dockerSettings: SettingsKind<DockerProperties, typeof DockerSetting
   shown: DockerSettingsRef,
   read: readDockerSettings,
   given: DockerSettingsInput,
-  toProperties: (input) => renamed(input, DOCKER_NAMES),
+  toProperties: (input) => gns3Names(input),
 };

@@ -1,6 +1,6 @@
 import { builder, enumValues } from "../../platform/graphql/builder.js";
 import { SWITCH_PORT_TYPES, type HubPort, type SwitchPort } from "../node-model/ethernet-ports.js";
-import { renamed, usageOf, type SettingsKind } from "./settings-kind.js";
+import { gns3Names, usageOf, type SettingsKind } from "./settings-kind.js";
 
 /**
  * The built-in Ethernet switch's and hub's settings as typed fields (members of `NodeSettings`) and the inputs that
@@ -88,11 +88,10 @@ const portsInput = (name: string, what: string, port: typeof SwitchPortInput | t
 const SwitchSettingsInput = portsInput("EthernetSwitchSettingsInput", "switch", SwitchPortInput);
 const HubSettingsInput = portsInput("EthernetHubSettingsInput", "hub", HubPortInput);
 
-const PORT_NAMES = { portNumber: "port_number", name: "name", type: "type", vlan: "vlan", ethertype: "ethertype" };
 type PortsInput = { ports?: object[] | null; usage?: string | null };
-const portsProperties = (input: PortsInput) => ({
-  ...renamed({ usage: input.usage }, { usage: "usage" }),
-  ...(input.ports != null && { ports_mapping: input.ports.map((p) => renamed(p, PORT_NAMES)) }),
+const portsProperties = ({ ports, ...fields }: PortsInput) => ({
+  ...gns3Names(fields),
+  ...(ports != null && { ports_mapping: ports.map((p) => gns3Names(p)) }),
 });
 
 export const ethernetSwitchSettings: SettingsKind<PortsSettings<ShownSwitchPort>, PortsInput> = {

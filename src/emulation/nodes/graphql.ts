@@ -20,7 +20,7 @@ import { nodePorts, type NodePort } from "../node-model/ports.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "../node-model/serialize.js";
 import { nodeFields, type NodeChanges } from "./schema.js";
 import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES } from "../node-model/vocabularies.js";
-import { NodeSettings, NodeSettingsInput, propertiesFromInput, typedSettings } from "./node-settings-graphql.js";
+import { NodeSettings, NodeSettingsInput, propertiesFromInput, typedSettings, UNTYPED_NODE_TYPES } from "./node-settings-graphql.js";
 
 /** The project directory an event's node carries (see notifications/graphql.ts), if it is one. */
 const eventProjectDir = (n: object): string | undefined => ((n as { [EVENT_PROJECT_DIR]?: string })[EVENT_PROJECT_DIR]);
@@ -165,7 +165,7 @@ export const CustomAdapterRef = builder.objectRef<StoredAdapter>("CustomAdapter"
     macAddress: t.string({ nullable: true, description: "The adapter's MAC address", resolve: (a) => stringOf(a.mac_address) }),
   }),
 });
-export const CustomAdapterInput = builder.inputType("CustomAdapterInput", {
+const CustomAdapterInput = builder.inputType("CustomAdapterInput", {
   description: "An override for one adapter of a node: what is not given keeps the node's default",
   fields: (t) => ({
     adapterNumber: t.int({ required: true, description: "The adapter it applies to, from 0" }),
@@ -224,8 +224,7 @@ export const NodeRef = builder.prismaNode("Node", {
     }),
     properties: t.field({
       type: "JSON",
-      description:
-        "The emulator settings as GNS3 names them (snake_case): the escape hatch for node types without typed `settings` (dynamips, iou, virtualbox, vmware, traceng, Frame Relay and ATM switches)",
+      description: `The emulator settings as GNS3 names them (snake_case): the escape hatch for node types without typed \`settings\` (${UNTYPED_NODE_TYPES})`,
       resolve: (n) => nodeProperties(n),
     }),
     label: t.field({ type: LabelRef, description: "Where and how the node's name is drawn", resolve: (n) => ({ ...(JSON.parse(n.labelJson) as StoredLabel), text: n.name }) }),
@@ -290,17 +289,27 @@ builder.queryField("emulatedNodes", (t) =>
   ),
 );
 
-/** Fields a client may set on create and update. */
-const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  templateId: t.id({ description: "The template the node is made from (its global id, or its GNS3 template_id); its settings are the defaults" }),
-  console: t.int({ description: "TCP console port; null on update frees it" }),
+type InputFields = Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0];
+
+/** Node fields a template may set too, for the nodes made from it (the same names and rules on both inputs). */
+export const templatableNodeFields = (t: InputFields) => ({
   consoleType: t.field({ type: ConsoleTypeEnum, description: "The protocol the console speaks" }),
   consoleAutoStart: t.boolean({ description: "Whether a client should open the console when the node starts" }),
-  settings: t.field({ type: NodeSettingsInput, description: "Typed emulator settings, the member of the node's type; on update only the fields given change" }),
+  settings: t.field({ type: NodeSettingsInput, description: "Typed emulator settings, the member of the node type; on update only the fields given change" }),
+  portNameFormat: t.string({ description: "How port names are formed, e.g. Ethernet{0} or eth{port0}" }),
+  portSegmentSize: t.int({ description: "Ports per segment for the {segment…} placeholders (0: one segment)" }),
+  firstPortName: t.string({ description: "A name for the first port that overrides the format" }),
+  customAdapters: t.field({ type: [CustomAdapterInput], description: "Per-adapter overrides of the port name, NIC model or MAC (replaces the current list)" }),
+});
+
+/** Fields a client may set on create and update. */
+const settableFields = (t: InputFields) => ({
+  ...templatableNodeFields(t),
+  templateId: t.id({ description: "The template the node is made from (its global id, or its GNS3 template_id); its settings are the defaults" }),
+  console: t.int({ description: "TCP console port; null on update frees it" }),
   properties: t.field({
     type: "JSON",
-    description:
-      "Emulator settings as GNS3 names them, only for node types without typed settings (dynamips, iou, virtualbox, vmware, traceng, Frame Relay and ATM switches); merged into the current ones on update",
+    description: `Emulator settings as GNS3 names them, only for node types without typed settings (${UNTYPED_NODE_TYPES}); merged into the current ones on update`,
   }),
   label: t.field({ type: NodeLabelInput, description: "Where and how the node's name is drawn" }),
   symbol: t.string({ description: "The icon drawn for the node (e.g. :/symbols/router.svg)" }),
@@ -308,10 +317,6 @@ const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["f
   y: t.int({ description: "Vertical position on the canvas, in pixels" }),
   z: t.int({ description: "Stacking order on the canvas: higher is drawn on top" }),
   locked: t.boolean({ description: "Pins the node on the canvas" }),
-  portNameFormat: t.string({ description: "How port names are formed, e.g. Ethernet{0} or eth{port0}" }),
-  portSegmentSize: t.int({ description: "Ports per segment for the {segment…} placeholders (0: one segment)" }),
-  firstPortName: t.string({ description: "A name for the first port that overrides the format" }),
-  customAdapters: t.field({ type: [CustomAdapterInput], description: "Per-adapter overrides of the port name, NIC model or MAC (replaces the current list)" }),
 });
 
 const CreateNodeInput = builder.inputType("CreateNodeInput", {

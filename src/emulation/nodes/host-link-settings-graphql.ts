@@ -1,7 +1,7 @@
 import { builder, enumValues } from "../../platform/graphql/builder.js";
 import { cloudPorts, type CloudPort } from "../runtime/drivers/cloud.js";
 import { hostInterfaces, type HostInterface } from "../runtime/host-interfaces.js";
-import { renamed, usageOf, type SettingsKind } from "./settings-kind.js";
+import { gns3Names, usageOf, type SettingsKind } from "./settings-kind.js";
 
 /**
  * Cloud and NAT nodes' settings as typed fields (members of `NodeSettings`), read from their stored properties, the
@@ -147,8 +147,9 @@ const NatSettingsInput = builder.inputType("NatSettingsInput", {
   fields: (t) => ({ usage: t.string({ description: "Free text on how to use the NAT node, shown to lab users" }) }),
 });
 
-const HOST_PORT_NAMES = { name: "name", portNumber: "port_number", type: "type", interface: "interface", localPort: "lport", remoteHost: "rhost", remotePort: "rport" };
-const REMOTE_CONSOLE_NAMES = { host: "remote_console_host", port: "remote_console_port", type: "remote_console_type", httpPath: "remote_console_http_path" };
+/** GNS3's names of a UDP port's ends, and of the remote console's fields. */
+const UDP_RENAMES = { localPort: "lport", remoteHost: "rhost", remotePort: "rport" };
+const REMOTE_CONSOLE_RENAMES = { host: "remote_console_host", port: "remote_console_port", type: "remote_console_type", httpPath: "remote_console_http_path" };
 
 type CloudInput = typeof CloudSettingsInput.$inferInput;
 export const cloudSettings: SettingsKind<CloudSettings, CloudInput> = {
@@ -156,10 +157,10 @@ export const cloudSettings: SettingsKind<CloudSettings, CloudInput> = {
   shown: CloudSettingsRef,
   read: readCloudSettings,
   given: CloudSettingsInput,
-  toProperties: (input) => ({
-    ...renamed({ usage: input.usage }, { usage: "usage" }),
-    ...(input.ports != null && { ports_mapping: input.ports.map((p) => renamed(p, HOST_PORT_NAMES)) }),
-    ...renamed(input.remoteConsole ?? {}, REMOTE_CONSOLE_NAMES),
+  toProperties: ({ ports, remoteConsole, ...fields }) => ({
+    ...gns3Names(fields),
+    ...(ports != null && { ports_mapping: ports.map((p) => gns3Names(p, UDP_RENAMES)) }),
+    ...gns3Names(remoteConsole ?? {}, REMOTE_CONSOLE_RENAMES),
   }),
 };
 
@@ -168,7 +169,7 @@ export const natSettings: SettingsKind<{ ports: CloudPort[]; usage: string }, ty
   shown: NatSettingsRef,
   read: (properties) => ({ ports: cloudPorts(properties), usage: usageOf(properties) }),
   given: NatSettingsInput,
-  toProperties: (input) => renamed(input, { usage: "usage" }),
+  toProperties: (input) => gns3Names(input),
 };
 
 builder.queryFields((t) => ({

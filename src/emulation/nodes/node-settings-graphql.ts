@@ -1,6 +1,6 @@
 import { InvalidInputError } from "../../platform/core/errors.js";
 import { builder } from "../../platform/graphql/builder.js";
-import type { NodeType } from "../node-model/vocabularies.js";
+import { NODE_TYPES, type NodeType } from "../node-model/vocabularies.js";
 import { dockerSettings } from "./docker-settings-graphql.js";
 import { ethernetHubSettings, ethernetSwitchSettings } from "./ethernet-settings-graphql.js";
 import { cloudSettings, natSettings } from "./host-link-settings-graphql.js";
@@ -23,6 +23,9 @@ const KINDS: Partial<Record<NodeType, AnySettingsKind>> = {
   ethernet_hub: ethernetHubSettings,
 };
 const kindOf = (nodeType: string): AnySettingsKind | undefined => KINDS[nodeType as NodeType];
+
+/** The node types whose settings stay GNS3's JSON, as descriptions name them. */
+export const UNTYPED_NODE_TYPES = NODE_TYPES.filter((t) => !KINDS[t]).join(", ");
 
 /** Which member of the union a typed view is (the views are plain objects of GNS3's keys). */
 const SHOWN_AS = Symbol("settings type");

@@ -1,6 +1,6 @@
 import { builder, enumValues } from "../../platform/graphql/builder.js";
 import { QEMU_DISKS, QEMU_ON_CLOSE, readQemuProperties, type QemuDisk, type QemuProperties } from "../node-model/qemu-properties.js";
-import { renamed, type SettingsKind } from "./settings-kind.js";
+import { gns3Names, type SettingsKind } from "./settings-kind.js";
 
 /**
  * A qemu node's settings as typed fields (a member of `NodeSettings`), read from its stored properties, and the
@@ -132,34 +132,8 @@ const QemuSettingsInput = builder.inputType("QemuSettingsInput", {
   }),
 });
 
-/** Input field → GNS3 qemu property (the disks are spread over their slots' properties). */
-const QEMU_NAMES = {
-  qemuPath: "qemu_path",
-  platform: "platform",
-  ramMb: "ram",
-  cpus: "cpus",
-  maxCpus: "maxcpus",
-  adapters: "adapters",
-  adapterType: "adapter_type",
-  macAddress: "mac_address",
-  bootPriority: "boot_priority",
-  cdromImage: "cdrom_image",
-  biosImage: "bios_image",
-  kernelImage: "kernel_image",
-  initrd: "initrd",
-  kernelCommandLine: "kernel_command_line",
-  options: "options",
-  linkedClone: "linked_clone",
-  onClose: "on_close",
-  processPriority: "process_priority",
-  cpuThrottlingPercent: "cpu_throttling",
-  replicateNetworkConnectionState: "replicate_network_connection_state",
-  legacyNetworking: "legacy_networking",
-  tpm: "tpm",
-  uefi: "uefi",
-  createConfigDisk: "create_config_disk",
-  usage: "usage",
-};
+/** Input fields whose GNS3 qemu property is not their snake_case name (the disks are spread over their slots' properties). */
+const QEMU_RENAMES = { ramMb: "ram", maxCpus: "maxcpus", cpuThrottlingPercent: "cpu_throttling" };
 
 type QemuInput = typeof QemuSettingsInput.$inferInput;
 const diskProperties = (disks: QemuInput["disks"]) =>
@@ -175,5 +149,5 @@ export const qemuSettings: SettingsKind<QemuProperties, QemuInput> = {
   shown: QemuSettingsRef,
   read: (properties) => readQemuProperties(properties),
   given: QemuSettingsInput,
-  toProperties: (input) => ({ ...renamed(input, QEMU_NAMES), ...diskProperties(input.disks) }),
+  toProperties: ({ disks, ...fields }) => ({ ...gns3Names(fields, QEMU_RENAMES), ...diskProperties(disks) }),
 };

@@ -25,9 +25,14 @@ export interface SettingsKind<Shown extends object, Given extends object> {
 /** A settings kind whose shapes are checked where it is declared (the registry holds them side by side). */
 export type AnySettingsKind = SettingsKind<any, any>;
 
-/** Given input fields under their GNS3 names (`{ ramMb: 512 }` with `{ ramMb: "ram" }` → `{ ram: 512 }`), absent ones left out. */
-export function renamed(input: object, names: Readonly<Record<string, string>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).flatMap(([k, v]) => (v === undefined || !(k in names) ? [] : [[names[k], v]])));
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * Given input fields under GNS3's names: snake_case (`adapterType` → `adapter_type`) unless `renames` names another
+ * (`ramMb` → `ram`: a unit in the GraphQL name only); absent fields are left out.
+ */
+export function gns3Names(input: object, renames: Readonly<Record<string, string>> = {}): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[renames[k] ?? snakeCase(k), v]])));
 }
 
 /** The usage note (free text for lab users) stored in properties; "" when there is none. */

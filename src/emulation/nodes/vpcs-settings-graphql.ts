@@ -1,6 +1,6 @@
 import { builder } from "../../platform/graphql/builder.js";
 import { VPCS_STARTUP_SCRIPT } from "../runtime/vpcs.js";
-import { renamed, usageOf, type SettingsKind } from "./settings-kind.js";
+import { gns3Names, usageOf, type SettingsKind } from "./settings-kind.js";
 
 /**
  * A VPCS node's settings as typed fields (a member of `NodeSettings`) and the input that sets them
@@ -45,5 +45,5 @@ export const vpcsSettings: SettingsKind<VpcsSettings, typeof VpcsSettingsInput.$
     usage: usageOf(properties),
   }),
   given: VpcsSettingsInput,
-  toProperties: (input) => renamed(input, { baseScriptFile: "base_script_file", usage: "usage" }),
+  toProperties: (input) => gns3Names(input),
 };

@@ -5,12 +5,12 @@ import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connec
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { computeIdArg, ComputeRef, findCompute } from "../computes/graphql.js";
-import { ConsoleTypeEnum, CustomAdapterInput, CustomAdapterRef, gns3Adapters, NodeRef, NodeTypeEnum } from "../nodes/graphql.js";
-import { hasTypedSettings, NodeSettings, NodeSettingsInput, propertiesFromInput, typedSettings } from "../nodes/node-settings-graphql.js";
-import { renamed } from "../nodes/settings-kind.js";
+import { ConsoleTypeEnum, CustomAdapterRef, gns3Adapters, NodeRef, NodeTypeEnum, templatableNodeFields } from "../nodes/graphql.js";
+import { hasTypedSettings, NodeSettings, propertiesFromInput, typedSettings, UNTYPED_NODE_TYPES } from "../nodes/node-settings-graphql.js";
+import { gns3Names } from "../nodes/settings-kind.js";
 import { projectIdArg } from "../projects/graphql.js";
 import { listAppliances } from "./appliances.js";
-import { CATEGORIES, NODE_FIELD_KEYS, templateNodeProperties, type TemplateObject } from "./builtin.js";
+import { CATEGORIES, templateNodeProperties, type TemplateObject } from "./builtin.js";
 import {
   createNodeFromTemplate,
   createTemplate,
@@ -43,8 +43,6 @@ const untypedSettings = (t: TemplateObject) =>
 /** The defaults a template gives its nodes, shown as a node's typed settings (its usage note included). */
 const templateSettings = (t: TemplateObject) => typedSettings(t.template_type, { usage: t.usage, ...templateNodeProperties(t) }, null);
 
-/** Node fields a template gives its nodes: their GraphQL name (the node input's) → GNS3's template key. */
-const NODE_FIELD_NAMES = Object.fromEntries(Object.entries(NODE_FIELD_KEYS).flatMap(([key, field]) => (field === "symbol" ? [] : [[field, key]])));
 const stored = <T>(v: unknown, is: (v: unknown) => boolean): T | null => (is(v) ? (v as T) : null);
 
 export const Template = builder.node(builder.objectRef<TemplateObject>("Template"), {
@@ -74,8 +72,7 @@ export const Template = builder.node(builder.objectRef<TemplateObject>("Template
     untypedSettings: t.field({
       type: "JSON",
       nullable: true,
-      description:
-        "The settings of a template whose node type has no typed settings (dynamips, iou, virtualbox, vmware, traceng, Frame Relay and ATM switches), named as in GNS3; null for the other types",
+      description: `The settings of a template whose node type has no typed settings (${UNTYPED_NODE_TYPES}), named as in GNS3; null for the other types`,
       resolve: untypedSettings,
     }),
     consoleType: t.field({ type: ConsoleTypeEnum, nullable: true, description: "The console protocol its nodes start with (null: the node type's default)", resolve: (x) => stored(x.console_type, (v) => typeof v === "string") }),
@@ -96,18 +93,12 @@ const templateFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["f
   category: t.field({ type: TemplateCategoryEnum, description: "The shelf it sits on in a device list" }),
   symbol: t.string({ description: "The icon its nodes are drawn with (e.g. :/symbols/router.svg)" }),
   defaultNameFormat: t.string({ description: "Node names: {0} → the first free number, {name} → the template name" }),
-  settings: t.field({ type: NodeSettingsInput, description: "The emulator settings its nodes start with: the member of its node type; on update only the fields given change" }),
+  // What its nodes start with, named as on a node's input.
+  ...templatableNodeFields(t),
   untypedSettings: t.field({
     type: "JSON",
-    description:
-      "Settings named as in GNS3, only for node types without typed settings (dynamips, iou, virtualbox, vmware, traceng, Frame Relay and ATM switches); unknown ones are refused",
+    description: `Settings named as in GNS3, only for node types without typed settings (${UNTYPED_NODE_TYPES}); unknown ones are refused`,
   }),
-  consoleType: t.field({ type: ConsoleTypeEnum, description: "The console protocol its nodes start with" }),
-  consoleAutoStart: t.boolean({ description: "Whether a client should open its nodes' consoles when they start" }),
-  portNameFormat: t.string({ description: "How its nodes' port names are formed, e.g. Ethernet{0} or eth{port0}" }),
-  portSegmentSize: t.int({ description: "Ports per segment for the {segment…} placeholders of its nodes" }),
-  firstPortName: t.string({ description: "A name for its nodes' first port that overrides the format" }),
-  customAdapters: t.field({ type: [CustomAdapterInput], description: "Per-adapter overrides its nodes start with (replaces the current list)" }),
 });
 
 const CreateTemplateInput = builder.inputType("CreateTemplateInput", {
@@ -155,12 +146,15 @@ type TemplateInput = typeof CreateTemplateInput.$inferInput | typeof UpdateTempl
  * fields are left out): typed settings become the type's keys, as a node's become its properties.
  */
 function toGns3(type: string, input: TemplateInput): Record<string, unknown> {
-  const settings = propertiesFromInput(type, input.settings, input.untypedSettings, "untypedSettings") ?? {};
-  if (typeof settings !== "object" || Array.isArray(settings)) throw new InvalidInputError("untypedSettings must be an object", { target: "untypedSettings" });
-  const { customAdapters, ...rest } = input;
-  const common = { name: input.name, category: input.category, symbol: input.symbol, default_name_format: input.defaultNameFormat };
-  const given = { ...common, ...renamed(rest, NODE_FIELD_NAMES), ...(customAdapters != null && { custom_adapters: gns3Adapters(customAdapters) }) };
-  return { ...settings, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v != null)) };
+  const { settings, untypedSettings, customAdapters, name, category, symbol, defaultNameFormat } = input;
+  const typed = propertiesFromInput(type, settings, untypedSettings, "untypedSettings") ?? {};
+  if (typeof typed !== "object" || Array.isArray(typed)) throw new InvalidInputError("untypedSettings must be an object", { target: "untypedSettings" });
+  const { consoleType, consoleAutoStart, portNameFormat, portSegmentSize, firstPortName } = input;
+  const given = {
+    ...gns3Names({ name, category, symbol, defaultNameFormat, consoleType, consoleAutoStart, portNameFormat, portSegmentSize, firstPortName }),
+    ...(customAdapters != null && { custom_adapters: gns3Adapters(customAdapters) }),
+  };
+  return { ...typed, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v != null)) };
 }
 
 const TemplateFilter = builder.inputType("TemplateFilter", {
