@@ -38,7 +38,7 @@ const PAGE = 50;
 /** The measured REST query, encoded as Python requests (Ansible, netapp_ontap) would send it. */
 const REST_PATH =
   "/api/storage/quota/rules?svm.name=svm2&files.hard_limit=%3E500%7Cnull&type=user&max_records=50&fields=uuid%2Ctype%2Cfiles%2Cspace%2Cusers";
-const GQL_NODE = "uuid type qtreeName spaceHardLimit spaceSoftLimit filesHardLimit filesSoftLimit users { name id }";
+const GQL_NODE = "uuid type qtreeName spaceHardLimitBytes spaceSoftLimitBytes filesHardLimit filesSoftLimit users { name id }";
 const GQL_FILTER = { svmName: { eq: "svm2" }, type: ["USER"], or: [{ filesHardLimit: { gt: "500" } }, { filesHardLimit: { isNull: true } }] };
 const gqlBody = (withCount: boolean) =>
   JSON.stringify({

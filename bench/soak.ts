@@ -243,7 +243,7 @@ async function exclusive(key: string, fn: () => Promise<unknown>): Promise<unkno
 const PROJECT_QUERY = `query($id: ID!) { project(id: $id) { id name status
   nodes(first: 100) { edges { node { id name nodeType status console x y ports { name adapterNumber portNumber } } } }
   links(first: 100) { edges { node { id endpoints { adapterNumber portNumber node { id name } } } } } } }`;
-const RULES_QUERY = `{ quotaRules(filter: { svmName: { eq: "soak" }, type: [USER] }, first: 50) { totalCount edges { node { uuid type qtreeName spaceHardLimit filesHardLimit users { name } } } } }`;
+const RULES_QUERY = `{ quotaRules(filter: { svmName: { eq: "soak" }, type: [USER] }, first: 50) { totalCount edges { node { uuid type qtreeName spaceHardLimitBytes filesHardLimit users { name } } } } }`;
 
 type Op = [weight: number, name: string, run: (lab: Lab) => Promise<unknown>];
 

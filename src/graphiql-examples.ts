@@ -63,7 +63,7 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   tab(
     "The frames crossing a link while its capture runs (startCapture), decoded",
     `subscription { linkPackets(id: "<link id>", after: "<last cursor seen, or omit>") {
-  ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time length capturedLength
+  ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time lengthBytes capturedLengthBytes
     ethernet { src dst etherType vlan } arp { operation senderMac senderIp targetMac targetIp }
     ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort flags } udp { srcPort dstPort } } }
   ... on Error { __typename message } } }`,
@@ -72,10 +72,10 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
     "Storage: a user quota rule on a volume (try it with `npm run demo`)",
     `mutation {
   createQuotaRule(input: { svm: { name: "vs0" }, volume: { name: "vol1" }, type: USER, users: [{ name: "alice" }],
-                           limits: { filesHardLimit: 100, spaceHardLimit: 1048576 },
-                           returnTimeout: 30 }) {   # REST's return_timeout; 0 answers at once with the job QUEUED
+                           limits: { filesHardLimit: 100, spaceHardLimitBytes: 1048576 },
+                           returnTimeoutSeconds: 30 }) {   # REST's return_timeout; 0 answers at once with the job QUEUED
     __typename
-    ... on CreateQuotaRulePayload { quotaRule { id uuid type users { name id } spaceHardLimit } job { id state } }
+    ... on CreateQuotaRulePayload { quotaRule { id uuid type users { name id } spaceHardLimitBytes } job { id state } }
     ... on Error { message code ontapCode target }   # code: DUPLICATE_RULE, NOT_FOUND …; ontapCode: REST's number
   }
 }`,
@@ -93,7 +93,7 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   tab(
     "Storage: rule and volume-quota changes, live",
     `subscription {   # rule and volume-quota changes; pass the last \`cursor\` as \`after\` to resume after a reconnect
-  quotaChanges(svm: { name: "vs0" }) { cursor kind ruleUuid changed rule { type spaceHardLimit } volume { quotaState } }
+  quotaChanges(svm: { name: "vs0" }) { cursor kind ruleUuid changed rule { type spaceHardLimitBytes } volume { quotaState } }
 }`,
   ),
 ];

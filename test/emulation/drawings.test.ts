@@ -181,11 +181,11 @@ describe("GNS3 drawings", () => {
     const id = randomUUID();
     const created = await gql(
       s.url,
-      `mutation($i: CreateDrawingInput!) { createDrawing(input: $i) { __typename ... on CreateDrawingPayload { drawing { id drawingId project { projectId } x y z locked rotation svg shape } } } }`,
+      `mutation($i: CreateDrawingInput!) { createDrawing(input: $i) { __typename ... on CreateDrawingPayload { drawing { id drawingId project { projectId } x y z locked rotationDegrees svg shape } } } }`,
       { i: { projectId: pid, id, x: 10, y: 20, svg: GUI_SVG.note } },
     );
     const gid = globalId("Drawing", id);
-    expect(created.data.createDrawing.drawing).toEqual({ id: gid, drawingId: id, project: { projectId: pid }, x: 10, y: 20, z: 2, locked: false, rotation: 0, svg: GUI_SVG.note, shape: "NOTE" });
+    expect(created.data.createDrawing.drawing).toEqual({ id: gid, drawingId: id, project: { projectId: pid }, x: 10, y: 20, z: 2, locked: false, rotationDegrees: 0, svg: GUI_SVG.note, shape: "NOTE" });
     // REST answers a re-sent drawing_id with that drawing; GraphQL refuses a taken id, as every create does.
     const again = await gql(s.url, `mutation($i: CreateDrawingInput!) { createDrawing(input: $i) { __typename ... on Error { code target } } }`, { i: { projectId: pid, id } });
     expect(again.data.createDrawing).toEqual({ __typename: "ConflictError", code: "ALREADY_EXISTS", target: "id" });
@@ -198,10 +198,10 @@ describe("GNS3 drawings", () => {
     // Named by its global id alone (or its GNS3 id): the drawing finds its project.
     const rotated = await gql(
       s.url,
-      `mutation($i: UpdateDrawingInput!) { updateDrawing(input: $i) { ... on UpdateDrawingPayload { drawing { id rotation shape } } } }`,
-      { i: { id: gid, rotation: 45, svg: GUI_SVG.rectangle } },
+      `mutation($i: UpdateDrawingInput!) { updateDrawing(input: $i) { ... on UpdateDrawingPayload { drawing { id rotationDegrees shape } } } }`,
+      { i: { id: gid, rotationDegrees: 45, svg: GUI_SVG.rectangle } },
     );
-    expect(rotated.data.updateDrawing.drawing).toEqual({ id: gid, rotation: 45, shape: "RECTANGLE" });
+    expect(rotated.data.updateDrawing.drawing).toEqual({ id: gid, rotationDegrees: 45, shape: "RECTANGLE" });
     const found = await gql(s.url, `query($id: ID!) { node(id: $id) { __typename ... on Drawing { drawingId } } }`, { id: gid });
     expect(found.data.node).toEqual({ __typename: "Drawing", drawingId: id });
     await call(s.url, "POST", `${P}/drawings`, guiDrawing(GUI_SVG.image));

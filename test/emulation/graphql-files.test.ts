@@ -55,11 +55,11 @@ async function newProject(name = `files-${randomUUID().slice(0, 8)}`): Promise<s
 
 const WRITE_PROJECT_FILE = `mutation($p: ID!, $path: String!, $file: File!) {
   writeProjectFile(input: { projectId: $p, path: $path, file: $file }) {
-    __typename ... on WriteProjectFilePayload { file { path size } } ... on Error { message code target } } }`;
+    __typename ... on WriteProjectFilePayload { file { path sizeBytes } } ... on Error { message code target } } }`;
 /** Writes a node file and asks, in the same answer, for the URL that downloads it. */
 const WRITE_NODE_FILE = `mutation($n: ID!, $path: String!, $file: File!) {
   writeNodeFile(input: { nodeId: $n, path: $path, file: $file }) {
-    __typename ... on WriteNodeFilePayload { file { path size } node { nodeId fileUrl(path: $path) { ... on EmulatedNodeFileUrlSuccess { data { url } } } } }
+    __typename ... on WriteNodeFilePayload { file { path sizeBytes } node { nodeId fileUrl(path: $path) { ... on EmulatedNodeFileUrlSuccess { data { url } } } } }
     ... on Error { code message } } }`;
 const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
   importProject(input: { id: $id, name: $name, path: $path, file: $file }) {
@@ -82,7 +82,7 @@ describe("project archives and files", () => {
     const source = await newProject();
     expect((await rest("POST", `/v2/projects/${source}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" })).status).toBe(201);
     const written = await upload(WRITE_PROJECT_FILE, { p: source, path: "notes.txt" }, { name: "notes.txt", data: "lab notes\n" });
-    expect(written.body.data.writeProjectFile).toEqual({ __typename: "WriteProjectFilePayload", file: { path: "notes.txt", size: 10 } });
+    expect(written.body.data.writeProjectFile).toEqual({ __typename: "WriteProjectFilePayload", file: { path: "notes.txt", sizeBytes: 10 } });
 
     const before = Date.now();
     const link = await exportUrl(source, "(includeSnapshots: true, compress: false)");
@@ -121,7 +121,7 @@ describe("project archives and files", () => {
     const project = await newProject();
     const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256));
     const r = await upload(WRITE_PROJECT_FILE, { p: project, path: "blob.bin" }, { name: "blob.bin", data: bytes });
-    expect(r.body.data.writeProjectFile.file).toEqual({ path: "blob.bin", size: 70_000 });
+    expect(r.body.data.writeProjectFile.file).toEqual({ path: "blob.bin", sizeBytes: 70_000 });
     const url = await projectFileUrl(project, "blob.bin");
     expect((await download(url.data.url)).body.equals(bytes)).toBe(true);
 
@@ -150,7 +150,7 @@ describe("project archives and files", () => {
     requests++;
     const r = await upload(WRITE_NODE_FILE, { n: node.node_id, path: "configs/startup.vpc" }, { name: "startup.vpc", data: "ip 10.0.0.1/24\n" });
     const written = r.body.data.writeNodeFile;
-    expect(written).toMatchObject({ __typename: "WriteNodeFilePayload", file: { path: "configs/startup.vpc", size: 15 }, node: { nodeId: node.node_id } });
+    expect(written).toMatchObject({ __typename: "WriteNodeFilePayload", file: { path: "configs/startup.vpc", sizeBytes: 15 }, node: { nodeId: node.node_id } });
     const url = written.node.fileUrl.data.url;
     expect(url).toMatch(new RegExp(`^/v2/projects/${project}/nodes/${node.node_id}/files/configs/startup\\.vpc\\?token=`));
     requests++;
@@ -164,7 +164,7 @@ describe("project archives and files", () => {
     // The node named by its global id (what a client's cache holds) is the same node; an unknown one is NOT_FOUND.
     const global = (await query(`query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data { id } } } }`, { n: node.node_id })).data.emulatedNode.data.id;
     const again = await upload(WRITE_NODE_FILE, { n: global, path: "configs/startup.vpc" }, { name: "startup.vpc", data: "ip 10.0.0.2/24\n" });
-    expect(again.body.data.writeNodeFile.file).toEqual({ path: "configs/startup.vpc", size: 15 });
+    expect(again.body.data.writeNodeFile.file).toEqual({ path: "configs/startup.vpc", sizeBytes: 15 });
     const ghost = await upload(WRITE_NODE_FILE, { n: randomUUID(), path: "a.txt" }, { name: "x", data: "x" });
     expect(ghost.body.data.writeNodeFile).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND" });
   });
@@ -220,13 +220,13 @@ describe("signed URLs", () => {
   });
 
   it("expire", async () => {
-    const short = await exportUrl(project, "(validFor: 1)");
+    const short = await exportUrl(project, "(validForSeconds: 1)");
     const expiresAt = Date.parse(short.data.expiresAt);
     await waitFor(() => Date.now() > expiresAt + 1000, 5000, "the expiry");
     await refused(short.data.url);
-    for (const validFor of [0, 3601]) {
-      const r = await exportUrl(project, `(validFor: ${validFor})`);
-      expect(r).toEqual({ __typename: "InvalidInputError", message: "validFor must be 1-3600 seconds" });
+    for (const validForSeconds of [0, 3601]) {
+      const r = await exportUrl(project, `(validForSeconds: ${validForSeconds})`);
+      expect(r).toEqual({ __typename: "InvalidInputError", message: "validForSeconds must be 1-3600 seconds" });
     }
   });
 });
@@ -234,14 +234,14 @@ describe("signed URLs", () => {
 describe("symbols", () => {
   const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30"/></svg>`;
   const UPLOAD_SYMBOL = `mutation($id: ID!, $file: File!) { uploadSymbol(input: { id: $id, file: $file }) {
-    __typename ... on UploadSymbolPayload { symbol { symbolId theme builtin size { width height } rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }
+    __typename ... on UploadSymbolPayload { symbol { symbolId theme builtin size { widthPixels heightPixels } rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }
     ... on Error { message code target } } }`;
 
   it("uploads a symbol and serves it through the URL the mutation returns", async () => {
     const r = await upload(UPLOAD_SYMBOL, { id: "lab/my-router.svg" }, { name: "my-router.svg", data: SVG });
     expect(r.body.data.uploadSymbol).toMatchObject({
       __typename: "UploadSymbolPayload",
-      symbol: { symbolId: "my-router.svg", theme: "Custom symbols", builtin: false, size: { width: 40, height: 30 } },
+      symbol: { symbolId: "my-router.svg", theme: "Custom symbols", builtin: false, size: { widthPixels: 40, heightPixels: 30 } },
     });
     const raw = await download(r.body.data.uploadSymbol.symbol.rawUrl.data.url);
     expect(raw.status).toBe(200);
@@ -312,7 +312,7 @@ describe("hostile uploads and paths", () => {
     // Just under the limit: accepted (a file is one value for the input limits, however many chunks it came in).
     const fits = await upload(WRITE_PROJECT_FILE, { p: project, path: "fits.bin" }, { name: "fits.bin", data: Buffer.alloc(UPLOAD_LIMIT - 4096, 1) });
     expect(fits.body.errors).toBeUndefined();
-    expect(fits.body.data.writeProjectFile.file.size).toBe(UPLOAD_LIMIT - 4096);
+    expect(fits.body.data.writeProjectFile.file.sizeBytes).toBe(UPLOAD_LIMIT - 4096);
     expect((await query("{ emulationVersion }")).data.emulationVersion).toBe("2.2.59");
   });
 

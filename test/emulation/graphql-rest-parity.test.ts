@@ -162,18 +162,20 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
 
   it("symbolDimensions, appliances, computeStatistics and computePorts answer as their REST routes", async () => {
     const symbol = (await call(s.url, "GET", "/v2/symbols")).body.find((x: { symbol_id: string }) => x.symbol_id.endsWith(".svg")).symbol_id;
-    const DIM = `query($id: ID!) { symbolDimensions(id: $id) { ${RESULT} ... on QuerySymbolDimensionsSuccess { data { width height } } } }`;
+    const DIM = `query($id: ID!) { symbolDimensions(id: $id) { ${RESULT} ... on QuerySymbolDimensionsSuccess { data { widthPixels heightPixels } } } }`;
+    /** REST's dimensions under the GraphQL names, which carry the unit. */
+    const inPixels = ({ width, height }: { width: number; height: number }) => ({ widthPixels: width, heightPixels: height });
     const dims = await field(s, "symbolDimensions", DIM, { id: symbol });
-    expect(dims.data).toEqual((await call(s.url, "GET", `/v2/symbols/${encodeURIComponent(symbol)}/dimensions`)).body);
+    expect(dims.data).toEqual(inPixels((await call(s.url, "GET", `/v2/symbols/${encodeURIComponent(symbol)}/dimensions`)).body));
     // An unknown id falls back to the default symbol, as on REST; an image whose size cannot be read is a conflict.
-    expect((await field(s, "symbolDimensions", DIM, { id: "nope.svg" })).data).toEqual((await call(s.url, "GET", "/v2/symbols/nope.svg/dimensions")).body);
+    expect((await field(s, "symbolDimensions", DIM, { id: "nope.svg" })).data).toEqual(inPixels((await call(s.url, "GET", "/v2/symbols/nope.svg/dimensions")).body));
     expect((await call(s.url, "POST", "/v2/symbols/garbage.png/raw", "not a png")).status).toBe(204);
     expect(await field(s, "symbolDimensions", DIM, { id: "garbage.png" })).toEqual({ __typename: "ConflictError", message: "Could not read the size of symbol garbage.png" });
 
-    const r = await gql(s.url, `{ appliances computeStatistics { compute { computeId name } statistics { memoryTotal loadAveragePercent } } }`);
+    const r = await gql(s.url, `{ appliances computeStatistics { compute { computeId name } statistics { memoryTotalBytes loadAveragePercent } } }`);
     expect(r.data.appliances).toEqual((await call(s.url, "GET", "/v2/appliances")).body);
     expect(r.data.computeStatistics).toEqual([
-      { compute: { computeId: "local", name: expect.any(String) }, statistics: { memoryTotal: expect.any(Number), loadAveragePercent: expect.any(Array) } },
+      { compute: { computeId: "local", name: expect.any(String) }, statistics: { memoryTotalBytes: expect.any(Number), loadAveragePercent: expect.any(Array) } },
     ]);
 
     const PORTS = `query($c: ID!) { computePorts(computeId: $c) { ${RESULT} ... on QueryComputePortsSuccess { data { consolePortRange consolePorts udpPortRange udpPorts } } } }`;

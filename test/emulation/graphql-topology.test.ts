@@ -173,10 +173,10 @@ describe("emulation: GraphQL topology", () => {
     expect(outOfRange.data.createLink.__typename).toBe("InvalidInputError");
     const upd = await gql(
       s.url,
-      `mutation($id: ID!) { updateLink(input: { id: $id, suspend: true, linkStyle: { color: "#f00" } }) { ... on UpdateLinkPayload { link { suspend linkStyle { color width } } } } }`,
+      `mutation($id: ID!) { updateLink(input: { id: $id, suspend: true, linkStyle: { color: "#f00" } }) { ... on UpdateLinkPayload { link { suspend linkStyle { color widthPixels } } } } }`,
       { id: link.linkId },
     );
-    expect(upd.data.updateLink.link).toEqual({ suspend: true, linkStyle: { color: "#f00", width: null } });
+    expect(upd.data.updateLink.link).toEqual({ suspend: true, linkStyle: { color: "#f00", widthPixels: null } });
     const q = await gql(s.url, `query($id: ID!) { link(id: $id) { ... on QueryLinkSuccess { data { linkId suspend } } } }`, { id: link.linkId });
     expect(q.data.link.data).toEqual({ linkId: link.linkId, suspend: true });
   });
@@ -198,13 +198,13 @@ describe("emulation: GraphQL topology", () => {
     const other = (await call(s.url, "POST", `/v2/projects/${pid}/nodes`, { name: "QB", node_type: "ethernet_hub", compute_id: "local" })).body.node_id;
     const link = await gql(
       s.url,
-      `mutation($p: ID!, $a: ID!, $b: ID!) { createLink(input: { projectId: $p, linkStyle: { color: "#00ff00", width: 3 },
+      `mutation($p: ID!, $a: ID!, $b: ID!) { createLink(input: { projectId: $p, linkStyle: { color: "#00ff00", widthPixels: 3 },
           ends: [{ nodeId: $a, adapterNumber: 0, portNumber: 1, label: { text: "up", x: 5, y: -5 } }, { nodeId: $b, adapterNumber: 0, portNumber: 0 }] }) {
-        ... on CreateLinkPayload { link { linkId linkStyle { color width type } endpoints { label { text x y } } } } ${ERR} } }`,
+        ... on CreateLinkPayload { link { linkId linkStyle { color widthPixels type } endpoints { label { text x y } } } } ${ERR} } }`,
       { p: pid, a: node.nodeId, b: other },
     );
     const l = link.data.createLink.link;
-    expect(l.linkStyle).toEqual({ color: "#00ff00", width: 3, type: null });
+    expect(l.linkStyle).toEqual({ color: "#00ff00", widthPixels: 3, type: null });
     expect(l.endpoints[0].label).toEqual({ text: "up", x: 5, y: -5 });
     const restLink = (await call(s.url, "GET", `/v2/projects/${pid}/links/${l.linkId}`)).body;
     expect(restLink.link_style).toEqual({ color: "#00ff00", width: 3 });

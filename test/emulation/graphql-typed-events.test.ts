@@ -101,7 +101,7 @@ describe("GraphQL typed events", () => {
       ["TemplateEvent", "template.created"],
       ["SettingsEvent", "settings.updated"],
     ]);
-    expect(events[1]).toMatchObject({ kind: "UPDATED", changed: ["name", "zoom"], project: { projectId: p.project_id, name: "ctl-renamed" } });
+    expect(events[1]).toMatchObject({ kind: "UPDATED", changed: ["name", "zoomPercent"], project: { projectId: p.project_id, name: "ctl-renamed" } });
     expect(events[2]).toMatchObject({ kind: "CLOSED", project: { status: "CLOSED" } });
     expect(events[3]).toMatchObject({ kind: "CREATED", template: { id: globalId("Template", t.template_id), templateId: t.template_id, name: "Hub T" } });
     expect(events[4].settings).toMatchObject({ theme: "dark", modification_uuid: expect.any(String) });

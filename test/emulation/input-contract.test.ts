@@ -34,7 +34,7 @@ describe("emulation: one input contract per operation, both faces", () => {
     else expect(g.data[field].__typename).toBe("InvalidInputError");
   };
   const nodeCases: { what: string; rest: Record<string, unknown>; graphql: Record<string, unknown> }[] = [
-    { what: "label rotation out of range", rest: { label: { text: "X", rotation: 999 } }, graphql: { label: { rotation: 999 } } },
+    { what: "label rotation out of range", rest: { label: { text: "X", rotation: 999 } }, graphql: { label: { rotationDegrees: 999 } } },
     { what: "custom adapter that is not an object", rest: { custom_adapters: [1] }, graphql: { customAdapters: [1] } },
     { what: "node id that is not a UUID", rest: { node_id: "not-a-uuid" }, graphql: { id: "not-a-uuid" } },
     { what: "template id that is not a UUID", rest: { template_id: "abc" }, graphql: { templateId: "abc" } },
@@ -56,13 +56,14 @@ describe("emulation: one input contract per operation, both faces", () => {
 
   it("node: the same valid label is stored the same way by both faces", async () => {
     const label = { style: "fill: #ff0000;", x: 1, y: -30, rotation: 90 };
+    const graphqlLabel = { style: "fill: #ff0000;", x: 1, y: -30, rotationDegrees: 90 };
     const rest = await call(s.url, "POST", `/v2/projects/${pid}/nodes`, { compute_id: "local", name: "R", node_type: "vpcs", label: { text: "R", ...label } });
     expect(rest.status).toBe(201);
-    const g = await gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { ... on CreateNodePayload { node { label { text style x y rotation } } } } }`, {
-      i: { projectId: pid, name: "G", nodeType: "VPCS", label },
+    const g = await gql(s.url, `mutation($i: CreateNodeInput!) { createNode(input: $i) { ... on CreateNodePayload { node { label { text style x y rotationDegrees } } } } }`, {
+      i: { projectId: pid, name: "G", nodeType: "VPCS", label: graphqlLabel },
     });
     expect(rest.body.label).toEqual({ text: "R", ...label });
-    expect(g.data.createNode.node.label).toEqual({ text: "G", ...label });
+    expect(g.data.createNode.node.label).toEqual({ text: "G", ...graphqlLabel });
   });
 
   type End = { nodeId: string; adapterNumber: number; portNumber: number; label?: Record<string, unknown> };
@@ -78,7 +79,7 @@ describe("emulation: one input contract per operation, both faces", () => {
         graphql: { ends: [end(a, 0, { label: { text: "e0", x: "left" } }), end(b, 0)] },
       }),
     },
-    { what: "a style with a non-integer width", make: () => ({ rest: { nodes: [], link_style: { width: "thick" } }, graphql: { ends: [], linkStyle: { width: "thick" } } }) },
+    { what: "a style with a non-integer width", make: () => ({ rest: { nodes: [], link_style: { width: "thick" } }, graphql: { ends: [], linkStyle: { widthPixels: "thick" } } }) },
     { what: "an unknown filter", make: () => ({ rest: { nodes: [], filters: { jitter: [1] } }, graphql: { ends: [], filters: { jitter: [1] } } }) },
     { what: "three ends", make: () => ({ rest: { nodes: [wireEnd(end(a, 0)), wireEnd(end(b, 0)), wireEnd(end(a, 0))] }, graphql: { ends: [end(a, 0), end(b, 0), end(a, 0)] } }) },
   ];
@@ -94,7 +95,7 @@ describe("emulation: one input contract per operation, both faces", () => {
     });
   }
   const drawingCases: { what: string; rest: Record<string, unknown>; graphql: Record<string, unknown> }[] = [
-    { what: "rotation out of range", rest: { rotation: 999 }, graphql: { rotation: 999 } },
+    { what: "rotation out of range", rest: { rotation: 999 }, graphql: { rotationDegrees: 999 } },
     { what: "an id that is not a UUID", rest: { drawing_id: "d1" }, graphql: { id: "d1" } },
   ];
   for (const c of drawingCases) {

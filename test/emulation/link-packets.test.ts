@@ -20,7 +20,7 @@ import { waitFor } from "../support/wait.js";
  */
 const PACKETS = `subscription($l: ID!, $after: String) { linkPackets(id: $l, after: $after) {
   __typename
-  ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time capturedLength length
+  ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time capturedLengthBytes lengthBytes
     ethernet { src dst etherType vlan } arp { operation senderMac senderIp targetMac targetIp }
     ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort flags } udp { srcPort dstPort } } }
   ... on Error { message } } }`;
@@ -244,7 +244,7 @@ describe("linkPackets", () => {
             ipv4: { protocol: 1, src: "10.0.0.2", dst: "10.0.0.1" },
             icmp: { type: 0, code: 0 },
           });
-          expect(echo(st, 8).capturedLength).toBe(echo(st, 8).length);
+          expect(echo(st, 8).capturedLengthBytes).toBe(echo(st, 8).lengthBytes);
           expect(Math.abs(Date.parse(echo(st, 8).time) - Date.now())).toBeLessThan(60_000);
           expect(packets(st)).toContainEqual(
             expect.objectContaining({ arp: { operation: 2, senderMac: macs[1], senderIp: "10.0.0.2", targetMac: macs[0], targetIp: "10.0.0.1" } }),
@@ -264,7 +264,7 @@ describe("linkPackets", () => {
         const mac = (b: Buffer) => [...b].map((x) => x.toString(16).padStart(2, "0")).join(":");
         for (const p of packets(ws)) {
           const frame = recorded[p.number - 1].data;
-          expect([frame.length, mac(frame.subarray(6, 12)), mac(frame.subarray(0, 6))]).toEqual([p.capturedLength, p.ethernet.src, p.ethernet.dst]);
+          expect([frame.length, mac(frame.subarray(6, 12)), mac(frame.subarray(0, 6))]).toEqual([p.capturedLengthBytes, p.ethernet.src, p.ethernet.dst]);
         }
       });
 

@@ -351,22 +351,22 @@ describe("GNS3 projects", () => {
     const created = await gql(
       s.url,
       `mutation($input: CreateProjectInput!) { createProject(input: $input) {
-        __typename ... on CreateProjectPayload { project { id projectId name status sceneWidth filename autoClose } }
+        __typename ... on CreateProjectPayload { project { id projectId name status sceneWidthPixels filename autoClose } }
         ... on Error { message } } }`,
-      { input: { name: "gql1", sceneWidth: 900 } },
+      { input: { name: "gql1", sceneWidthPixels: 900 } },
     );
     expect(created.errors).toBeUndefined();
     const p = created.data.createProject.project;
-    expect(p).toMatchObject({ id: globalId("Project", p.projectId), name: "gql1", status: "OPENED", sceneWidth: 900, filename: "gql1.gns3", autoClose: true });
+    expect(p).toMatchObject({ id: globalId("Project", p.projectId), name: "gql1", status: "OPENED", sceneWidthPixels: 900, filename: "gql1.gns3", autoClose: true });
     const dup = await gql(s.url, `mutation { createProject(input: {name: "gql1"}) { __typename ... on Error { code message } } }`);
     expect(dup.data.createProject).toEqual({ __typename: "ConflictError", code: "ALREADY_EXISTS", message: 'Project "gql1" already exists' });
 
     const upd = await gql(
       s.url,
-      `mutation($id: ID!) { updateProject(input: {id: $id, name: "gql2", zoom: 120}) { ... on UpdateProjectPayload { project { name zoom } } } }`,
+      `mutation($id: ID!) { updateProject(input: {id: $id, name: "gql2", zoomPercent: 120}) { ... on UpdateProjectPayload { project { name zoomPercent } } } }`,
       { id: p.id },
     );
-    expect(upd.data.updateProject.project).toEqual({ name: "gql2", zoom: 120 });
+    expect(upd.data.updateProject.project).toEqual({ name: "gql2", zoomPercent: 120 });
     const closed = await gql(s.url, `mutation($id: ID!) { closeProject(input: {id: $id}) { ... on CloseProjectPayload { project { status } } } }`, { id: p.id });
     expect(closed.data.closeProject.project.status).toBe("CLOSED");
     // The GNS3 project_id names it too.

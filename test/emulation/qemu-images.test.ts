@@ -152,19 +152,19 @@ describe("qemu images on this server", () => {
       const form = new FormData();
       // The File variable sits inside the one input, so the multipart map still names variables.file.
       const q = `mutation($f: String!, $file: File!) { uploadImage(input: { type: QEMU, filename: $f, file: $file }) {
-        __typename ... on UploadImagePayload { image { filename path filesize } } ... on Error { message } } }`;
+        __typename ... on UploadImagePayload { image { filename path filesizeBytes } } ... on Error { message } } }`;
       form.set("operations", JSON.stringify({ query: q, variables: { f: filename, file: null } }));
       form.set("map", JSON.stringify({ 0: ["variables.file"] }));
       form.set("0", new Blob([data]), "upload.bin");
       const res = await fetch(`${s.url}/graphql`, { method: "POST", headers: PREFLIGHT, body: form });
       return ((await res.json()) as any).data.uploadImage;
     };
-    expect(await upload("gql.qcow2", "uploaded over GraphQL")).toEqual({ __typename: "UploadImagePayload", image: { filename: "gql.qcow2", path: "gql.qcow2", filesize: 21 } });
+    expect(await upload("gql.qcow2", "uploaded over GraphQL")).toEqual({ __typename: "UploadImagePayload", image: { filename: "gql.qcow2", path: "gql.qcow2", filesizeBytes: 21 } });
     expect(fs.readFileSync(path.join(images, "gql.qcow2"), "utf8")).toBe("uploaded over GraphQL");
     expect(await upload("../gql.qcow2", "nope nope")).toMatchObject({ __typename: "ForbiddenError", message: expect.stringMatching(/^Could not write image: \.\.\/gql\.qcow2/) });
-    const list = await gql(s.url, `{ images(type: QEMU, first: 100) { __typename ... on QueryImagesSuccess { data { totalCount edges { node { filename path md5sum filesize } } } } } }`);
+    const list = await gql(s.url, `{ images(type: QEMU, first: 100) { __typename ... on QueryImagesSuccess { data { totalCount edges { node { filename path md5sum filesizeBytes } } } } } }`);
     expect(list.data.images.data.totalCount).toBe(list.data.images.data.edges.length);
-    expect(nodesOf(list.data.images.data)).toContainEqual({ filename: "gql.qcow2", path: "gql.qcow2", md5sum: md5("uploaded over GraphQL"), filesize: 21 });
+    expect(nodesOf(list.data.images.data)).toContainEqual({ filename: "gql.qcow2", path: "gql.qcow2", md5sum: md5("uploaded over GraphQL"), filesizeBytes: 21 });
     const none = await gql(s.url, `{ images(computeId: "nope", type: QEMU) { __typename ... on Error { message } } }`);
     expect(none.data.images).toEqual({ __typename: "NotFoundError", message: "Compute ID nope doesn't exist" });
   });

@@ -190,7 +190,7 @@ describe("symbols", () => {
   });
 
   it("offers the same catalogue over GraphQL", async () => {
-    const r = await gql(s.url, `{ symbols(theme: "Classic", first: 100) { totalCount edges { node { symbolId filename theme builtin size { width height } } } } defaultSymbols { theme role symbolId } }`);
+    const r = await gql(s.url, `{ symbols(theme: "Classic", first: 100) { totalCount edges { node { symbolId filename theme builtin size { widthPixels heightPixels } } } } defaultSymbols { theme role symbolId } }`);
     expect(r.errors).toBeUndefined();
     expect(r.data.symbols.totalCount).toBe(OWN_SET.length);
     expect(nodesOf(r.data.symbols).map((x: any) => x.filename).sort()).toEqual(OWN_SET);
@@ -199,7 +199,7 @@ describe("symbols", () => {
       filename: "router.svg",
       theme: "Classic",
       builtin: true,
-      size: { width: 66, height: 45 },
+      size: { widthPixels: 66, heightPixels: 45 },
     });
     expect(r.data.defaultSymbols).toContainEqual({ theme: "Classic", role: "router", symbolId: ":/symbols/classic/router.svg" });
   });

@@ -217,7 +217,7 @@ describe("imported archives are streamed to disk and held to an unpacked size an
 // Last: the refused upload leaves its connection unusable for the client's next request on it.
 describe("GraphQL uploads are held to PATCHBAY_UPLOAD_LIMIT, not Yoga's 25 MB", () => {
   const WRITE = `mutation($p: ID!, $file: File!) { writeProjectFile(input: { projectId: $p, path: "big.bin", file: $file }) {
-    __typename ... on WriteProjectFilePayload { file { size } } } }`;
+    __typename ... on WriteProjectFilePayload { file { sizeBytes } } } }`;
   const upload = async (bytes: number) => {
     const form = new FormData();
     form.set("operations", JSON.stringify({ query: WRITE, variables: { p: projectId, file: null } }));
@@ -230,7 +230,7 @@ describe("GraphQL uploads are held to PATCHBAY_UPLOAD_LIMIT, not Yoga's 25 MB", 
   it("takes a 26 MB file under a 30 MB limit, and refuses a 31 MB one with 413", async () => {
     const within = await upload(26 * 1024 * 1024);
     expect(within.body).toEqual({
-      data: { writeProjectFile: { __typename: "WriteProjectFilePayload", file: { size: 26 * 1024 * 1024 } } },
+      data: { writeProjectFile: { __typename: "WriteProjectFilePayload", file: { sizeBytes: 26 * 1024 * 1024 } } },
       extensions: { cost: expect.objectContaining({ limit: 100_000 }) },
     });
     const beyond = await quickly(() => upload(31 * 1024 * 1024));

@@ -233,7 +233,7 @@ describe("item 12: GraphQL client mistakes keep their message", () => {
     expect((await gql(s.url, "{ svms { name }")).errors?.[0].message).toMatch(/^Syntax Error/);
     const badVar = await gql(s.url, "query($n: Int!) { quotaRules(first: $n) { totalCount } }", { n: "many" });
     expect(badVar.errors?.[0].message).toMatch(/Variable "\$n" got invalid value "many"/);
-    const badScalar = await gql(s.url, "query($f: QuotaRuleFilter) { quotaRules(filter: $f) { totalCount } }", { f: { spaceHardLimit: { eq: "abc" } } });
+    const badScalar = await gql(s.url, "query($f: QuotaRuleFilter) { quotaRules(filter: $f) { totalCount } }", { f: { spaceHardLimitBytes: { eq: "abc" } } });
     expect(badScalar.errors?.[0].message).toMatch(/BigInt must be an integer or a string of digits/);
     expect((await gql(s.url, "query A { __typename } query B { __typename }")).errors?.[0].message).not.toBe("Unexpected error.");
     const get = await call(s.url, "GET", `/graphql?query=${encodeURIComponent("mutation { updateSettings(input: { settings: {} }) { __typename } }")}`, undefined, { accept: "application/json" });

@@ -361,7 +361,7 @@ const EXAMPLES: Record<string, Example> = {
         await loadDemoFixture(s.ctx);
         const { answers, events } = await runGraphql(s, script("ontap-graphql"));
         const { quotaRule, job } = answers[0].createQuotaRule;
-        expect(quotaRule).toMatchObject({ type: "USER", users: [{ name: "alice" }], spaceHardLimit: 1048576 });
+        expect(quotaRule).toMatchObject({ type: "USER", users: [{ name: "alice" }], spaceHardLimitBytes: 1048576 });
         expect(job.state).toBe("SUCCESS");
         expect(answers[1].quotaRules.edges.map((e: { node: { id: string } }) => e.node.id)).toContain(quotaRule.id);
         expect(events[0][0]).toMatchObject({ data: { quotaChanges: { kind: "RULE_CREATED", ruleUuid: quotaRule.uuid } } });

@@ -18,9 +18,9 @@ describe("storage GraphQL: one contract per operation", () => {
   const ERR = "... on Error { message code ontapCode target }";
 
   it("names GraphQL fields in input errors, never the ONTAP body's (space.hard_limit)", async () => {
-    const negative = await create({ type: "TREE", qtreeName: "qt1", limits: { spaceHardLimit: -5 } });
-    expect(negative.data!.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "INVALID_INPUT", ontapCode: "262185", target: "limits.spaceHardLimit" });
-    expect(negative.data!.createQuotaRule.message).toMatch(/"limits\.spaceHardLimit"/);
+    const negative = await create({ type: "TREE", qtreeName: "qt1", limits: { spaceHardLimitBytes: -5 } });
+    expect(negative.data!.createQuotaRule).toMatchObject({ __typename: "InvalidInputError", code: "INVALID_INPUT", ontapCode: "262185", target: "limits.spaceHardLimitBytes" });
+    expect(negative.data!.createQuotaRule.message).toMatch(/"limits\.spaceHardLimitBytes"/);
     const mapping = await create({ type: "GROUP", group: { name: "g" }, limits: { userMapping: true } });
     expect(mapping.data!.createQuotaRule).toMatchObject({ target: "limits.userMapping", message: '"limits.userMapping" is only valid for user rules.' });
     const tree = await create({ type: "TREE" });
@@ -40,10 +40,10 @@ describe("storage GraphQL: one contract per operation", () => {
       expect(await page(garbage), garbage).toEqual([[cursor, "BAD_USER_INPUT"]]);
     }
     const range = "an integer from -9223372036854775808 to 9223372036854775807";
-    const volume = (size: string) => gql(s.url, `mutation { createVolume(input: { svm: { name: "svm1" }, name: "big", size: ${size} }) { __typename ${ERR} } }`);
+    const volume = (size: string) => gql(s.url, `mutation { createVolume(input: { svm: { name: "svm1" }, name: "big", sizeBytes: ${size} }) { __typename ${ERR} } }`);
     // Literals are read from their digits: through a JS number, -9223372036854775809 would round into the range.
     for (const size of ["1000000000000000000000000", '"1000000000000000000000000"', "9223372036854775808", "-9223372036854775809"]) {
-      expect((await volume(size)).data!.createVolume, size).toEqual({ __typename: "InvalidInputError", message: `Invalid value for field "size": expected ${range}.`, code: "INVALID_INPUT", ontapCode: "262185", target: "size" });
+      expect((await volume(size)).data!.createVolume, size).toEqual({ __typename: "InvalidInputError", message: `Invalid value for field "sizeBytes": expected ${range}.`, code: "INVALID_INPUT", ontapCode: "262185", target: "sizeBytes" });
     }
     const rest = await call(s.url, "POST", "/api/storage/quota/rules?return_timeout=30", {
       svm: { name: "svm1" }, volume: { name: "vol1" }, type: "tree", qtree: { name: "qt1" }, files: { hard_limit: "99999999999999999999" },

@@ -142,8 +142,8 @@ describe("quota rule ordering: REST's order_by, the same order", () => {
     const UNLIMITED = 9; // the data set's rules without a space limit
     expect(await limits("asc")).toEqual([1024, 1024, 2048, 4096, 4096, ...Array(UNLIMITED).fill(null)]);
     expect(await limits("desc")).toEqual([...Array(UNLIMITED).fill(null), 4096, 4096, 2048, 1024, 1024]);
-    const gqlLimits = await gql(s.url, `{ quotaRules(first: 100, filter: { svmName: { eq: "${SVM}" } }, orderBy: [{ field: SPACE_HARD_LIMIT }]) { edges { node { spaceHardLimit } } } }`);
-    expect(gqlLimits.data.quotaRules.edges.map((e: any) => e.node.spaceHardLimit)).toEqual(await limits("asc"));
+    const gqlLimits = await gql(s.url, `{ quotaRules(first: 100, filter: { svmName: { eq: "${SVM}" } }, orderBy: [{ field: SPACE_HARD_LIMIT }]) { edges { node { spaceHardLimitBytes } } } }`);
+    expect(gqlLimits.data.quotaRules.edges.map((e: any) => e.node.spaceHardLimitBytes)).toEqual(await limits("asc"));
     const groups = (await restRules("order_by=group.name&type=group&fields=group")).map((r: any) => r.group.name ?? null);
     expect(groups).toEqual(["", "staff", null]); // the rule by id has no name
   });
@@ -154,15 +154,15 @@ describe("quota rule ordering: REST's order_by, the same order", () => {
       call(s.url, "POST", "/api/storage/quota/rules?return_timeout=30", { "svm.name": "osvm", "volume.name": "ovol", type: "user", "users.name": [user], "space.hard_limit": limit });
     for (const [i, limit] of [10, 20, 30, 40, 50, 60].entries()) expect((await post(limit * 1024, `u${i}`)).status).toBe(201);
     const query = (after?: string) =>
-      gql(s.url, `query($after: String) { quotaRules(first: 2, after: $after, filter: { svmName: { eq: "osvm" }, spaceHardLimit: { isNull: false } },
-        orderBy: [{ field: SPACE_HARD_LIMIT }]) { pageInfo { endCursor } edges { node { spaceHardLimit } } } }`, { after });
+      gql(s.url, `query($after: String) { quotaRules(first: 2, after: $after, filter: { svmName: { eq: "osvm" }, spaceHardLimitBytes: { isNull: false } },
+        orderBy: [{ field: SPACE_HARD_LIMIT }]) { pageInfo { endCursor } edges { node { spaceHardLimitBytes } } } }`, { after });
     const first = (await query()).data.quotaRules;
-    expect(first.edges.map((e: any) => e.node.spaceHardLimit)).toEqual([10240, 20480]);
+    expect(first.edges.map((e: any) => e.node.spaceHardLimitBytes)).toEqual([10240, 20480]);
     // one rule sorts before the cursor, one right after it: the next page starts right after the cursor's rule
     expect((await post(5 * 1024, "early")).status).toBe(201);
     expect((await post(25 * 1024, "late")).status).toBe(201);
     const next = (await query(first.pageInfo.endCursor)).data.quotaRules;
-    expect(next.edges.map((e: any) => e.node.spaceHardLimit)).toEqual([25600, 30720]);
+    expect(next.edges.map((e: any) => e.node.spaceHardLimitBytes)).toEqual([25600, 30720]);
   });
 
   it("offers exactly REST's order_by fields, and bounds the number of keys", async () => {
@@ -211,23 +211,23 @@ describe("QuotaRule.qtree: REST's qtree { id name } as { qtreeId name }", () => 
   });
 });
 
-describe("returnTimeout: REST's synchronous or asynchronous answer", () => {
+describe("returnTimeoutSeconds: REST's synchronous or asynchronous answer", () => {
   const ERR = "... on Error { __typename message code ontapCode target }";
   const JOB = "job { uuid state description }";
   const jobState = async (uuid: string) => (await gql(s.url, `query($u: ID!) { job(id: $u) { state message code } }`, { u: uuid })).data.job;
-  /** Polls the job through GraphQL until it ended, as a client does after returnTimeout ran out. */
+  /** Polls the job through GraphQL until it ended, as a client does after returnTimeoutSeconds ran out. */
   const ended = (uuid: string) =>
     waitFor(async () => {
       const job = await jobState(uuid);
       return job && job.state !== "QUEUED" && job.state !== "RUNNING" ? job : null;
     }, 10_000, "job ended");
 
-  it("returnTimeout 0 answers at once with the queued job, which then succeeds (create, update, delete, quota on)", async () => {
+  it("returnTimeoutSeconds 0 answers at once with the queued job, which then succeeds (create, update, delete, quota on)", async () => {
     const { volumeUuid } = await storageFixture(s.url, "jsvm", "jvol");
     const created = await gql(
       s.url,
       `mutation($i: CreateQuotaRuleInput!) { createQuotaRule(input: $i) { __typename ... on CreateQuotaRulePayload { quotaRule { id uuid qtree { name } } ${JOB} } ${ERR} } }`,
-      { i: { svm: { name: "jsvm" }, volume: { name: "jvol" }, type: "TREE", qtreeName: "qt1", limits: { filesHardLimit: 7 }, returnTimeout: 0 } },
+      { i: { svm: { name: "jsvm" }, volume: { name: "jvol" }, type: "TREE", qtreeName: "qt1", limits: { filesHardLimit: 7 }, returnTimeoutSeconds: 0 } },
     );
     const c = created.data.createQuotaRule;
     expect(c.__typename).toBe("CreateQuotaRulePayload");
@@ -237,13 +237,13 @@ describe("returnTimeout: REST's synchronous or asynchronous answer", () => {
     const restJob = await rest(`/api/cluster/jobs/${c.job.uuid}`);
     expect(restJob.body).toMatchObject({ state: "success", description: "POST /api/storage/quota/rules" });
 
-    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(input: { id: $v, enabled: true, returnTimeout: 0 }) { ... on SetVolumeQuotaPayload { ${JOB} } ${ERR} } }`, { v: volumeUuid });
+    const on = await gql(s.url, `mutation($v: ID!) { setVolumeQuota(input: { id: $v, enabled: true, returnTimeoutSeconds: 0 }) { ... on SetVolumeQuotaPayload { ${JOB} } ${ERR} } }`, { v: volumeUuid });
     expect(on.data.setVolumeQuota.job.state).toBe("QUEUED");
     expect((await ended(on.data.setVolumeQuota.job.uuid)).state).toBe("SUCCESS");
 
     const updated = await gql(
       s.url,
-      `mutation($u: ID!) { updateQuotaRule(input: { id: $u, limits: { filesHardLimit: 9 }, returnTimeout: 0 }) { ... on UpdateQuotaRulePayload { quotaRule { filesHardLimit } ${JOB} } ${ERR} } }`,
+      `mutation($u: ID!) { updateQuotaRule(input: { id: $u, limits: { filesHardLimit: 9 }, returnTimeoutSeconds: 0 }) { ... on UpdateQuotaRulePayload { quotaRule { filesHardLimit } ${JOB} } ${ERR} } }`,
       { u: c.quotaRule.id },
     );
     expect(updated.data.updateQuotaRule).toMatchObject({ quotaRule: { filesHardLimit: 9 }, job: { state: "QUEUED", description: `update quota rule ${c.quotaRule.uuid}` } });
@@ -251,49 +251,49 @@ describe("returnTimeout: REST's synchronous or asynchronous answer", () => {
     const report = await waitFor(async () => (await rest(`/api/storage/quota/reports?volume.uuid=${volumeUuid}&fields=files`)).body.records.find((r: any) => r.files?.hard_limit === 9), 10_000, "resized");
     expect(report).toBeTruthy();
 
-    const deleted = await gql(s.url, `mutation($u: ID!) { deleteQuotaRule(input: { id: $u, returnTimeout: 0 }) { ... on DeleteQuotaRulePayload { deletedIds ${JOB} } ${ERR} } }`, { u: c.quotaRule.id });
+    const deleted = await gql(s.url, `mutation($u: ID!) { deleteQuotaRule(input: { id: $u, returnTimeoutSeconds: 0 }) { ... on DeleteQuotaRulePayload { deletedIds ${JOB} } ${ERR} } }`, { u: c.quotaRule.id });
     expect(deleted.data.deleteQuotaRule.job.state).toBe("QUEUED");
     expect(deleted.data.deleteQuotaRule.deletedIds).toContain(c.quotaRule.id);
     expect((await ended(deleted.data.deleteQuotaRule.job.uuid)).state).toBe("SUCCESS");
     expect((await rest(`/api/storage/quota/rules/${c.quotaRule.uuid}`)).status).toBe(404);
   });
 
-  it("a returnTimeout long enough answers with the finished job and the result, as REST's 200/201", async () => {
+  it("a returnTimeoutSeconds long enough answers with the finished job and the result, as REST's 200/201", async () => {
     await storageFixture(s.url, "ksvm", "kvol");
     const r = await gql(
       s.url,
       `mutation($i: CreateQuotaRuleInput!) { createQuotaRule(input: $i) { ... on CreateQuotaRulePayload { quotaRule { qtreeName filesHardLimit } ${JOB} } ${ERR} } }`,
-      { i: { svm: { name: "ksvm" }, volume: { name: "kvol" }, type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 3 }, returnTimeout: 30 } },
+      { i: { svm: { name: "ksvm" }, volume: { name: "kvol" }, type: "TREE", qtreeName: "qt2", limits: { filesHardLimit: 3 }, returnTimeoutSeconds: 30 } },
     );
     expect(r.data.createQuotaRule).toMatchObject({ quotaRule: { qtreeName: "qt2", filesHardLimit: 3 }, job: { state: "SUCCESS" } });
   });
 
-  it("a job that fails within the wait is the mutation's typed error; after returnTimeout 0 the polled job reports it", async () => {
+  it("a job that fails within the wait is the mutation's typed error; after returnTimeoutSeconds 0 the polled job reports it", async () => {
     const { volumeUuid } = await storageFixture(s.url, "fsvm", "fvol"); // no rules: quota cannot be turned on
     const ON = (timeout: string) => `mutation($v: ID!) { setVolumeQuota(input: { id: $v, enabled: true${timeout} }) { __typename ... on SetVolumeQuotaPayload { ${JOB} } ${ERR} } }`;
-    for (const timeout of ["", ", returnTimeout: 30"]) {
+    for (const timeout of ["", ", returnTimeoutSeconds: 30"]) {
       const failed = await gql(s.url, ON(timeout), { v: volumeUuid });
       expect(failed.data.setVolumeQuota).toMatchObject({ __typename: "ConflictError", code: "CONFLICT", ontapCode: "14958", target: "quota.enabled" });
     }
-    const started = await gql(s.url, ON(", returnTimeout: 0"), { v: volumeUuid });
+    const started = await gql(s.url, ON(", returnTimeoutSeconds: 0"), { v: volumeUuid });
     expect(started.data.setVolumeQuota.job.state).toBe("QUEUED");
     expect(await ended(started.data.setVolumeQuota.job.uuid)).toMatchObject({ state: "FAILURE", code: 14958 });
   });
 
-  it("refuses a returnTimeout outside 0–120 with a typed error, before changing anything", async () => {
+  it("refuses a returnTimeoutSeconds outside 0–120 with a typed error, before changing anything", async () => {
     await storageFixture(s.url, "bsvm", "bvol");
-    for (const returnTimeout of [-1, 121]) {
+    for (const returnTimeoutSeconds of [-1, 121]) {
       const r = await gql(
         s.url,
         `mutation($i: CreateQuotaRuleInput!) { createQuotaRule(input: $i) { __typename ${ERR} } }`,
-        { i: { svm: { name: "bsvm" }, volume: { name: "bvol" }, type: "TREE", qtreeName: "qt1", returnTimeout } },
+        { i: { svm: { name: "bsvm" }, volume: { name: "bvol" }, type: "TREE", qtreeName: "qt1", returnTimeoutSeconds } },
       );
       expect(r.data.createQuotaRule).toMatchObject({
         __typename: "InvalidInputError",
         code: "INVALID_INPUT",
         ontapCode: "262185",
-        target: "returnTimeout",
-        message: 'Invalid value for field "returnTimeout": expected an integer from 0 to 120.',
+        target: "returnTimeoutSeconds",
+        message: 'Invalid value for field "returnTimeoutSeconds": expected an integer from 0 to 120.',
       });
     }
     expect((await rest("/api/storage/quota/rules?svm.name=bsvm")).body.num_records).toBe(0);
@@ -316,21 +316,21 @@ describe("volumes and qtrees: REST's PATCH and DELETE, with their jobs", () => {
     expect(gone.data.volume).toMatchObject({ __typename: "NotFoundError", code: "NOT_FOUND", ontapCode: "4" });
   });
 
-  it("resizes a volume (job, returnTimeout) with REST's size rule", async () => {
+  it("resizes a volume (job, returnTimeoutSeconds) with REST's size rule", async () => {
     const { volumeUuid } = await storageFixture(s.url, "zsvm", "zvol");
-    const RESIZE = `mutation($u: ID!, $size: BigInt!) { resizeVolume(input: { id: $u, size: $size, returnTimeout: 0 }) { ... on ResizeVolumePayload { volume { size } job { uuid state } } ${ERR} } }`;
+    const RESIZE = `mutation($u: ID!, $size: BigInt!) { resizeVolume(input: { id: $u, sizeBytes: $size, returnTimeoutSeconds: 0 }) { ... on ResizeVolumePayload { volume { sizeBytes } job { uuid state } } ${ERR} } }`;
     const r = await gql(s.url, RESIZE, { u: volumeUuid, size: 64 * 1024 * 1024 });
-    expect(r.data.resizeVolume).toMatchObject({ volume: { size: 64 * 1024 * 1024 }, job: { state: "QUEUED" } }); // the size is set at once
+    expect(r.data.resizeVolume).toMatchObject({ volume: { sizeBytes: 64 * 1024 * 1024 }, job: { state: "QUEUED" } }); // the size is set at once
     expect(await ended(r.data.resizeVolume.job.uuid)).toBe("SUCCESS");
     expect((await rest(`/api/storage/volumes/${volumeUuid}?fields=size`)).body.size).toBe(64 * 1024 * 1024);
     const small = await gql(s.url, RESIZE, { u: volumeUuid, size: 1024 });
-    expect(small.data.resizeVolume).toMatchObject({ __typename: "InvalidInputError", target: "size", message: "Volume size must be at least 20MB." });
+    expect(small.data.resizeVolume).toMatchObject({ __typename: "InvalidInputError", target: "sizeBytes", message: "Volume size must be at least 20MB." });
   });
 
   it("changes a qtree's security style and permissions in its job; bad permissions are a typed error", async () => {
     const { volumeUuid } = await storageFixture(s.url, "qsvm", "qvol");
     const qt = (await rest(`/api/storage/qtrees?volume.uuid=${volumeUuid}&name=qt1`)).body.records[0];
-    const UPDATE = `mutation($id: ID!, $p: Int, $t: Int) { updateQtree(input: { id: $id, securityStyle: NTFS, unixPermissions: $p, returnTimeout: $t }) {
+    const UPDATE = `mutation($id: ID!, $p: Int, $t: Int) { updateQtree(input: { id: $id, securityStyle: NTFS, unixPermissions: $p, returnTimeoutSeconds: $t }) {
       ... on UpdateQtreePayload { qtree { securityStyle unixPermissions } job { uuid state } } ${ERR} } }`;
     const id = `${volumeUuid}/${qt.id}`; // the qtree's domain id, as REST's path addresses it
     const started = await gql(s.url, UPDATE, { id, p: 750, t: 0 });

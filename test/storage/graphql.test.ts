@@ -24,7 +24,7 @@ volumePerTest(() => s, (v) => ({ svm, volumeName, volumeUuid } = v));
 const CREATE = `mutation($input: CreateQuotaRuleInput!) {
   createQuotaRule(input: $input) {
     __typename
-    ... on CreateQuotaRulePayload { quotaRule { id uuid type qtreeName users { name id } filesHardLimit spaceHardLimit } }
+    ... on CreateQuotaRulePayload { quotaRule { id uuid type qtreeName users { name id } filesHardLimit spaceHardLimitBytes } }
     ... on Error { message code ontapCode target }
   }
 }`;
@@ -49,8 +49,8 @@ function subscribeWs(query: string, n: number) {
 
 describe("storage GraphQL", () => {
   it("creates rules through the same rules as REST and returns typed errors", async () => {
-    const ok = await create({ type: "USER", users: [{ name: "1001" }], limits: { filesHardLimit: 10, spaceHardLimit: "1500" } });
-    expect(ok.data.createQuotaRule.quotaRule).toMatchObject({ type: "USER", qtreeName: null, users: [{ name: null, id: "1001" }], filesHardLimit: 10, spaceHardLimit: 2048 });
+    const ok = await create({ type: "USER", users: [{ name: "1001" }], limits: { filesHardLimit: 10, spaceHardLimitBytes: "1500" } });
+    expect(ok.data.createQuotaRule.quotaRule).toMatchObject({ type: "USER", qtreeName: null, users: [{ name: null, id: "1001" }], filesHardLimit: 10, spaceHardLimitBytes: 2048 });
     const dup = await create({ type: "USER", users: [{ name: "1001" }] });
     expect(dup.data.createQuotaRule).toMatchObject({ __typename: "ConflictError", code: "DUPLICATE_RULE", ontapCode: "5308546" });
     const bad = await create({ type: "TREE", qtreeName: "qt1", group: { name: "g" } });
@@ -120,7 +120,7 @@ describe("storage GraphQL", () => {
   });
 
   it("types rule events: kind, the rule with its qtree, and the names of the fields an update changed", async () => {
-    const made = await create({ type: "USER", users: [{ name: "kim" }], qtreeName: "qt1", limits: { spaceHardLimit: 1024 } });
+    const made = await create({ type: "USER", users: [{ name: "kim" }], qtreeName: "qt1", limits: { spaceHardLimitBytes: 1024 } });
     const { id, uuid } = made.data.createQuotaRule.quotaRule;
     await busIdle();
     const before = s.ctx.bus.subscriberCount();
@@ -128,15 +128,15 @@ describe("storage GraphQL", () => {
     await busSubscribed(s, before);
     const UPDATE = `mutation($u: ID!, $l: QuotaLimitsInput!) { updateQuotaRule(input: { id: $u, limits: $l }) { __typename } }`;
     // same space limit (no change), a new files limit and user mapping; by global id, then by uuid
-    expect((await gql(s.url, UPDATE, { u: id, l: { spaceHardLimit: 1024, filesHardLimit: 5, userMapping: true } })).data.updateQuotaRule.__typename).toBe("UpdateQuotaRulePayload");
-    await gql(s.url, UPDATE, { u: uuid, l: { spaceHardLimit: 2048 } });
+    expect((await gql(s.url, UPDATE, { u: id, l: { spaceHardLimitBytes: 1024, filesHardLimit: 5, userMapping: true } })).data.updateQuotaRule.__typename).toBe("UpdateQuotaRulePayload");
+    await gql(s.url, UPDATE, { u: uuid, l: { spaceHardLimitBytes: 2048 } });
     await create({ type: "TREE", qtreeName: "qt2" });
     const [first, second, third] = (await sub.done).map((e) => e.quotaChanges);
     await sub.dispose();
     const qt1 = (await gql(s.url, `query($svm: String!) { volumes(svm: { name: $svm }) { edges { node { qtrees { edges { node { id qtreeId name } } } } } } }`, { svm })).data.volumes.edges[0].node.qtrees.edges.map((e: any) => e.node).find((q: any) => q.name === "qt1");
     // `rule` is the rule as it is when the event is delivered: the second update may already be in
     expect(first).toMatchObject({ kind: "RULE_UPDATED", changed: ["filesHardLimit", "userMapping"], ruleId: id, rule: { uuid, userMapping: true, qtree: { qtreeId: qt1.qtreeId, name: "qt1", qtree: { id: qt1.id } } } });
-    expect(second).toMatchObject({ kind: "RULE_UPDATED", changed: ["spaceHardLimit"] });
+    expect(second).toMatchObject({ kind: "RULE_UPDATED", changed: ["spaceHardLimitBytes"] });
     expect(third).toMatchObject({ kind: "RULE_CREATED", changed: null, rule: { qtree: { name: "qt2" } } });
   });
 

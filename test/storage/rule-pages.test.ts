@@ -9,7 +9,7 @@ import { postRule, serverWithFixture, storageFixture } from "./fixture.js";
  * Every acknowledged write is in the next page on the same instance; on another instance once its event arrives.
  */
 const PAGE = "/api/storage/quota/rules?svm.name=svm1&fields=uuid,type,qtree,users,space&max_records=50";
-const GQL = `{ quotaRules(first: 50, filter: { svmName: { eq: "svm1" } }) { edges { node { uuid type qtreeName users { name } spaceHardLimit volume { name } } } } }`;
+const GQL = `{ quotaRules(first: 50, filter: { svmName: { eq: "svm1" } }) { edges { node { uuid type qtreeName users { name } spaceHardLimitBytes volume { name } } } } }`;
 
 const restPage = async (s: TestServer) => (await call(s.url, "GET", PAGE)).body.records as any[];
 const gqlPage = async (s: TestServer) => (await gql(s.url, GQL)).data.quotaRules.edges.map((e: any) => e.node) as any[];
@@ -27,11 +27,11 @@ describe("quota rule pages: one instance", () => {
     const uuid = made.body.records[0].uuid;
     // the explicit rule and the default rule it brought with it
     expect((await restPage(s)).map((r) => r.uuid)).toContain(uuid);
-    expect((await gqlPage(s)).find((r) => r.uuid === uuid)).toMatchObject({ qtreeName: "qt1", spaceHardLimit: 1024, volume: { name: "vol1" } });
+    expect((await gqlPage(s)).find((r) => r.uuid === uuid)).toMatchObject({ qtreeName: "qt1", spaceHardLimitBytes: 1024, volume: { name: "vol1" } });
 
     expect((await call(s.url, "PATCH", `/api/storage/quota/rules/${uuid}?return_timeout=30`, { space: { hard_limit: 2048 } })).status).toBe(200);
     expect((await restPage(s)).find((r) => r.uuid === uuid).space.hard_limit).toBe(2048);
-    expect((await gqlPage(s)).find((r) => r.uuid === uuid).spaceHardLimit).toBe(2048);
+    expect((await gqlPage(s)).find((r) => r.uuid === uuid).spaceHardLimitBytes).toBe(2048);
 
     const qt1 = (await call(s.url, "GET", `/api/storage/qtrees?volume.uuid=${volumeUuid}&name=qt1`)).body.records[0];
     expect((await call(s.url, "PATCH", `/api/storage/qtrees/${volumeUuid}/${qt1.id}?return_timeout=30`, { name: "renamed" })).status).toBe(200);

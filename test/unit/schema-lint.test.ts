@@ -184,6 +184,61 @@ function nodeViolations(): string[] {
   return [...new Set([...ENTITIES, ...withId])].filter((name) => !isNode(schema.getType(name))).sort();
 }
 
+/**
+ * Units a description can state a number in, and the words of a name that carries that unit (issue 22: units in
+ * names). A description states its unit first ("Seconds the URL stays valid") or after "in" ("Memory, in bytes").
+ */
+const UNIT_WORDS: Record<string, string[]> = {
+  bytes: ["bytes"],
+  kib: ["kib"],
+  kb: ["kb", "kilobytes"],
+  mib: ["mib"],
+  mb: ["mb", "megabytes"],
+  gib: ["gib"],
+  gb: ["gb", "gigabytes"],
+  "bits per second": ["bps"],
+  kbps: ["kbps"],
+  mbps: ["mbps"],
+  milliseconds: ["ms", "milliseconds"],
+  seconds: ["seconds"],
+  minutes: ["minutes"],
+  percent: ["percent"],
+  pixels: ["pixels"],
+  degrees: ["degrees"],
+};
+const STATED_UNIT = new RegExp(`(?:^|\\bin )(${Object.keys(UNIT_WORDS).join("|")})\\b`, "i");
+/** A number, or a filter on one: what a unit qualifies. */
+const NUMERIC = /^(Int|Float|BigInt)(Filter)?$/;
+
+/** Numbers whose description states a unit their name does not carry, with why; `*.x` is a field `x` of any type. */
+const UNIT_NOT_IN_NAME: Record<string, string> = {
+  "*.x": "a canvas coordinate (a position or an offset), conventionally in pixels as the description says",
+  "*.y": "a canvas coordinate (a position or an offset), conventionally in pixels as the description says",
+};
+
+/**
+ * Numeric fields, arguments and input fields whose description states a unit their name does not carry, or whose
+ * name carries a unit their description does not state.
+ */
+function unitViolations(among: GraphQLNamedType[]): string[] {
+  const bad: string[] = [];
+  const check = (where: string, name: string, type: GraphQLType, description: string | null | undefined) => {
+    if (!NUMERIC.test(getNamedType(type).name) || UNIT_NOT_IN_NAME[where] || UNIT_NOT_IN_NAME[`*.${name}`]) return;
+    const stated = STATED_UNIT.exec(description ?? "")?.[1].toLowerCase();
+    const words = name.split(/(?=[A-Z])/).map((w) => w.toLowerCase());
+    const named = Object.keys(UNIT_WORDS).filter((unit) => UNIT_WORDS[unit].some((w) => words.includes(w)));
+    if (stated ? !named.includes(stated) : named.length) bad.push(`${where}: "${description}"`);
+  };
+  for (const t of among) {
+    if (!(isObjectType(t) || isInterfaceType(t) || isInputObjectType(t))) continue;
+    for (const f of Object.values(t.getFields())) {
+      check(`${t.name}.${f.name}`, f.name, f.type, f.description);
+      if ("args" in f) for (const a of f.args) check(`${t.name}.${f.name}(${a.name})`, a.name, a.type, a.description);
+    }
+  }
+  return bad;
+}
+
 describe("schema lint (issue 22)", () => {
   it("every identifier argument and input field is an ID (no `nodeId: String!`)", () => {
     expect(identifierViolations()).toEqual([]);
@@ -225,6 +280,25 @@ describe("schema lint (issue 22)", () => {
       }
     }
     expect(bad).toEqual([]);
+  });
+
+  it("every number whose description states a unit carries it in its name (`sizeBytes`, `timeoutSeconds`) and the other way round, unless listed with why", () => {
+    expect(unitViolations(types)).toEqual([]);
+    const sample = buildSchema(`type Query {
+      """The file's size, in bytes""" size: Int
+      """The file's size, in bytes""" sizeBytes: Int
+      """Seconds the URL stays valid""" url(validFor: Int, """Seconds the URL stays valid""" validFor2: Int): String
+      """The load, in percent""" loadPercent: Float
+      """Guest memory, in MB""" ramMb: Int
+      """Where on the canvas, in pixels""" x: Int
+      """Bytes of text, in bytes""" text: String
+      """How long to wait""" waitSeconds: Int
+    }`);
+    expect(unitViolations(Object.values(sample.getTypeMap()))).toEqual([
+      'Query.size: "The file\'s size, in bytes"',
+      'Query.url(validFor2): "Seconds the URL stays valid"',
+      'Query.waitSeconds: "How long to wait"',
+    ]);
   });
 
   it("every collection of objects is a connection, unless it is bounded by nature (listed, with why)", () => {
@@ -280,7 +354,8 @@ describe("schema lint (issue 22)", () => {
   });
 
   it("the allowlists name only fields that exist", () => {
-    for (const coordinate of [...Object.keys(BOUNDED_LISTS), ...Object.keys(NOT_OBJECT_IDS)]) {
+    const unitExceptions = Object.keys(UNIT_NOT_IN_NAME).filter((coordinate) => !coordinate.startsWith("*."));
+    for (const coordinate of [...Object.keys(BOUNDED_LISTS), ...Object.keys(NOT_OBJECT_IDS), ...unitExceptions]) {
       const [type, field] = coordinate.split(".");
       const t = schema.getType(type);
       expect(t && (isObjectType(t) || isInterfaceType(t) || isInputObjectType(t)) ? t.getFields()[field] : undefined, coordinate).toBeDefined();

@@ -90,8 +90,8 @@ function subscribe(query: string, variables: Vars, onItem: (r: any) => void, onE
 }
 
 const ERR = "... on Error { message }";
-const NODE = "id name nodeType status x y z width height consoleType";
-const DRAWING = "id x y z rotation svg";
+const NODE = "id name nodeType status x y z widthPixels heightPixels consoleType";
+const DRAWING = "id x y z rotationDegrees svg";
 const LINK = "id capturing endpoints { adapterNumber portNumber node { id } }";
 
 /** A page of a connection as the lab reads it: the most a page holds, and where the next one starts. */
@@ -132,8 +132,8 @@ interface LabNode {
   x: number;
   y: number;
   z: number;
-  width: number;
-  height: number;
+  widthPixels: number;
+  heightPixels: number;
   consoleType: string | null;
 }
 interface LabLink {
@@ -194,10 +194,10 @@ const nodeData = (n: LabNode) => ({
   status: n.status,
   color: STATUS_COLOR[n.status] ?? "#888",
   shape: SHAPE[n.nodeType] ?? "round-rectangle",
-  w: Math.max(20, n.width || 40),
-  h: Math.max(20, n.height || 40),
+  w: Math.max(20, n.widthPixels || 40),
+  h: Math.max(20, n.heightPixels || 40),
 });
-const nodeCentre = (n: LabNode) => ({ x: n.x + (n.width || 40) / 2, y: n.y + (n.height || 40) / 2 });
+const nodeCentre = (n: LabNode) => ({ x: n.x + (n.widthPixels || 40) / 2, y: n.y + (n.heightPixels || 40) / 2 });
 
 function putNode(n: LabNode) {
   nodes.set(n.id, n);
@@ -234,7 +234,7 @@ function removeLink(id: string) {
 }
 
 /** A drawing's SVG as an image (an <img> runs no script), sized by its width and height attributes. */
-function putDrawing(d: { id: string; x: number; y: number; z: number; rotation: number; svg: string }) {
+function putDrawing(d: { id: string; x: number; y: number; z: number; rotationDegrees: number; svg: string }) {
   const doc = new DOMParser().parseFromString(d.svg, "image/svg+xml");
   const root = doc.documentElement;
   const w = Number(root.getAttribute("width")) || 100;
@@ -535,7 +535,7 @@ $("#open-console").onclick = () => {
 // Packets of a link: its capture is started if none runs, then `linkPackets` streams its frames decoded.
 
 const PACKETS = `subscription($l: ID!) { linkPackets(id: $l) { __typename
-  ... on SubscriptionLinkPacketsSuccess { data { number dropped time length ethernet { src dst etherType } arp { operation senderIp targetIp }
+  ... on SubscriptionLinkPacketsSuccess { data { number dropped time lengthBytes ethernet { src dst etherType } arp { operation senderIp targetIp }
     ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort } udp { srcPort dstPort } } }
   ${ERR} } }`;
 let closePacketStream: (() => void) | undefined;
@@ -554,7 +554,7 @@ function describePacket(p: any): [string, string, string] {
     return [p.ipv4.src, p.ipv4.dst, `${what}, ttl ${p.ipv4.ttl}`];
   }
   if (p.ethernet) return [p.ethernet.src, p.ethernet.dst, `Ethernet type 0x${p.ethernet.etherType.toString(16).padStart(4, "0")}`];
-  return ["", "", `${p.length} bytes`];
+  return ["", "", `${p.lengthBytes} bytes`];
 }
 
 $("#watch-packets").onclick = async () => {
@@ -591,7 +591,7 @@ $("#watch-packets").onclick = async () => {
 // ---------------------------------------------------------------------------------------------------------------
 // Quota rules of a volume, kept live by `quotaChanges`
 
-const RULE = "uuid type qtreeName users { name id } group { name id } spaceHardLimit filesHardLimit";
+const RULE = "uuid type qtreeName users { name id } group { name id } spaceHardLimitBytes filesHardLimit";
 const rules = new Map<string, any>();
 let closeRuleStream: (() => void) | undefined;
 const volumeSelect = $<HTMLSelectElement>("#volumes");
@@ -609,7 +609,7 @@ function renderRules() {
   $("#rules tbody").replaceChildren(
     ...[...rules.values()].map((r) => {
       const target = r.type === "TREE" ? r.qtreeName || "(default)" : `${(r.type === "USER" ? r.users.map((u: any) => u.name ?? u.id).join(",") : (r.group?.name ?? r.group?.id)) || "(default)"}${r.qtreeName ? ` @ ${r.qtreeName}` : ""}`;
-      const tr = el("tr", {}, ...[r.type.toLowerCase(), target, formatBytes(r.spaceHardLimit), r.filesHardLimit ?? "—"].map((t) => el("td", { textContent: String(t) })));
+      const tr = el("tr", {}, ...[r.type.toLowerCase(), target, formatBytes(r.spaceHardLimitBytes), r.filesHardLimit ?? "—"].map((t) => el("td", { textContent: String(t) })));
       tr.dataset.uuid = r.uuid;
       return tr;
     }),

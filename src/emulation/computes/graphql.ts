@@ -149,15 +149,15 @@ const HostStatisticsRef = builder.objectRef<HostStatistics>("HostStatistics").im
   fields: (t) => ({
     cpuUsagePercent: t.exposeFloat("cpu_usage_percent", { description: "CPU in use, in percent of all CPUs" }),
     memoryUsagePercent: t.exposeFloat("memory_usage_percent", { description: "Memory in use, in percent" }),
-    memoryTotal: t.exposeFloat("memory_total", { description: "Memory, in bytes" }),
-    memoryFree: t.exposeFloat("memory_free", { description: "Memory free, in bytes" }),
-    memoryUsed: t.exposeFloat("memory_used", { description: "Memory in use, in bytes" }),
-    swapTotal: t.exposeFloat("swap_total", { description: "Swap space, in bytes" }),
-    swapFree: t.exposeFloat("swap_free", { description: "Swap space free, in bytes" }),
-    swapUsed: t.exposeFloat("swap_used", { description: "Swap space in use, in bytes" }),
+    memoryTotalBytes: t.exposeFloat("memory_total", { description: "Memory, in bytes" }),
+    memoryFreeBytes: t.exposeFloat("memory_free", { description: "Memory free, in bytes" }),
+    memoryUsedBytes: t.exposeFloat("memory_used", { description: "Memory in use, in bytes" }),
+    swapTotalBytes: t.exposeFloat("swap_total", { description: "Swap space, in bytes" }),
+    swapFreeBytes: t.exposeFloat("swap_free", { description: "Swap space free, in bytes" }),
+    swapUsedBytes: t.exposeFloat("swap_used", { description: "Swap space in use, in bytes" }),
     swapUsagePercent: t.exposeFloat("swap_usage_percent", { description: "Swap space in use, in percent" }),
     diskUsagePercent: t.exposeFloat("disk_usage_percent", { description: "Disk space in use where projects are kept, in percent" }),
-    loadAveragePercent: t.exposeIntList("load_average_percent", { description: "1, 5 and 15 minutes, per CPU" }),
+    loadAveragePercent: t.exposeIntList("load_average_percent", { description: "The load average over 1, 5 and 15 minutes per CPU, in percent (100: as many runnable tasks as CPUs)" }),
   }),
 });
 const ComputeStatisticsRef = builder.objectRef<ComputeStatistics>("ComputeStatistics").implement({

@@ -150,7 +150,7 @@ const SendNodeConsoleInput = builder.inputType("SendNodeConsoleInputInput", {
 builder.mutationField("sendNodeConsoleInput", (t) =>
   t.field({
     type: payloadType<{ bytesWritten: number }>("sendNodeConsoleInput", "What `sendNodeConsoleInput` wrote", (f) => ({
-      bytesWritten: f.exposeInt("bytesWritten", { description: "The number of bytes written to the console" }),
+      bytesWritten: f.exposeInt("bytesWritten", { description: "Bytes written to the console" }),
     })),
     // NOT_FOUND: the session is not open here; CONFLICT: the console has not taken the input already sent.
     errors: mutationErrors("sendNodeConsoleInput", [InvalidInputError, NotFoundError, ConflictError]),

@@ -25,6 +25,9 @@ const DrawingShapeEnum = builder.enumType("DrawingShape", {
 });
 
 // "Drawing" is GNS3's own word for the notes, shapes and pictures of a canvas; it clashes with nothing here.
+/** The drawing fields whose GraphQL name carries the unit: GraphQL name → the domain's. */
+export const DRAWING_NAMES = { rotationDegrees: "rotation" } as const;
+
 export const DrawingRef = builder.prismaNode("Drawing", {
   description: "A note, shape or picture on a project's canvas, stored as SVG",
   id: { field: "id", description: "The drawing's global id: use it for `node(id:)`, as a cache key and in arguments" },
@@ -35,7 +38,7 @@ export const DrawingRef = builder.prismaNode("Drawing", {
     y: t.exposeInt("y", { description: "Vertical position on the canvas, in pixels" }),
     z: t.exposeInt("z", { description: "Stacking order (nodes are at 1)" }),
     locked: t.exposeBoolean("locked", { description: "A locked drawing cannot be deleted (nor moved in the GUI)" }),
-    rotation: t.exposeInt("rotation", { description: "Degrees, -359..360" }),
+    rotationDegrees: t.exposeInt(DRAWING_NAMES.rotationDegrees, { description: "Rotation, in degrees (-359 to 360)" }),
     svg: t.exposeString("svg", { description: "The drawing itself, an SVG document" }),
     shape: t.field({ type: DrawingShapeEnum, description: "What the SVG draws, as the GUI tells it", resolve: (d) => drawingShape(d.svg) }),
   }),
@@ -56,7 +59,7 @@ const drawingFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fi
   y: t.int({ description: "Vertical position on the canvas, in pixels" }),
   z: t.int({ description: "Stacking order (nodes are at 1)" }),
   locked: t.boolean({ description: "A locked drawing cannot be deleted (nor moved in the GUI)" }),
-  rotation: t.int({ description: "Degrees, -359..360" }),
+  rotationDegrees: t.int({ description: "Rotation, in degrees (-359 to 360)" }),
   svg: t.string({ description: svgRules }),
 });
 
@@ -74,13 +77,13 @@ const UpdateDrawingInput = builder.inputType("UpdateDrawingInput", {
 });
 const drawingInput = (name: string) => idInput(name, `The drawing \`${name}\` acts on`, "The drawing's id (its global id, or its GNS3 drawing_id)");
 
-type Fields = { x?: number | null; y?: number | null; z?: number | null; locked?: boolean | null; rotation?: number | null; svg?: string | null };
+type Fields = { x?: number | null; y?: number | null; z?: number | null; locked?: boolean | null; rotationDegrees?: number | null; svg?: string | null };
 const toChanges = (i: Fields): DrawingChanges => ({
   x: i.x ?? undefined,
   y: i.y ?? undefined,
   z: i.z ?? undefined,
   locked: i.locked ?? undefined,
-  rotation: i.rotation ?? undefined,
+  rotation: i.rotationDegrees ?? undefined,
   svg: i.svg ?? undefined,
 });
 

@@ -22,16 +22,16 @@ export const DownloadUrlRef = builder.objectRef<SignedUrl>("DownloadUrl").implem
 const DEFAULT_VALIDITY_SECONDS = 300;
 
 type ArgBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]["arg"];
-/** The `validFor` argument of every download field. */
+/** The `validForSeconds` argument of every download field. */
 export const validForArg = (arg: ArgBuilder) =>
   arg.int({ required: true, defaultValue: DEFAULT_VALIDITY_SECONDS, description: `Seconds the URL stays valid (1-${MAX_VALIDITY_SECONDS})` });
 
 /** A signed URL for `pathAndQuery` (a REST route, percent-encoded). */
-export function downloadUrl(ctx: AppContext, pathAndQuery: string, validFor: number): SignedUrl {
-  if (!Number.isInteger(validFor) || validFor < 1 || validFor > MAX_VALIDITY_SECONDS) {
-    throw new InvalidInputError(`validFor must be 1-${MAX_VALIDITY_SECONDS} seconds`, { target: "validFor" });
+export function downloadUrl(ctx: AppContext, pathAndQuery: string, validForSeconds: number): SignedUrl {
+  if (!Number.isInteger(validForSeconds) || validForSeconds < 1 || validForSeconds > MAX_VALIDITY_SECONDS) {
+    throw new InvalidInputError(`validForSeconds must be 1-${MAX_VALIDITY_SECONDS} seconds`, { target: "validForSeconds" });
   }
-  return signUrl(ctx.config.urlSecret, pathAndQuery, validFor);
+  return signUrl(ctx.config.urlSecret, pathAndQuery, validForSeconds);
 }
 
 /** A file path as the tail of a REST files route: each segment percent-encoded (the route decodes the tail once). */
@@ -45,6 +45,6 @@ export const WrittenFileRef = builder.objectRef<{ path: string; size: number }>(
   description: "A file that was written: where, and how large",
   fields: (t) => ({
     path: t.exposeString("path", { description: "The file's path, as given" }),
-    size: t.field({ type: "BigInt", description: "Bytes written", resolve: (f) => f.size }),
+    sizeBytes: t.field({ type: "BigInt", description: "Bytes written", resolve: (f) => f.size }),
   }),
 });

@@ -30,12 +30,12 @@ const EmulatorImageRef = builder.objectRef<ListedImage>("EmulatorImage").impleme
     filename: t.exposeString("filename", { description: "The file's name" }),
     path: t.exposeString("path", { description: "The name node properties use (relative to the emulator's image directory)" }),
     md5sum: t.exposeString("md5sum", { description: "The MD5 checksum of the file (to check a copy, or an appliance's expected image)" }),
-    filesize: t.field({ type: "BigInt", description: "The file's size, in bytes", resolve: (i) => BigInt(i.filesize) }),
+    filesizeBytes: t.field({ type: "BigInt", description: "The file's size, in bytes", resolve: (i) => BigInt(i.filesize) }),
     downloadUrl: t.field({
       type: DownloadUrlRef,
       description: "A short-lived URL to download the image file (the local compute's images only)",
-      args: { validFor: validForArg(t.arg) },
-      resolve: (i, args, ctx) => downloadUrl(ctx, `/v2/computes/${encodeURIComponent(i.computeId)}/${i.emulator}/images/${encodeFilePath(i.path)}`, args.validFor),
+      args: { validForSeconds: validForArg(t.arg) },
+      resolve: (i, args, ctx) => downloadUrl(ctx, `/v2/computes/${encodeURIComponent(i.computeId)}/${i.emulator}/images/${encodeFilePath(i.path)}`, args.validForSeconds),
     }),
   }),
 });

@@ -9,10 +9,10 @@ builder.prismaObjectField("Link", "pcapUrl", (t) =>
     description:
       "A short-lived URL that streams the running capture as a pcap file (for Wireshark) from its start, then live until it stops; ConflictError when the link is not capturing. A stopped capture stays a project file: Project.fileUrl(path: \"project-files/captures/<captureFileName>\")",
     errors: { types: DOMAIN_ERRORS },
-    args: { validFor: validForArg(t.arg) },
+    args: { validForSeconds: validForArg(t.arg) },
     resolve: async (l, args, ctx) => {
       await linkCapture(ctx, l.projectId, l.id);
-      return downloadUrl(ctx, `/v2/projects/${l.projectId}/links/${l.id}/pcap`, args.validFor);
+      return downloadUrl(ctx, `/v2/projects/${l.projectId}/links/${l.id}/pcap`, args.validForSeconds);
     },
   }),
 );

@@ -3,11 +3,12 @@ import { batchLoad } from "../../platform/graphql/batch-load.js";
 import type { Link } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { withDomainNames } from "../../platform/graphql/domain-names.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
 import { projectIdArg } from "../projects/graphql.js";
-import { computeById, LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
+import { computeById, LABEL_NAMES, LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
 import { ComputeRef } from "../computes/graphql.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { createLink, deleteLink, updateLink } from "./operations.js";
@@ -20,7 +21,7 @@ const LinkStyleRef = builder.objectRef<StoredStyle>("LinkStyle").implement({
   description: "How a link's wire is drawn; a field without a value is drawn the GUI's default way",
   fields: (t) => ({
     color: t.string({ nullable: true, description: "The wire's colour (CSS, e.g. #ff0000)", resolve: (s) => (typeof s.color === "string" ? s.color : null) }),
-    width: t.int({ nullable: true, description: "The wire's width, in pixels", resolve: (s) => (typeof s.width === "number" ? Math.round(s.width) : null) }),
+    widthPixels: t.int({ nullable: true, description: "The wire's width, in pixels", resolve: (s) => (typeof s.width === "number" ? Math.round(s.width) : null) }),
     type: t.int({ nullable: true, description: "The dash pattern: 1 solid, 2 dashed, 3 dotted, 4 dash-dot, 5 dash-dot-dot (Qt pen styles)", resolve: (s) => (typeof s.type === "number" ? Math.round(s.type) : null) }),
   }),
 });
@@ -126,7 +127,7 @@ const LinkEndLabelInput = builder.inputType("LinkEndLabelInput", {
     style: t.string({ description: "SVG text style (font-family, font-size, fill …)" }),
     x: t.int({ description: "Offset from the end's anchor, in pixels" }),
     y: t.int({ description: "Offset from the end's anchor, in pixels" }),
-    rotation: t.int({ description: "Rotation in degrees (-359 to 360)" }),
+    rotationDegrees: t.int({ description: "Rotation, in degrees (-359 to 360)" }),
   }),
 });
 const LinkEndInput = builder.inputType("LinkEndInput", {
@@ -142,7 +143,7 @@ const LinkStyleInput = builder.inputType("LinkStyleInput", {
   description: "How a link's wire is drawn; what is not given is drawn the GUI's default way",
   fields: (t) => ({
     color: t.string({ description: "The wire's colour (CSS, e.g. #ff0000)" }),
-    width: t.int({ description: "The wire's width, in pixels" }),
+    widthPixels: t.int({ description: "The wire's width, in pixels" }),
     type: t.int({ description: "The dash pattern: 1 solid, 2 dashed, 3 dotted, 4 dash-dot, 5 dash-dot-dot (Qt pen styles)" }),
   }),
 });
@@ -195,7 +196,7 @@ const toEnds = (ends: Ends): LinkEndpointInput[] | undefined =>
     nodeId: domainId(e.nodeId, "EmulatedNode", "ends.nodeId"),
     adapterNumber: e.adapterNumber,
     portNumber: e.portNumber,
-    label: (e.label ? given(e.label) : undefined) as LinkEndpointInput["label"],
+    label: (e.label ? given(withDomainNames(e.label, LABEL_NAMES)) : undefined) as LinkEndpointInput["label"],
   }));
 
 /** The fields a client gave (GraphQL passes an omitted optional input field as undefined, an explicit one as null). */
@@ -215,7 +216,7 @@ function gns3Filters(f: FiltersInput): Record<string, (number | string)[]> {
 
 const toChanges = (i: { filters?: FiltersInput | null; linkStyle?: Record<string, unknown> | null; suspend?: boolean | null }): LinkChanges => ({
   filters: (i.filters ? gns3Filters(i.filters) : undefined) as LinkChanges["filters"],
-  linkStyle: (i.linkStyle ? given(i.linkStyle) : undefined) as LinkChanges["linkStyle"],
+  linkStyle: (i.linkStyle ? given(withDomainNames(i.linkStyle, { widthPixels: "width" })) : undefined) as LinkChanges["linkStyle"],
   suspend: i.suspend ?? undefined,
 });
 

@@ -35,7 +35,7 @@ const Ipv4Header = builder.objectRef<Ipv4Summary>("Ipv4Header").implement({
     src: t.exposeString("src", { description: "Source IPv4 address" }),
     dst: t.exposeString("dst", { description: "Destination IPv4 address" }),
     ttl: t.exposeInt("ttl", { description: "Time to live: routers the packet may still cross" }),
-    fragmentOffset: t.exposeInt("fragmentOffset", { description: "In bytes; later fragments have no ICMP/TCP/UDP header" }),
+    fragmentOffsetBytes: t.exposeInt("fragmentOffset", { description: "The fragment's offset in the datagram, in bytes; later fragments have no ICMP/TCP/UDP header" }),
   }),
 });
 
@@ -70,8 +70,8 @@ const LinkPacket = builder.objectRef<DeliveredPacket>("LinkPacket").implement({
       description: "Packets of this capture this subscriber will not receive between the previous one it received (or `after`) and this one",
     }),
     time: t.field({ type: "DateTime", description: "When the frame was captured", resolve: (p) => new Date(p.time) }),
-    capturedLength: t.exposeInt("capturedLength", { description: "Bytes recorded" }),
-    length: t.exposeInt("length", { description: "Bytes on the wire" }),
+    capturedLengthBytes: t.exposeInt("capturedLength", { description: "Bytes recorded" }),
+    lengthBytes: t.exposeInt("length", { description: "Bytes on the wire" }),
     ethernet: t.field({ type: EthernetHeader, nullable: true, description: "The Ethernet header (null on other link types)", resolve: (p) => p.ethernet }),
     arp: t.field({ type: ArpPacket, nullable: true, description: "The ARP message, if the frame carries one", resolve: (p) => p.arp }),
     ipv4: t.field({ type: Ipv4Header, nullable: true, description: "The IPv4 header, if the frame carries IPv4", resolve: (p) => p.ipv4 }),

@@ -13,10 +13,10 @@ builder.prismaObjectField("Node", "fileUrl", (t) =>
     type: DownloadUrlRef,
     description: "A short-lived URL to download a file of the node's directory (its configs, disks, logs) with a plain GET",
     errors: { types: DOMAIN_ERRORS },
-    args: { path: t.arg.string({ required: true, description: "The file's path inside the node directory" }), validFor: validForArg(t.arg) },
+    args: { path: t.arg.string({ required: true, description: "The file's path inside the node directory" }), validForSeconds: validForArg(t.arg) },
     resolve: async (n, args, ctx) => {
       await existingNodeFile(ctx, n.projectId, n.id, args.path); // the route's checks now: a typed error instead of a URL that fails
-      return downloadUrl(ctx, `/v2/projects/${n.projectId}/nodes/${n.id}/files/${encodeFilePath(args.path)}`, args.validFor);
+      return downloadUrl(ctx, `/v2/projects/${n.projectId}/nodes/${n.id}/files/${encodeFilePath(args.path)}`, args.validForSeconds);
     },
   }),
 );

@@ -9,6 +9,7 @@ import { deletedPayload, idInput, mutationErrors, payloadType } from "../../plat
 import { itemAddress } from "../projects/address.js";
 import { ProjectRef, projectIdArg } from "../projects/graphql.js";
 import type { AppContext } from "../../platform/context.js";
+import { withDomainNames } from "../../platform/graphql/domain-names.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
@@ -139,9 +140,14 @@ export const LabelRef = builder.objectRef<StoredLabel>("Label").implement({
     style: t.string({ nullable: true, description: "SVG text style (font-family, font-size, fill …)", resolve: (l) => (typeof l.style === "string" ? l.style : null) }),
     x: t.int({ nullable: true, description: "Offset from the node's left edge, in pixels (null: centred)", resolve: (l) => whole(l.x) }),
     y: t.int({ nullable: true, description: "Offset from the node's top edge, in pixels", resolve: (l) => whole(l.y) }),
-    rotation: t.int({ nullable: true, description: "Rotation in degrees (-359 to 360)", resolve: (l) => whole(l.rotation) }),
+    rotationDegrees: t.int({ nullable: true, description: "Rotation, in degrees (-359 to 360)", resolve: (l) => whole(l.rotation) }),
   }),
 });
+
+/** The node fields whose GraphQL name carries the unit: GraphQL name → the domain's. */
+export const NODE_NAMES = { widthPixels: "width", heightPixels: "height" } as const;
+/** The label fields whose GraphQL name carries the unit (node labels and link end labels). */
+export const LABEL_NAMES = { rotationDegrees: "rotation" };
 
 const NodeLabelInput = builder.inputType("NodeLabelInput", {
   description: "Where the node name is drawn; the text is always the node name",
@@ -149,7 +155,7 @@ const NodeLabelInput = builder.inputType("NodeLabelInput", {
     style: t.string({ description: "SVG text style (font-family, font-size, fill …)" }),
     x: t.int({ description: "Offset from the node's left edge, in pixels" }),
     y: t.int({ description: "Offset from the node's top edge, in pixels" }),
-    rotation: t.int({ description: "Rotation in degrees (-359 to 360)" }),
+    rotationDegrees: t.int({ description: "Rotation, in degrees (-359 to 360)" }),
   }),
 });
 
@@ -229,8 +235,8 @@ export const NodeRef = builder.prismaNode("Node", {
     }),
     label: t.field({ type: LabelRef, description: "Where and how the node's name is drawn", resolve: (n) => ({ ...(JSON.parse(n.labelJson) as StoredLabel), text: n.name }) }),
     symbol: t.exposeString("symbol", { nullable: true, description: "The icon drawn for the node (a built-in symbol such as :/symbols/router.svg, or an uploaded one)" }),
-    width: t.exposeInt("width", { description: "The symbol's width on the canvas, in pixels" }),
-    height: t.exposeInt("height", { description: "The symbol's height on the canvas, in pixels" }),
+    widthPixels: t.exposeInt(NODE_NAMES.widthPixels, { description: "The symbol's width on the canvas, in pixels" }),
+    heightPixels: t.exposeInt(NODE_NAMES.heightPixels, { description: "The symbol's height on the canvas, in pixels" }),
     x: t.exposeInt("x", { description: "Horizontal position on the canvas, in pixels" }),
     y: t.exposeInt("y", { description: "Vertical position on the canvas, in pixels" }),
     z: t.exposeInt("z", { description: "Stacking order on the canvas: higher is drawn on top" }),
@@ -345,6 +351,7 @@ const NULLABLE = new Set(Object.entries(nodeFields).flatMap(([field, rule]) => (
 const TO_GNS3: Record<string, (v: unknown) => unknown> = {
   templateId: (v) => domainId(v as string, "Template", "templateId"),
   customAdapters: (v) => gns3Adapters(v as Parameters<typeof gns3Adapters>[0]),
+  label: (v) => withDomainNames(v as Record<string, unknown>, LABEL_NAMES),
 };
 /**
  * GraphQL input of a node of `nodeType` onto the node's input contract (typed settings become its GNS3 properties);

@@ -7,7 +7,7 @@ import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { domainId } from "../../platform/graphql/global-id.js";
 import { ComputeRef } from "../computes/graphql.js";
 import type { ComputeEvent } from "../computes/model.js";
-import { DrawingRef } from "../drawings/graphql.js";
+import { DRAWING_NAMES, DrawingRef } from "../drawings/graphql.js";
 import {
   controllerTopic,
   projectTopic,
@@ -26,8 +26,8 @@ import type { TemplateEvent } from "../templates/builtin.js";
 import { Template } from "../templates/graphql.js";
 import { toGns3Notification } from "./wire.js";
 import { eventObject } from "./event-objects.js";
-import { EVENT_PROJECT_DIR } from "../nodes/graphql.js";
-import { EVENT_CURSOR } from "../projects/graphql.js";
+import { EVENT_PROJECT_DIR, NODE_NAMES } from "../nodes/graphql.js";
+import { EVENT_CURSOR, PROJECT_NAMES } from "../projects/graphql.js";
 
 /**
  * The emulation's domain events as typed GraphQL events. Every event has its bus cursor, its GNS3 action name and,
@@ -88,6 +88,14 @@ const member = (name: string, description: string) => ({
   isTypeOf: (e: unknown) => TYPE_OF[(e as Delivered).event.type.split(".")[0]] === name,
 });
 const changed = { description: "For updates: the fields that changed", nullable: true } as const;
+/**
+ * An event names the domain's changed fields; the GraphQL fields that carry a unit in their name (`zoomPercent`,
+ * `widthPixels`…) are named here as the type shows them.
+ */
+const changedAs =
+  (domainNames: Record<string, string>) =>
+  (e: Delivered<NodeEvent | DrawingEvent | ProjectEvent>) =>
+    e.event.changed?.map((field) => Object.keys(domainNames).find((name) => domainNames[name] === field) ?? field) ?? null;
 
 // Event payloads are rows without their timestamp (events travel as JSON): what the object types read is there.
 const row = <T>(x: object) => x as T;
@@ -102,7 +110,7 @@ builder.objectRef<Delivered<NodeEvent>>("NodeEvent").implement({
         "The node as it is after the change, as it was for node.deleted (from the event, also when replayed later); its links are read when delivered (none once it is deleted)",
       resolve: (query, e, _a, ctx) => eventObject<Node>(ctx, "Node", query, { ...e.event.node, [EVENT_PROJECT_DIR]: e.event.projectDir, project: { id: e.event.node.projectId } }),
     }),
-    changed: t.stringList({ ...changed, resolve: (e) => e.event.changed ?? null }),
+    changed: t.stringList({ ...changed, resolve: changedAs(NODE_NAMES) }),
   }),
 });
 builder.objectRef<Delivered<LinkEvent>>("LinkEvent").implement({
@@ -125,7 +133,7 @@ builder.objectRef<Delivered<DrawingEvent>>("DrawingEvent").implement({
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, description: "What happened to the drawing", resolve: changeKind }),
     drawing: t.field({ type: DrawingRef, description: "The drawing after the change, or as it was for drawing.deleted", resolve: (e) => row<Drawing>(e.event.drawing) }),
-    changed: t.stringList({ ...changed, resolve: (e) => e.event.changed ?? null }),
+    changed: t.stringList({ ...changed, resolve: changedAs(DRAWING_NAMES) }),
   }),
 });
 builder.objectRef<Delivered<SnapshotEvent>>("SnapshotEvent").implement({
@@ -144,7 +152,7 @@ builder.objectRef<Delivered<ProjectEvent>>("ProjectEvent").implement({
       description: "The project after the change, as it was for project.deleted; its nodes, links and drawings are read when delivered",
       resolve: (query, e, _a, ctx) => eventObject<Project>(ctx, "Project", query, { ...e.event.project, [EVENT_CURSOR]: e.cursor }),
     }),
-    changed: t.stringList({ ...changed, resolve: (e) => e.event.changed ?? null }),
+    changed: t.stringList({ ...changed, resolve: changedAs(PROJECT_NAMES) }),
   }),
 });
 const ComputeEventRef = builder.objectRef<Delivered<ComputeEvent>>("ComputeEvent").implement({

@@ -25,7 +25,7 @@ builder.prismaObjectFields("Project", (t) => ({
       resetMacAddresses: t.arg.boolean({ required: true, defaultValue: false, description: "Give the exported nodes new MAC addresses" }),
       keepComputeIds: t.arg.boolean({ required: true, defaultValue: false, description: "Keep which compute runs each node (else every node runs on the importing server)" }),
       compress: t.arg.boolean({ required: true, defaultValue: true, description: "Compress the archive (false: entries are stored as they are, faster for disk images)" }),
-      validFor: validForArg(t.arg),
+      validForSeconds: validForArg(t.arg),
     },
     resolve: async (p, args, ctx) => {
       await assertProjectStopped(ctx, p.id);
@@ -35,17 +35,17 @@ builder.prismaObjectFields("Project", (t) => ({
       if (args.keepComputeIds) query.set("keep_compute_ids", "yes");
       if (!args.compress) query.set("compression", "none");
       const q = query.toString();
-      return downloadUrl(ctx, `/v2/projects/${p.id}/export${q ? `?${q}` : ""}`, args.validFor);
+      return downloadUrl(ctx, `/v2/projects/${p.id}/export${q ? `?${q}` : ""}`, args.validForSeconds);
     },
   }),
   fileUrl: t.field({
     type: DownloadUrlRef,
     description: "A short-lived URL to download a file of the project directory",
     errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
-    args: { path: t.arg.string({ required: true, description: "The file's path inside the project directory" }), validFor: validForArg(t.arg) },
+    args: { path: t.arg.string({ required: true, description: "The file's path inside the project directory" }), validForSeconds: validForArg(t.arg) },
     resolve: async (p, args, ctx) => {
       await projectFile(ctx, p.id, args.path); // the route's checks now: a typed error instead of a URL that fails
-      return downloadUrl(ctx, `/v2/projects/${p.id}/files/${encodeFilePath(args.path)}`, args.validFor);
+      return downloadUrl(ctx, `/v2/projects/${p.id}/files/${encodeFilePath(args.path)}`, args.validForSeconds);
     },
   }),
 }));

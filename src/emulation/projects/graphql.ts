@@ -1,6 +1,7 @@
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { withDomainNames } from "../../platform/graphql/domain-names.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType, refuseTakenId } from "../../platform/graphql/mutation.js";
 import {
@@ -23,23 +24,35 @@ export const ProjectStatus = builder.enumType("ProjectStatus", {
   } as const,
 });
 
-/** What each project setting means, for the Project field and the create/update input field of that name. */
+/**
+ * What each project setting means, for the Project field and the create/update input field of that name. The
+ * canvas's lengths are in pixels and its zoom in percent, and their GraphQL names say so; the domain's (and
+ * REST's) names do not: PROJECT_NAMES pairs them.
+ */
 const SETTING_DOCS = {
   autoStart: "Start every node when the project opens",
   autoOpen: "Open the project when the server starts",
   autoClose: "Close the project when its last client disconnects",
-  sceneHeight: "Height of the canvas, in pixels",
-  sceneWidth: "Width of the canvas, in pixels",
-  zoom: "The canvas zoom, in percent",
+  sceneHeightPixels: "Height of the canvas, in pixels",
+  sceneWidthPixels: "Width of the canvas, in pixels",
+  zoomPercent: "The canvas zoom, in percent",
   showLayers: "Show each item's stacking layer (z) on the canvas",
   snapToGrid: "Snap moved items to the grid",
   showGrid: "Draw the grid on the canvas",
-  gridSize: "Spacing of the node grid, in pixels",
-  drawingGridSize: "Spacing of the drawing grid, in pixels",
+  gridSizePixels: "Spacing of the node grid, in pixels",
+  drawingGridSizePixels: "Spacing of the drawing grid, in pixels",
   showInterfaceLabels: "Draw port names at link ends",
 } as const;
 const BOOLEAN_SETTINGS = ["autoStart", "autoOpen", "autoClose", "showLayers", "snapToGrid", "showGrid", "showInterfaceLabels"] as const;
-const INT_SETTINGS = ["sceneHeight", "sceneWidth", "zoom", "gridSize", "drawingGridSize"] as const;
+/** The number settings: GraphQL name → the domain's. */
+export const PROJECT_NAMES = {
+  sceneHeightPixels: "sceneHeight",
+  sceneWidthPixels: "sceneWidth",
+  zoomPercent: "zoom",
+  gridSizePixels: "gridSize",
+  drawingGridSizePixels: "drawingGridSize",
+} as const;
+const INT_SETTINGS = Object.keys(PROJECT_NAMES) as (keyof typeof PROJECT_NAMES)[];
 /** One field per setting, made by `make` with the setting's description. */
 const perSetting = <K extends string, R>(keys: readonly K[], make: (key: K, options: { description: string }) => R) =>
   Object.fromEntries(keys.map((k) => [k, make(k, { description: SETTING_DOCS[k as keyof typeof SETTING_DOCS] })])) as Record<K, R>;
@@ -85,7 +98,7 @@ export const ProjectRef = builder.prismaNode("Project", {
       description: "The instance of this deployment that runs the project's nodes, switches and links while it is open (PATCHBAY_INSTANCE_ID); null when none does yet",
     }),
     ...perSetting(BOOLEAN_SETTINGS, (k, o) => t.exposeBoolean(k, o)),
-    ...perSetting(INT_SETTINGS, (k, o) => t.exposeInt(k, o)),
+    ...perSetting(INT_SETTINGS, (k, o) => t.exposeInt(PROJECT_NAMES[k], o)),
     supplier: t.field({
       type: SupplierType,
       nullable: true,
@@ -163,7 +176,7 @@ const DuplicateProjectInput = builder.inputType("DuplicateProjectInput", {
 const NULLABLE = new Set(Object.entries(projectSettingsFields).flatMap(([field, rule]) => (rule.safeParse(null).success ? [field] : [])));
 function toSettings(input: Record<string, unknown>): ProjectSettings {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) {
+  for (const [k, v] of Object.entries(withDomainNames(input, PROJECT_NAMES))) {
     if (v !== null || NULLABLE.has(k)) out[k] = v ?? null;
   }
   if (out.variables) out.variables = (out.variables as Variable[]).map((v) => ({ name: v.name, ...(v.value != null ? { value: v.value } : {}) }));

@@ -18,13 +18,13 @@ export const CACHEABLE_FIELDS = new Set([
   "QueryDrawingSuccess.data",
   ...["QueryProjectsConnection", "ProjectNodesConnection", "ProjectLinksConnection", "ProjectDrawingsConnection"].flatMap(connectionCoordinates),
   ...[
-    "id", "projectId", "name", "path", "filename", "status", "autoClose", "autoOpen", "autoStart", "sceneHeight", "sceneWidth", "zoom",
-    "showLayers", "snapToGrid", "showGrid", "gridSize", "drawingGridSize", "showInterfaceLabels", "supplier", "variables",
+    "id", "projectId", "name", "path", "filename", "status", "autoClose", "autoOpen", "autoStart", "sceneHeightPixels", "sceneWidthPixels",
+    "zoomPercent", "showLayers", "snapToGrid", "showGrid", "gridSizePixels", "drawingGridSizePixels", "showInterfaceLabels", "supplier", "variables",
     "nodes", "links", "drawings", "eventCursor",
   ].map((f) => `Project.${f}`),
   ...[
     "id", "nodeId", "project", "nodeType", "name", "status", "console", "consoleHost", "consoleType",
-    "consoleAutoStart", "commandLine", "nodeDirectory", "properties", "label", "symbol", "width", "height", "x", "y", "z",
+    "consoleAutoStart", "commandLine", "nodeDirectory", "properties", "label", "symbol", "widthPixels", "heightPixels", "x", "y", "z",
     "locked", "portNameFormat", "portSegmentSize", "firstPortName", "customAdapters", "ports", "settings", "links",
   ].map((f) => `EmulatedNode.${f}`),
   // EmulatedNode.links: every link create, update and delete is a topology event.
@@ -48,11 +48,11 @@ export const CACHEABLE_FIELDS = new Set([
     "captureFilePath",
   ].map((f) => `Link.${f}`),
   ...["node", "adapterNumber", "portNumber", "label"].map((f) => `LinkEndpoint.${f}`),
-  ...["text", "style", "x", "y", "rotation"].map((f) => `Label.${f}`),
-  ...["color", "width", "type"].map((f) => `LinkStyle.${f}`),
+  ...["text", "style", "x", "y", "rotationDegrees"].map((f) => `Label.${f}`),
+  ...["color", "widthPixels", "type"].map((f) => `LinkStyle.${f}`),
   ...["frequencyDrop", "packetLossPercent", "delay", "corruptPercent", "bpf"].map((f) => `LinkFilters.${f}`),
   ...["latencyMs", "jitterMs"].map((f) => `LinkDelay.${f}`),
-  ...["id", "drawingId", "project", "x", "y", "z", "locked", "rotation", "svg", "shape"].map((f) => `Drawing.${f}`),
+  ...["id", "drawingId", "project", "x", "y", "z", "locked", "rotationDegrees", "svg", "shape"].map((f) => `Drawing.${f}`),
 ]);
 
 /** Topology queries answered from memory while no project changed (the project read views' version). */

@@ -12,8 +12,8 @@ builder.objectField(NodeSymbol, "rawUrl", (t) =>
     type: DownloadUrlRef,
     description: "A short-lived URL to download the symbol's image (SVG or bitmap)",
     errors: { types: [InvalidInputError] },
-    args: { validFor: validForArg(t.arg) },
-    resolve: (s, args, ctx) => downloadUrl(ctx, `/v2/symbols/${encodeURIComponent(s.symbol_id)}/raw`, args.validFor),
+    args: { validForSeconds: validForArg(t.arg) },
+    resolve: (s, args, ctx) => downloadUrl(ctx, `/v2/symbols/${encodeURIComponent(s.symbol_id)}/raw`, args.validForSeconds),
   }),
 );
 

@@ -5,7 +5,10 @@ import { defaultSymbols, listSymbols, symbolDimensions, type SymbolEntry } from 
 
 const SymbolSize = builder.objectRef<{ width: number; height: number }>("SymbolSize").implement({
   description: "The size of a symbol's image",
-  fields: (t) => ({ width: t.exposeInt("width", { description: "Width, in pixels" }), height: t.exposeInt("height", { description: "Height, in pixels" }) }),
+  fields: (t) => ({
+    widthPixels: t.exposeInt("width", { description: "Width, in pixels" }),
+    heightPixels: t.exposeInt("height", { description: "Height, in pixels" }),
+  }),
 });
 
 export const NodeSymbol = builder.objectRef<SymbolEntry>("NodeSymbol").implement({

@@ -6,7 +6,7 @@ import { CODES } from "./codes.js";
  * The storage operations' input contract. Each operation declares its input once as a zod schema in domain terms
  * (next to it, in `schema.ts`) and parses what an adapter hands it with `parseInput`. Errors name fields by their
  * domain path; each face renames them to its own field names (`FieldNames`) — ONTAP's `space.hard_limit`,
- * GraphQL's `limits.spaceHardLimit` — with the same wording and ONTAP code everywhere.
+ * GraphQL's `limits.spaceHardLimitBytes` — with the same wording and ONTAP code everywhere.
  */
 export type FieldPath = readonly (string | number)[];
 

@@ -47,7 +47,7 @@ export const RETURN_TIMEOUT_DESCRIPTION =
   "running then is returned as it stands (poll it with `node(id:)`); one that failed is this mutation's error.";
 
 /** Checked before the change starts: a bad value must not leave a change made and unanswered. */
-export const returnTimeoutOf = (seconds: number | null | undefined) => (seconds == null ? undefined : checkTimeout(seconds, "returnTimeout"));
+export const returnTimeoutOf = (seconds: number | null | undefined) => (seconds == null ? undefined : checkTimeout(seconds, "returnTimeoutSeconds"));
 
 /**
  * The job after the wait (omitted: when it ends, as these mutations always answered). A job that failed within the
@@ -59,4 +59,4 @@ export async function jobWithin(started: StartedJob, seconds: number | undefined
 }
 
 /** The `job` field of a mutation payload whose change runs as a job. */
-export const JOB_DESCRIPTION = "The job of the change: still QUEUED or RUNNING when returnTimeout ran out first (poll it with `node(id:)`)";
+export const JOB_DESCRIPTION = "The job of the change: still QUEUED or RUNNING when returnTimeoutSeconds ran out first (poll it with `node(id:)`)";

@@ -99,7 +99,7 @@ const RenameQtreeInput = builder.inputType("RenameQtreeInput", {
   fields: (t) => ({
     id: t.id({ required: true, description: QTREE_ID }),
     name: t.string({ required: true, description: "The new name (a taken one in the volume is refused: ALREADY_EXISTS)" }),
-    returnTimeout: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    returnTimeoutSeconds: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
   }),
 });
 const UpdateQtreeInput = builder.inputType("UpdateQtreeInput", {
@@ -107,14 +107,14 @@ const UpdateQtreeInput = builder.inputType("UpdateQtreeInput", {
   fields: (t) => ({
     id: t.id({ required: true, description: QTREE_ID }),
     ...settingFields(t),
-    returnTimeout: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    returnTimeoutSeconds: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
   }),
 });
 const DeleteQtreeInput = builder.inputType("DeleteQtreeInput", {
   description: "The qtree to delete",
   fields: (t) => ({
     id: t.id({ required: true, description: QTREE_ID }),
-    returnTimeout: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    returnTimeoutSeconds: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
   }),
 });
 
@@ -160,7 +160,7 @@ builder.mutationFields((t) => ({
     errors: mutationErrors("deleteQtree", [InvalidInputError, NotFoundError]),
     args: { input: t.arg({ type: DeleteQtreeInput, required: true, description: "The qtree" }) },
     resolve: async (_r, { input }, ctx) => {
-      const timeout = returnTimeoutOf(input.returnTimeout);
+      const timeout = returnTimeoutOf(input.returnTimeoutSeconds);
       const { key, volumeUuid, qtreeId, name } = await qtreeAddress(ctx, input.id);
       const rules = await ctx.db.quotaRule.findMany({ where: { volumeUuid, qtreeName: name }, select: { uuid: true } });
       const { job, reportIds } = await withReportEntries(ctx, { volumeUuid, qtreeName: name }, async () => jobWithin(await deleteQtree(ctx, volumeUuid, qtreeId), timeout));
@@ -170,8 +170,8 @@ builder.mutationFields((t) => ({
 }));
 
 /** A qtree change runs as a job (REST's PATCH): the qtree as it is after the wait, with the job. */
-async function changeQtree(ctx: AppContext, input: { id: string | number; returnTimeout?: number | null }, patch: UpdateQtreeInput) {
-  const timeout = returnTimeoutOf(input.returnTimeout);
+async function changeQtree(ctx: AppContext, input: { id: string | number; returnTimeoutSeconds?: number | null }, patch: UpdateQtreeInput) {
+  const timeout = returnTimeoutOf(input.returnTimeoutSeconds);
   const { volumeUuid, qtreeId } = await qtreeAddress(ctx, input.id);
   const job = await jobWithin(await updateQtree(ctx, volumeUuid, qtreeId, patch), timeout);
   return { qtree: await getQtree(ctx, volumeUuid, qtreeId), job };

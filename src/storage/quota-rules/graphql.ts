@@ -24,13 +24,19 @@ export const QuotaRuleType = builder.enumType("QuotaRuleType", {
   } as const,
 });
 
-/** What the limits mean, for the rule, its report entry, the limits input and the filters. */
+/**
+ * What the limits mean, for the rule, its report entry and the limits input, by GraphQL name: space limits carry
+ * their unit (ONTAP's `space.hard_limit`, in bytes), file limits are counts.
+ */
 export const LIMIT_DOCS = {
-  spaceHardLimit: "Space, in bytes (whole KiB): writes that would go beyond it fail; null = unlimited",
-  spaceSoftLimit: "Space, in bytes (whole KiB): use beyond it is reported, not refused; null = unlimited",
+  spaceHardLimitBytes: "Space, in bytes (whole KiB): writes that would go beyond it fail; null = unlimited",
+  spaceSoftLimitBytes: "Space, in bytes (whole KiB): use beyond it is reported, not refused; null = unlimited",
   filesHardLimit: "Files (and directories): creating one beyond it fails; null = unlimited",
   filesSoftLimit: "Files (and directories): more than it are reported, not refused; null = unlimited",
 } as const;
+
+/** The rule fields whose GraphQL name differs from the domain's: the space limits, which name their unit. */
+export const GRAPHQL_LIMIT_NAMES: Record<string, string> = { spaceHardLimit: "spaceHardLimitBytes", spaceSoftLimit: "spaceSoftLimitBytes" };
 
 const QuotaUser = builder.objectRef<{ name?: string; id?: string }>("QuotaUser").implement({
   description: "A user target: a name or a numeric id (an empty name is the default rule)",
@@ -127,8 +133,8 @@ export const QuotaRuleRef = builder.prismaNode("QuotaRule", {
     }),
     group: t.field({ type: QuotaGroup, nullable: true, description: "A group rule's group (null for other rules)", resolve: (r) => (r.type === "group" ? { name: r.groupName, id: r.groupId } : null) }),
     userMapping: t.exposeBoolean("userMapping", { nullable: true, description: "User rules: whether a UNIX user and the Windows user mapped to it share one quota (null for other rules)" }),
-    spaceHardLimit: t.expose("spaceHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceHardLimit }),
-    spaceSoftLimit: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceSoftLimit }),
+    spaceHardLimitBytes: t.expose("spaceHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceHardLimitBytes }),
+    spaceSoftLimitBytes: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceSoftLimitBytes }),
     filesHardLimit: t.expose("filesHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.filesHardLimit }),
     filesSoftLimit: t.expose("filesSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.filesSoftLimit }),
   }),
@@ -189,8 +195,8 @@ interface RuleFilter {
   groupId?: StrF | null;
   qtreeId?: NumF | null;
   userMapping?: BoolF | null;
-  spaceHardLimit?: NumF | null;
-  spaceSoftLimit?: NumF | null;
+  spaceHardLimitBytes?: NumF | null;
+  spaceSoftLimitBytes?: NumF | null;
   filesHardLimit?: NumF | null;
   filesSoftLimit?: NumF | null;
   or?: RuleFilter[] | null;
@@ -211,8 +217,8 @@ const QuotaRuleFilter = builder.inputRef<RuleFilter>("QuotaRuleFilter").implemen
     groupId: t.field({ type: StringFilter, description: "The id of a group rule's group" }),
     qtreeId: t.field({ type: IntFilter, description: "the id of the qtree the rule names" }),
     userMapping: t.field({ type: BooleanFilter, description: "user rules only: other rules have none (isNull)" }),
-    spaceHardLimit: t.field({ type: BigIntFilter, description: "The space hard limit, in bytes" }),
-    spaceSoftLimit: t.field({ type: BigIntFilter, description: "The space soft limit, in bytes" }),
+    spaceHardLimitBytes: t.field({ type: BigIntFilter, description: "The space hard limit, in bytes" }),
+    spaceSoftLimitBytes: t.field({ type: BigIntFilter, description: "The space soft limit, in bytes" }),
     filesHardLimit: t.field({ type: BigIntFilter, description: "The files hard limit" }),
     filesSoftLimit: t.field({ type: BigIntFilter, description: "The files soft limit" }),
     or: t.field({ type: [QuotaRuleFilter], description: "alternatives, each ANDed with the other fields" }),
@@ -222,8 +228,8 @@ const QuotaRuleFilter = builder.inputRef<RuleFilter>("QuotaRuleFilter").implemen
 const FIELD_OF: Record<string, string> = {
   uuid: "uuid", groupId: "group.id", qtreeId: "qtree.id", userMapping: "user_mapping",
   svmName: "svm.name", svmUuid: "svm.uuid", volumeName: "volume.name", volumeUuid: "volume.uuid", qtreeName: "qtree.name",
-  userName: "users.name", userId: "users.id", groupName: "group.name", spaceHardLimit: "space.hard_limit",
-  spaceSoftLimit: "space.soft_limit", filesHardLimit: "files.hard_limit", filesSoftLimit: "files.soft_limit",
+  userName: "users.name", userId: "users.id", groupName: "group.name", spaceHardLimitBytes: "space.hard_limit",
+  spaceSoftLimitBytes: "space.soft_limit", filesHardLimit: "files.hard_limit", filesSoftLimit: "files.soft_limit",
 };
 
 /** Each operator becomes a term of the ONTAP filter machinery, so both faces filter identically. */
@@ -346,8 +352,8 @@ builder.prismaNode("EnforcedQuota", {
     qtreeName: t.exposeString("qtreeName", { nullable: true, description: "The qtree the limit applies to (null: the whole volume)" }),
     users: t.field({ type: [QuotaUser], description: "The users limited (user rules)", resolve: (r) => JSON.parse(r.usersJson) }),
     group: t.field({ type: QuotaGroup, nullable: true, description: "The group limited (group rules)", resolve: (r) => (r.type === "group" ? { name: r.groupName, id: r.groupId } : null) }),
-    spaceHardLimit: t.expose("spaceHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceHardLimit }),
-    spaceSoftLimit: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceSoftLimit }),
+    spaceHardLimitBytes: t.expose("spaceHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceHardLimitBytes }),
+    spaceSoftLimitBytes: t.expose("spaceSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.spaceSoftLimitBytes }),
     filesHardLimit: t.expose("filesHardLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.filesHardLimit }),
     filesSoftLimit: t.expose("filesSoftLimit", { type: "BigInt", nullable: true, description: LIMIT_DOCS.filesSoftLimit }),
     volume: t.relation("volume", { description: "The volume the limit is enforced in" }),
@@ -383,8 +389,8 @@ const QuotaChangeRef = builder.objectRef<QuotaChangeEvent>("QuotaChange").implem
     }),
     changed: t.stringList({
       nullable: true,
-      description: "RULE_UPDATED: the QuotaRule fields the change gave a new value (spaceHardLimit, userMapping, …); null for other kinds",
-      resolve: (e) => (e.kind === "RULE_UPDATED" ? (e.changed ?? []) : null),
+      description: "RULE_UPDATED: the QuotaRule fields the change gave a new value (spaceHardLimitBytes, userMapping, …); null for other kinds",
+      resolve: (e) => (e.kind === "RULE_UPDATED" ? (e.changed ?? []).map((field) => GRAPHQL_LIMIT_NAMES[field] ?? field) : null),
     }),
     rule: t.prismaField({
       type: "QuotaRule",

@@ -9,7 +9,7 @@ import { fieldNames, inTermsOf } from "../core/input.js";
 import { JOB_DESCRIPTION, JobRef, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf } from "../jobs/graphql.js";
 import { SvmSelector, svmSelection } from "../svms/graphql.js";
 import { VolumeSelector, volumeSelection } from "../volumes/graphql.js";
-import { LIMIT_DOCS, QuotaRuleRef, QuotaRuleType, ruleUuidOf } from "./graphql.js";
+import { GRAPHQL_LIMIT_NAMES, LIMIT_DOCS, QuotaRuleRef, QuotaRuleType, ruleUuidOf } from "./graphql.js";
 import { createRule, deleteRule, updateRule } from "./operations.js";
 import { LIMIT_NAMES, type CreateRuleInput, type RuleLimitsInput } from "./schema.js";
 
@@ -17,8 +17,8 @@ import { LIMIT_NAMES, type CreateRuleInput, type RuleLimitsInput } from "./schem
 const LimitsInputType = builder.inputType("QuotaLimitsInput", {
   description: "Limits; null (or omitted on create) = unlimited. Space in bytes, rounded up to whole KiB.",
   fields: (t) => ({
-    spaceHardLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.spaceHardLimit }),
-    spaceSoftLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.spaceSoftLimit }),
+    spaceHardLimitBytes: t.field({ type: "BigInt", description: LIMIT_DOCS.spaceHardLimitBytes }),
+    spaceSoftLimitBytes: t.field({ type: "BigInt", description: LIMIT_DOCS.spaceSoftLimitBytes }),
     filesHardLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.filesHardLimit }),
     filesSoftLimit: t.field({ type: "BigInt", description: LIMIT_DOCS.filesSoftLimit }),
     userMapping: t.boolean({ description: "user rules only" }),
@@ -35,7 +35,7 @@ const GroupTargetInput = builder.inputType("QuotaGroupInput", {
 const CreateQuotaRuleInput = builder.inputType("CreateQuotaRuleInput", {
   description: "A new quota rule: where, whose use, and the limits",
   fields: (t) => ({
-    returnTimeout: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    returnTimeoutSeconds: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
     svm: t.field({ type: SvmSelector, required: true, description: "The volume's SVM" }),
     volume: t.field({ type: VolumeSelector, required: true, description: "The volume the rule limits" }),
     type: t.field({ type: QuotaRuleType, required: true, description: "Whose use the rule limits" }),
@@ -46,13 +46,13 @@ const CreateQuotaRuleInput = builder.inputType("CreateQuotaRuleInput", {
   }),
 });
 
-type LimitArgs = { spaceHardLimit?: bigint | null; spaceSoftLimit?: bigint | null; filesHardLimit?: bigint | null; filesSoftLimit?: bigint | null; userMapping?: boolean | null };
+type LimitArgs = { spaceHardLimitBytes?: bigint | null; spaceSoftLimitBytes?: bigint | null; filesHardLimit?: bigint | null; filesSoftLimit?: bigint | null; userMapping?: boolean | null };
 
 /** Limits as the operation takes them: null stays null (unlimited), omitted stays omitted (unchanged). */
 function limitsInput(l: LimitArgs | null | undefined): RuleLimitsInput {
   if (!l) return {};
-  const { userMapping, ...limits } = l;
-  return { ...limits, ...(userMapping != null ? { userMapping } : {}) };
+  const { userMapping, spaceHardLimitBytes, spaceSoftLimitBytes, ...files } = l;
+  return { ...files, spaceHardLimit: spaceHardLimitBytes, spaceSoftLimit: spaceSoftLimitBytes, ...(userMapping != null ? { userMapping } : {}) };
 }
 
 const present = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null)) as { [K in keyof T]?: NonNullable<T[K]> };
@@ -69,22 +69,22 @@ function ruleInput(input: typeof CreateQuotaRuleInput.$inferInput): CreateRuleIn
   };
 }
 
-/** The operation reports domain paths; this face nests the limits under `limits`. */
-const GRAPHQL_NAMES = fieldNames(Object.fromEntries(LIMIT_NAMES.map((f) => [f, `limits.${f}`])));
+/** The operation reports domain paths; this face nests the limits under `limits`, space limits named with their unit. */
+const GRAPHQL_NAMES = fieldNames(Object.fromEntries(LIMIT_NAMES.map((f) => [f, `limits.${GRAPHQL_LIMIT_NAMES[f] ?? f}`])));
 
 const UpdateQuotaRuleInput = builder.inputType("UpdateQuotaRuleInput", {
   description: "A rule and the limits to change",
   fields: (t) => ({
     id: t.id({ required: true, description: "The rule's id (its global id, or its uuid)" }),
     limits: t.field({ type: LimitsInputType, required: true, description: "The limits to change (omitted ones stay)" }),
-    returnTimeout: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    returnTimeoutSeconds: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
   }),
 });
 const DeleteQuotaRuleInput = builder.inputType("DeleteQuotaRuleInput", {
   description: "The rule to delete",
   fields: (t) => ({
     id: t.id({ required: true, description: "The rule's id (its global id, or its uuid)" }),
-    returnTimeout: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    returnTimeoutSeconds: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
   }),
 });
 
@@ -120,7 +120,7 @@ builder.mutationFields((t) => ({
     errors: mutationErrors("createQuotaRule", [InvalidInputError, NotFoundError, ConflictError]),
     args: { input: t.arg({ type: CreateQuotaRuleInput, required: true, description: "The new rule" }) },
     resolve: async (_r, { input }, ctx) => {
-      const timeout = returnTimeoutOf(input.returnTimeout);
+      const timeout = returnTimeoutOf(input.returnTimeoutSeconds);
       const { uuid, job } = await inTermsOf(GRAPHQL_NAMES, () => createRule(ctx, ruleInput(input)));
       return ruleWithJob(ctx, uuid, await jobWithin(job, timeout));
     },
@@ -131,7 +131,7 @@ builder.mutationFields((t) => ({
     errors: mutationErrors("updateQuotaRule", [InvalidInputError, NotFoundError]),
     args: { input: t.arg({ type: UpdateQuotaRuleInput, required: true, description: "The rule and its limits" }) },
     resolve: async (_r, { input }, ctx) => {
-      const timeout = returnTimeoutOf(input.returnTimeout);
+      const timeout = returnTimeoutOf(input.returnTimeoutSeconds);
       const uuid = ruleUuidOf(input.id);
       const job = await inTermsOf(GRAPHQL_NAMES, () => updateRule(ctx, uuid, limitsInput(input.limits)));
       return ruleWithJob(ctx, uuid, await jobWithin(job, timeout));
@@ -146,7 +146,7 @@ builder.mutationFields((t) => ({
     errors: mutationErrors("deleteQuotaRule", [InvalidInputError, NotFoundError]),
     args: { input: t.arg({ type: DeleteQuotaRuleInput, required: true, description: "The rule" }) },
     resolve: async (_r, { input }, ctx) => {
-      const timeout = returnTimeoutOf(input.returnTimeout);
+      const timeout = returnTimeoutOf(input.returnTimeoutSeconds);
       const uuid = ruleUuidOf(input.id);
       const { job, reportIds } = await withReportEntries(ctx, { ruleUuid: uuid }, async () => jobWithin(await deleteRule(ctx, uuid), timeout));
       return { deletedIds: [globalId("QuotaRule", uuid), ...reportIds], job };

@@ -12,7 +12,7 @@ export const RULE_PAGE_FIELDS = new Set([
   "Query.quotaRule",
   ...connectionCoordinates("QueryQuotaRulesConnection"),
   // a global `id` is its entity's uuid (or qtree key) encoded: it changes only with it
-  ...["id", "uuid", "type", "qtreeName", "qtree", "users", "group", "svm", "volume", "spaceHardLimit", "spaceSoftLimit", "filesHardLimit", "filesSoftLimit", "userMapping"].map(
+  ...["id", "uuid", "type", "qtreeName", "qtree", "users", "group", "svm", "volume", "spaceHardLimitBytes", "spaceSoftLimitBytes", "filesHardLimit", "filesSoftLimit", "userMapping"].map(
     (f) => `QuotaRule.${f}`,
   ),
   // a rule's qtree moves with qtree creation, renaming, changes and deletion, which are published
@@ -20,7 +20,7 @@ export const RULE_PAGE_FIELDS = new Set([
   ...["id", "qtreeId", "name", "securityStyle", "unixPermissions", "volume"].map((f) => `Qtree.${f}`),
   ...["id", "name"].map((f) => `QuotaUser.${f}`),
   ...["id", "name"].map((f) => `QuotaGroup.${f}`),
-  ...["id", "uuid", "name", "quotaEnabled", "quotaState", "size", "svm"].map((f) => `Volume.${f}`),
+  ...["id", "uuid", "name", "quotaEnabled", "quotaState", "sizeBytes", "svm"].map((f) => `Volume.${f}`),
   ...["id", "uuid", "name"].map((f) => `Svm.${f}`),
 ]);
 

@@ -5,6 +5,7 @@ import { builder, usableQuery } from "../../platform/graphql/builder.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { DELETED_IDS, LOOKUP_ERRORS } from "../core/graphql.js";
+import { fieldNames, inTermsOf } from "../core/input.js";
 import { JOB_DESCRIPTION, JobRef, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf } from "../jobs/graphql.js";
 import { SvmSelector, svmSelection } from "../svms/graphql.js";
 import { createVolume, deleteVolume, getVolume, updateVolume } from "./operations.js";
@@ -30,7 +31,7 @@ export const VolumeRef = builder.prismaNode("Volume", {
     uuid: t.exposeID("uuid", { description: "The volume's ONTAP uuid: the `volume.uuid` of the ONTAP REST API" }),
     name: t.exposeString("name", { description: "The volume's name, unique in its SVM" }),
     svm: t.relation("svm", { description: "The SVM the volume belongs to" }),
-    size: t.expose("sizeBytes", { type: "BigInt", nullable: true, description: "The volume's size, in bytes (null: not set)" }),
+    sizeBytes: t.expose("sizeBytes", { type: "BigInt", nullable: true, description: "The volume's size, in bytes (null: not set)" }),
     quotaEnabled: t.exposeBoolean("quotaEnabled", { description: "Whether the volume's quota rules are switched on" }),
     quotaState: t.field({ type: QuotaState, description: "Where quota enforcement stands", resolve: (v) => v.quotaState.toUpperCase() as "OFF" }),
     qtrees: t.relatedConnection("qtrees", { cursor: "key", description: "The volume's qtrees by qtree id", query: { orderBy: { qtreeId: "asc" } }, totalCount: true }),
@@ -82,7 +83,7 @@ const CreateVolumeInput = builder.inputType("CreateVolumeInput", {
   fields: (t) => ({
     svm: t.field({ type: SvmSelector, required: true, description: "The SVM to create it in" }),
     name: t.string({ required: true, description: "The volume's name: a letter or _, then letters, digits or _ (a taken one in the SVM is refused: ALREADY_EXISTS)" }),
-    size: t.field({ type: "BigInt", description: "The volume's size, in bytes (at least 20 MB)" }),
+    sizeBytes: t.field({ type: "BigInt", description: "The volume's size, in bytes (at least 20 MB)" }),
   }),
 });
 const SetVolumeQuotaInput = builder.inputType("SetVolumeQuotaInput", {
@@ -90,21 +91,24 @@ const SetVolumeQuotaInput = builder.inputType("SetVolumeQuotaInput", {
   fields: (t) => ({
     id: t.id({ required: true, description: "The volume's id (its global id, or its uuid)" }),
     enabled: t.boolean({ required: true, description: "true: enforce the volume's quota rules (it needs at least one); false: stop enforcing them" }),
-    returnTimeout: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    returnTimeoutSeconds: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
   }),
 });
 const ResizeVolumeInput = builder.inputType("ResizeVolumeInput", {
   description: "A volume and its new size",
   fields: (t) => ({
     id: t.id({ required: true, description: "The volume's id (its global id, or its uuid)" }),
-    size: t.field({ type: "BigInt", required: true, description: "The new size, in bytes (at least 20 MB)" }),
-    returnTimeout: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
+    sizeBytes: t.field({ type: "BigInt", required: true, description: "The new size, in bytes (at least 20 MB)" }),
+    returnTimeoutSeconds: t.int({ description: RETURN_TIMEOUT_DESCRIPTION }),
   }),
 });
 const DeleteVolumeInput = builder.inputType("DeleteVolumeInput", {
   description: "The volume to delete",
   fields: (t) => ({ id: t.id({ required: true, description: "The volume's id (its global id, or its uuid)" }) }),
 });
+
+/** The operations report domain paths; this face names the size with its unit. */
+const GRAPHQL_NAMES = fieldNames({ size: "sizeBytes" });
 
 /** setVolumeQuota and resizeVolume answer the volume as the job left it, and the job. */
 const volumeJobPayload = (name: string, description: string) =>
@@ -122,7 +126,7 @@ builder.mutationFields((t) => ({
     errors: mutationErrors("createVolume", [InvalidInputError, NotFoundError, ConflictError]),
     args: { input: t.arg({ type: CreateVolumeInput, required: true, description: "The new volume" }) },
     resolve: async (_r, { input }, ctx) => ({
-      volume: await createVolume(ctx, { svm: svmSelection(input.svm), name: input.name, ...(input.size != null ? { size: input.size } : {}) }),
+      volume: await inTermsOf(GRAPHQL_NAMES, () => createVolume(ctx, { svm: svmSelection(input.svm), name: input.name, ...(input.sizeBytes != null ? { size: input.sizeBytes } : {}) })),
     }),
   }),
   setVolumeQuota: t.field({
@@ -137,7 +141,7 @@ builder.mutationFields((t) => ({
     description: "Sets a volume's size (at once; the job is ONTAP's answer to every volume change)",
     errors: mutationErrors("resizeVolume", [InvalidInputError, NotFoundError]),
     args: { input: t.arg({ type: ResizeVolumeInput, required: true, description: "The volume and its size" }) },
-    resolve: (_r, { input }, ctx) => changeVolume(ctx, input, { size: input.size }),
+    resolve: (_r, { input }, ctx) => changeVolume(ctx, input, { size: input.sizeBytes }),
   }),
   deleteVolume: t.field({
     type: payloadType<{ deletedIds: string[] }>("deleteVolume", "What `deleteVolume` removed: the volume, its qtrees, quota rules and report entries", (t) => ({
@@ -156,10 +160,10 @@ builder.mutationFields((t) => ({
 }));
 
 /** A volume change is answered with its job (REST's PATCH): quota on/off runs in it, a new size is set at once. */
-async function changeVolume(ctx: AppContext, input: { id: string | number; returnTimeout?: number | null }, patch: UpdateVolumeInput) {
-  const timeout = returnTimeoutOf(input.returnTimeout);
+async function changeVolume(ctx: AppContext, input: { id: string | number; returnTimeoutSeconds?: number | null }, patch: UpdateVolumeInput) {
+  const timeout = returnTimeoutOf(input.returnTimeoutSeconds);
   const uuid = volumeUuidOf(input.id);
-  const job = await jobWithin(await updateVolume(ctx, uuid, patch), timeout);
+  const job = await jobWithin(await inTermsOf(GRAPHQL_NAMES, () => updateVolume(ctx, uuid, patch)), timeout);
   return { volume: await getVolume(ctx, uuid), job };
 }
 
