@@ -21,7 +21,7 @@ const VpcsSettingsRef = builder.objectRef<VpcsSettings>("VpcsSettings").implemen
     }),
     baseScriptFile: t.exposeString("baseScriptFile", {
       nullable: true,
-      description: "The base script a new node's startup script is made from (vpcs_base_config.txt); null on a node, which keeps its own script",
+      description: "The base script a new node's startup script is made from (vpcs_base_config.txt); null on a node made with one, which has its own script since",
     }),
     usage: t.exposeString("usage", { description: "Free text on how to use the PC, shown to lab users" }),
   }),
@@ -31,7 +31,7 @@ const VpcsSettingsInput = builder.inputType("VpcsSettingsInput", {
   description: "Settings of a VPCS node; on a change only the fields given change",
   fields: (t) => ({
     baseScriptFile: t.string({
-      description: "The base script the node's startup script is made from when the node is made: vpcs_base_config.txt (other names give no script)",
+      description: "The base script a new node's startup script is made from: vpcs_base_config.txt (other names give no script); a node made already keeps its script",
     }),
     usage: t.string({ description: "Free text on how to use the PC, shown to lab users" }),
   }),
