@@ -354,18 +354,25 @@ const TO_GNS3: Record<string, (v: unknown) => unknown> = {
   label: (v) => withDomainNames(v as Record<string, unknown>, LABEL_NAMES),
 };
 /**
- * GraphQL input of a node of `nodeType` onto the node's input contract (typed settings become its GNS3 properties);
- * the values are checked by the operation when it parses.
+ * GraphQL input onto the node's input contract, its settings aside: which settings apply depends on the node's type
+ * (`withProperties`). The values are checked by the operation when it parses.
  */
-function toChanges(nodeType: string, input: Record<string, unknown>): NodeChanges {
-  const { settings, properties, ...fields } = input;
-  const out: Record<string, unknown> = { properties: propertiesFromInput(nodeType, settings as Record<string, unknown> | null, properties, "properties") };
+function toChanges(input: Record<string, unknown>): NodeChanges {
+  const { settings: _typed, properties: _json, ...fields } = input;
+  const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined || (v === null && !NULLABLE.has(k))) continue;
     out[k] = v !== null && k in TO_GNS3 ? TO_GNS3[k](v) : v;
   }
   return out as NodeChanges;
 }
+
+type SettingsGiven = { settings?: Record<string, unknown> | null; properties?: unknown };
+/** The changes with the GNS3 properties the input's settings (or JSON properties) set on a node of `nodeType`. */
+const withProperties = (changes: NodeChanges, nodeType: string, input: SettingsGiven): NodeChanges => ({
+  ...changes,
+  properties: propertiesFromInput(nodeType, input.settings, input.properties, "properties") as NodeChanges["properties"],
+});
 
 builder.queryField("emulatedNode", (t) =>
   t.prismaField({
@@ -400,7 +407,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { input }, ctx) => {
       const { projectId, name, nodeType, computeId, id, ...rest } = input;
       const node = await createNode(ctx, projectIdArg(projectId), {
-        ...toChanges(nodeType, rest),
+        ...withProperties(toChanges(rest), nodeType, rest),
         name,
         nodeType,
         computeId: domainId(computeId ?? "local", "Compute", "computeId"),
@@ -417,8 +424,11 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { input }, ctx) => {
       const { id, ...changes } = input;
       const at = await nodeAddress(ctx, id);
-      const { nodeType } = await ctx.db.node.findUniqueOrThrow({ where: { id: at.id }, select: { nodeType: true } });
-      return { node: await updateNode(ctx, at.projectId, at.id, toChanges(nodeType, changes)) };
+      if (changes.settings == null && changes.properties == null) return { node: await updateNode(ctx, at.projectId, at.id, toChanges(changes)) };
+      // Which settings apply depends on the node's type: read only when settings are given (not for a move).
+      const node = await ctx.db.node.findUnique({ where: { id: at.id }, select: { nodeType: true } });
+      if (!node) throw new NotFoundError(`Node ID ${at.id} doesn't exist`);
+      return { node: await updateNode(ctx, at.projectId, at.id, withProperties(toChanges(changes), node.nodeType, changes)) };
     },
   }),
   deleteNode: t.field({
