@@ -33,6 +33,12 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   __typename ... on StartNodePayload { node { id status console } } ... on Error { code message } } }`,
   ),
   tab(
+    "Add a switch with its ports and VLANs: a node's settings are typed, one member per node type (only the fields given change on updateNode)",
+    `mutation { createNode(input: { projectId: "<project id>", name: "SW1", nodeType: ETHERNET_SWITCH,   # typed settings: the node type's member
+  settings: { ethernetSwitch: { ports: [{ portNumber: 0, name: "Uplink", type: DOT1Q, vlan: 1 }, { portNumber: 1, name: "Office", type: ACCESS, vlan: 10 }] } } }) {
+  __typename ... on CreateNodePayload { node { id settings { ... on EthernetSwitchSettings { ports { portNumber name type vlan } } } } } ... on Error { code message } } }`,
+  ),
+  tab(
     "A project's changes, live; pass the last cursor seen as `after` to resume after a reconnect",
     `subscription { projectEvents(projectId: "<project id>", after: "<last cursor seen, or omit>") {
   ... on SubscriptionProjectEventsSuccess { data { cursor action

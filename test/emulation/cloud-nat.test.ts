@@ -266,18 +266,18 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
         const r = await gql(
           s.url,
           `query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data { nodeType
-            cloud { ports { name portNumber type interface localPort } remoteConsole { host port type httpPath } } nat { ports { name } } } } }
+            settings { __typename ... on CloudSettings { ports { name portNumber type interface localPort } remoteConsole { host port type httpPath } } ... on NatSettings { ports { name } } } } } }
             hostInterfaces { name type special ipAddress } }`,
           { n: cloud.node_id },
         );
         expect(r.errors).toBeUndefined();
         expect(r.data.emulatedNode.data).toEqual({
           nodeType: "CLOUD",
-          cloud: {
+          settings: {
+            __typename: "CloudSettings",
             ports: [{ name: "veth", portNumber: 0, type: "ETHERNET", interface: HOST_END, localPort: null }],
             remoteConsole: { host: "", port: 23, type: "NONE", httpPath: "/" },
           },
-          nat: null,
         });
         expect(r.data.hostInterfaces).toContainEqual({ name: HOST_END, type: "ETHERNET", special: false, ipAddress: null });
       });

@@ -129,13 +129,13 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     const files = await call(s.url, "GET", `${P}/nodes/${D1}/files/etc/network/interfaces`);
     expect(files.text).toContain("#iface eth1 inet static");
     // GraphQL: the same settings, typed.
-    const q = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { name nodeType docker { image adapters macAddress environment extraHosts containerId consoleResolution } } } } } }`, { p: projectId });
+    const q = await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { name nodeType settings { ... on DockerSettings { image adapters macAddress environment extraHosts containerId consoleResolution } } } } } } }`, { p: projectId });
     expect(q.errors).toBeUndefined();
     expect(nodesOf(q.data.project.nodes)).toEqual([
       {
         name: "D1",
         nodeType: "DOCKER",
-        docker: {
+        settings: {
           image: IMAGE, adapters: 2, macAddress: `${base}:00`, environment: "FOO=bar baz\nGNS3_X=dropped\nNAME=%vm-name%", extraHosts: "myhost:10.9.8.7",
           containerId: r.body.properties.container_id, consoleResolution: "1024x768",
         },

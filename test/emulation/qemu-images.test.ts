@@ -183,12 +183,12 @@ describe("qemu images on this server", () => {
     const r = await gql(
       s.url,
       `query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data {
-        qemu { platform ram cpus adapters adapterType macAddress linkedClone onClose options disks { slot name md5sum interface } kernelImage { name } } } } } }`,
+        settings { ... on QemuSettings { platform ramMb cpus adapters adapterType macAddress linkedClone onClose options disks { slot name md5sum interface } kernelImage { name } } } } } } }`,
       { n: n.body.node_id },
     );
-    expect(r.data.emulatedNode.data.qemu).toEqual({
+    expect(r.data.emulatedNode.data.settings).toEqual({
       platform: "x86_64",
-      ram: 192,
+      ramMb: 192,
       cpus: 1,
       adapters: 1,
       adapterType: "e1000",
@@ -201,7 +201,7 @@ describe("qemu images on this server", () => {
     });
     // Kept by the read cache until the node changes: a change through REST shows at once.
     const ram = async () =>
-      (await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { qemu { ram } } } } } }`, { p: p.body.project_id })).data.project.nodes.edges[0].node.qemu.ram;
+      (await gql(s.url, `query($p: ID!) { project(id: $p) { nodes { edges { node { settings { ... on QemuSettings { ramMb } } } } } } }`, { p: p.body.project_id })).data.project.nodes.edges[0].node.settings.ramMb;
     expect(await ram()).toBe(192);
     expect(await ram()).toBe(192);
     expect((await call(s.url, "PUT", `/v2/projects/${p.body.project_id}/nodes/${n.body.node_id}`, { properties: { ram: 320 } })).status).toBe(200);

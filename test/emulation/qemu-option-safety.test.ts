@@ -144,7 +144,7 @@ describe("qemu options, checked as QEMU reads them", () => {
     const gq = await gql(
       s.url,
       `mutation($input: CreateNodeInput!) { createNode(input: $input) { __typename ... on Error { message } } }`,
-      { input: { projectId, name: "G", nodeType: "QEMU", properties: { options: "-object id=m,qom-type=memory-backend-memfd,size=1M" } } },
+      { input: { projectId, name: "G", nodeType: "QEMU", settings: { qemu: { options: "-object id=m,qom-type=memory-backend-memfd,size=1M" } } } },
     );
     expect(gq.data.createNode).toEqual({ __typename: "InvalidInputError", message: expect.stringMatching(/Forbidden additional option: -object/) });
 

@@ -204,11 +204,11 @@ describe("qemu node properties", () => {
     const projectId = P.split("/")[3];
     const mutation = `mutation($input: CreateNodeInput!) { createNode(input: $input) {
       __typename ... on CreateNodePayload { node { nodeId properties } } ... on Error { message } } }`;
-    const bad = await gql(s.url, mutation, { input: { projectId, name: "G", nodeType: "QEMU", properties: { options: "-drive file=/etc/passwd" } } });
+    const bad = await gql(s.url, mutation, { input: { projectId, name: "G", nodeType: "QEMU", settings: { qemu: { options: "-drive file=/etc/passwd" } } } });
     expect(bad.data.createNode).toEqual({ __typename: "InvalidInputError", message: expect.stringMatching(/Forbidden additional option: -drive/) });
-    const missing = await gql(s.url, mutation, { input: { projectId, name: "G", nodeType: "QEMU", properties: { cdrom_image: "x.iso" } } });
+    const missing = await gql(s.url, mutation, { input: { projectId, name: "G", nodeType: "QEMU", settings: { qemu: { cdromImage: "x.iso" } } } });
     expect(missing.data.createNode).toMatchObject({ __typename: "ConflictError", message: "The image x.iso is missing" });
-    const ok = await gql(s.url, mutation, { input: { projectId, name: "G", nodeType: "QEMU", properties: { ram: 512 } } });
+    const ok = await gql(s.url, mutation, { input: { projectId, name: "G", nodeType: "QEMU", settings: { qemu: { ramMb: 512 } } } });
     expect(ok.data.createNode.node.properties).toMatchObject({ ram: 512, adapter_type: "e1000" });
   });
 });

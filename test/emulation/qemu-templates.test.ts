@@ -188,10 +188,10 @@ describe("qemu templates", () => {
     const gq = await gql(
       s.url,
       `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(input: { projectId: $p, templateId: $t, x: 1, y: 2 }) {
-        __typename ... on CreateNodeFromTemplatePayload { node { name qemu { ram disks { name } } } } } }`,
+        __typename ... on CreateNodeFromTemplatePayload { node { name settings { ... on QemuSettings { ramMb disks { name } } } } } } }`,
       { p: P.split("/")[3], t: t.template_id },
     );
-    expect(gq.data.createNodeFromTemplate.node).toEqual({ name: "Debian-3", qemu: { ram: 512, disks: [{ name: "debian.qcow2" }] } });
+    expect(gq.data.createNodeFromTemplate.node).toEqual({ name: "Debian-3", settings: { ramMb: 512, disks: [{ name: "debian.qcow2" }] } });
   });
 
   it.skipIf(!qemuInstalled)("answers 409 naming the template's missing image, and makes no node (requires QEMU)", async () => {

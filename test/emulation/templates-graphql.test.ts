@@ -5,7 +5,7 @@ import { busSubscribed, call, gql, nodesOf, serverWithGraphqlClient, type TestSe
 
 const VPCS_ID = "19021f99-e36f-394d-b4a1-8aaa902ab9cc";
 const FRAME_RELAY_ID = "dd0f6f3a-ba58-3249-81cb-a1dd88407a47";
-const TEMPLATE = "id templateId name templateType category builtin compute { computeId } symbol defaultNameFormat settings";
+const TEMPLATE = "id templateId name templateType category builtin compute { computeId } symbol defaultNameFormat consoleType settings { __typename ... on VpcsSettings { baseScriptFile } ... on EthernetSwitchSettings { ports { portNumber type vlan } } }";
 const ERR = "... on Error { __typename code message }";
 
 describe("emulation: templates (GraphQL)", () => {
@@ -14,7 +14,7 @@ describe("emulation: templates (GraphQL)", () => {
   serverWithGraphqlClient((server, ws) => ((s = server), (client = ws)));
 
   it("lists the built-ins as the REST face does, and reads one", async () => {
-    const r = await gql(s.url, `{ templates(first: 100) { totalCount edges { node { ${TEMPLATE} } } } template(id: "${VPCS_ID}") { __typename ... on QueryTemplateSuccess { data { name settings } } } node(id: "${globalId("Template", VPCS_ID)}") { ... on Template { templateId } } }`);
+    const r = await gql(s.url, `{ templates(first: 100) { totalCount edges { node { ${TEMPLATE} } } } template(id: "${VPCS_ID}") { __typename ... on QueryTemplateSuccess { data { name settings { ... on VpcsSettings { baseScriptFile } } } } } node(id: "${globalId("Template", VPCS_ID)}") { ... on Template { templateId } } }`);
     expect(r.errors).toBeUndefined();
     const rest = (await call(s.url, "GET", "/v2/templates")).body;
     expect(r.data.templates.totalCount).toBe(rest.length);
@@ -29,9 +29,10 @@ describe("emulation: templates (GraphQL)", () => {
       compute: null,
       symbol: ":/symbols/vpcs_guest.svg",
       defaultNameFormat: "PC{0}",
-      settings: { properties: { base_script_file: "vpcs_base_config.txt" } },
+      consoleType: null,
+      settings: { __typename: "VpcsSettings", baseScriptFile: "vpcs_base_config.txt" },
     });
-    expect(r.data.template.data).toEqual({ name: "VPCS", settings: { properties: { base_script_file: "vpcs_base_config.txt" } } });
+    expect(r.data.template.data).toEqual({ name: "VPCS", settings: { baseScriptFile: "vpcs_base_config.txt" } });
     expect(r.data.node).toEqual({ templateId: VPCS_ID });
   });
 
@@ -39,7 +40,7 @@ describe("emulation: templates (GraphQL)", () => {
     const events: any[] = [];
     const before = s.ctx.bus.subscriberCount();
     const stop = client.subscribe(
-      { query: `subscription { templateEvents { __typename ... on SubscriptionTemplateEventsSuccess { data { cursor kind action template { id name settings } } } } }` },
+      { query: `subscription { templateEvents { __typename ... on SubscriptionTemplateEventsSuccess { data { cursor kind action template { id name consoleType } } } } }` },
       { next: (m: any) => events.push(m.data.templateEvents.data), error: () => {}, complete: () => {} },
     );
     await busSubscribed(s, before);
@@ -47,7 +48,7 @@ describe("emulation: templates (GraphQL)", () => {
     const id = "8f0a8d67-1f5e-4d8a-a7a2-0e7c5f3a9b10";
     const gid = globalId("Template", id);
     const CREATE = `mutation($i: CreateTemplateInput!) { createTemplate(input: $i) { __typename ... on CreateTemplatePayload { template { ${TEMPLATE} } } ${ERR} } }`;
-    const input = { id, name: "Access SW", templateType: "ETHERNET_SWITCH", computeId: "local", settings: { console_type: "telnet" } };
+    const input = { id, name: "Access SW", templateType: "ETHERNET_SWITCH", computeId: "local", consoleType: "TELNET" };
     const created = await gql(s.url, CREATE, { i: input });
     expect(created.data.createTemplate.template).toMatchObject({
       id: gid,
@@ -59,7 +60,8 @@ describe("emulation: templates (GraphQL)", () => {
       compute: { computeId: "local" },
       defaultNameFormat: "Switch{0}",
     });
-    expect(created.data.createTemplate.template.settings).toMatchObject({ console_type: "telnet", ports_mapping: expect.any(Array) });
+    expect(created.data.createTemplate.template).toMatchObject({ consoleType: "TELNET", settings: { __typename: "EthernetSwitchSettings", ports: expect.any(Array) } });
+    expect(created.data.createTemplate.template.settings.ports[3]).toEqual({ portNumber: 3, type: "ACCESS", vlan: 1 });
     // The same template through REST.
     expect((await call(s.url, "GET", `/v2/templates/${id}`)).body).toMatchObject({ template_id: id, name: "Access SW", console_type: "telnet" });
     // A taken client-chosen id is ALREADY_EXISTS.
@@ -78,7 +80,7 @@ describe("emulation: templates (GraphQL)", () => {
 
     const builtin = await gql(s.url, DELETE, { id: VPCS_ID });
     expect(builtin.data.deleteTemplate).toMatchObject({ __typename: "ConflictError", message: expect.stringContaining("builtin") });
-    const bad = await gql(s.url, `mutation { createTemplate(input: { name: "x", templateType: VPCS, settings: { ram: 1 } }) { __typename ${ERR} } }`);
+    const bad = await gql(s.url, `mutation { createTemplate(input: { name: "x", templateType: VPCS, consoleType: VNC }) { __typename ${ERR} } }`);
     expect(bad.data.createTemplate.__typename).toBe("InvalidInputError");
     const missing = await gql(s.url, `{ template(id: "${id}") { __typename ${ERR} } }`);
     expect(missing.data.template.__typename).toBe("NotFoundError");

@@ -52,11 +52,12 @@ describe("VPCS startup.vpc from the template", () => {
     const r = await gql(
       s.url,
       `mutation($p: ID!, $t: ID!) { createNodeFromTemplate(input: { projectId: $p, templateId: $t, x: 0, y: 0, computeId: "local" }) {
-        ... on CreateNodeFromTemplatePayload { node { nodeId name properties } } } }`,
+        ... on CreateNodeFromTemplatePayload { node { nodeId name properties settings { ... on VpcsSettings { baseScriptFile } } } } } }`,
       { p: pid, t: VPCS_ID },
     );
     const node = r.data?.createNodeFromTemplate.node;
     expect(node.properties).toEqual({});
+    expect(node.settings).toEqual({ baseScriptFile: null }); // the base script made the node's startup script: not kept
     expect(pcnames((await startupFile(node.nodeId)).text)).toEqual([`set pcname ${node.name}`]);
   });
 

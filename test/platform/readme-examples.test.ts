@@ -435,6 +435,10 @@ const EXAMPLES: Record<string, Example> = {
         expect(answers[2].createNode.node.name).toBe("PC3");
         expect(answers[3].startNode.node).toMatchObject({ id: globalId("EmulatedNode", node.body.node_id), status: "STARTED" }); // the answer carries the new status
         expect((await call(s.url, "GET", `/v2/projects/${project}/nodes/${node.body.node_id}`)).body.status).toBe("started");
+        expect(answers[4].createNode.node.settings.ports).toEqual([
+          { portNumber: 0, name: "Uplink", type: "DOT1Q", vlan: 1 },
+          { portNumber: 1, name: "Office", type: "ACCESS", vlan: 10 },
+        ]);
         expect(events[0][0]).toMatchObject({ data: { projectEvents: { data: { kind: "CREATED", node: { name: "PC3" } } } } });
         await followFromARead(s, project);
       }),

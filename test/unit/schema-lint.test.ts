@@ -45,6 +45,8 @@ const BOUNDED_LISTS: Record<string, string> = {
   "Link.availableFilters": "the fixed catalogue of packet filters",
   "LinkFilterSpec.parameters": "a filter's fixed parameters",
   "CloudSettings.ports": "the ports a cloud node was given (input lists hold at most 100)",
+  "EthernetSwitchSettings.ports": "the ports a switch was given (input lists hold at most 100)",
+  "EthernetHubSettings.ports": "the ports a hub was given (input lists hold at most 100)",
   "NatSettings.ports": "the ports a NAT node was given (input lists hold at most 100)",
   "Project.variables": "set as one input list (at most 100)",
   "QemuSettings.disks": "the four disk slots of a QEMU VM",
@@ -55,6 +57,7 @@ const BOUNDED_LISTS: Record<string, string> = {
   "Query.simVmEngines": "the fixed list of VM engines",
   "Query.computeStatistics": "one entry per compute: this host and each connected remote compute",
   "EmulatedNode.customAdapters": "one override at most per adapter of the node",
+  "Template.customAdapters": "one override at most per adapter of its nodes",
   "NodePort.dataLinkTypes": "the few link-layer types a port offers",
   "Query.nodes": "the entities of the global ids asked for, in their order (at most a page of ids)",
 };
@@ -163,9 +166,9 @@ const errorMember = (name: string) => {
   return isObjectType(t) && t.getInterfaces().some((i) => i.name === "Error");
 };
 
-/** Members of mutation and field result unions that are neither the success member nor an Error. */
+/** Members of mutation and field result unions (`…Result`) that are neither the success member nor an Error. */
 function unionMembersOffError(): string[] {
-  return types.filter(isUnionType).flatMap((u) =>
+  return types.filter(isUnionType).filter((u) => u.name.endsWith("Result")).flatMap((u) =>
     u.getTypes().filter((m) => !errorMember(m.name) && !/(Payload|Success)$/.test(m.name)).map((m) => `${u.name}: ${m.name}`),
   );
 }
@@ -211,10 +214,6 @@ const NUMERIC = /^(Int|Float|BigInt)(Filter)?$/;
 const UNIT_NOT_IN_NAME: Record<string, string> = {
   "*.x": "a canvas coordinate (a position or an offset), conventionally in pixels as the description says",
   "*.y": "a canvas coordinate (a position or an offset), conventionally in pixels as the description says",
-  // Until the settings types are renamed (nodes/qemu-graphql.ts, docker-graphql.ts, host-link-graphql.ts and the
-  // templates' settings, another change under way): then remove these two entries.
-  "QemuSettings.ram": "until the settings types are renamed",
-  "QemuSettings.cpuThrottling": "until the settings types are renamed",
 };
 
 /**

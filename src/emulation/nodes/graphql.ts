@@ -21,6 +21,7 @@ import { nodePorts, type NodePort } from "../node-model/ports.js";
 import { BUILTIN_TYPES, nodeDirectory, nodeProperties } from "../node-model/serialize.js";
 import { nodeFields, type NodeChanges } from "./schema.js";
 import { CONSOLE_TYPES, NODE_STATUSES, NODE_TYPES } from "../node-model/vocabularies.js";
+import { NodeSettings, NodeSettingsInput, propertiesFromInput, typedSettings, UNTYPED_NODE_TYPES } from "./node-settings-graphql.js";
 
 /** The project directory an event's node carries (see notifications/graphql.ts), if it is one. */
 const eventProjectDir = (n: object): string | undefined => ((n as { [EVENT_PROJECT_DIR]?: string })[EVENT_PROJECT_DIR]);
@@ -161,7 +162,7 @@ const NodeLabelInput = builder.inputType("NodeLabelInput", {
 /** A per-adapter override as GNS3 stores it (an imported topology may hold anything: each field is checked). */
 type StoredAdapter = Record<string, unknown>;
 const stringOf = (v: unknown) => (typeof v === "string" ? v : null);
-const CustomAdapterRef = builder.objectRef<StoredAdapter>("CustomAdapter").implement({
+export const CustomAdapterRef = builder.objectRef<StoredAdapter>("CustomAdapter").implement({
   description: "An override for one adapter of a node: its port's name, its NIC model or its MAC",
   fields: (t) => ({
     adapterNumber: t.int({ description: "The adapter it applies to, from 0", resolve: (a) => (typeof a.adapter_number === "number" ? a.adapter_number : 0) }),
@@ -180,7 +181,7 @@ const CustomAdapterInput = builder.inputType("CustomAdapterInput", {
   }),
 });
 /** Typed overrides onto GNS3's stored form, which the node's input contract checks as REST's. */
-const gns3Adapters = (list: (typeof CustomAdapterInput.$inferInput)[]) =>
+export const gns3Adapters = (list: (typeof CustomAdapterInput.$inferInput)[]) =>
   list.map((a) => ({
     adapter_number: a.adapterNumber,
     ...(a.portName != null ? { port_name: a.portName } : {}),
@@ -221,7 +222,17 @@ export const NodeRef = builder.prismaNode("Node", {
         return dir === undefined ? null : nodeDirectory(dir, n);
       },
     }),
-    properties: t.field({ type: "JSON", description: "Emulator-specific settings", resolve: (n) => nodeProperties(n) }),
+    settings: t.field({
+      type: NodeSettings,
+      nullable: true,
+      description: "The emulator settings, typed by node type (null for the types without typed settings: read their `properties`)",
+      resolve: (n) => typedSettings(n.nodeType, nodeProperties(n), n.id),
+    }),
+    properties: t.field({
+      type: "JSON",
+      description: `The emulator settings as GNS3 names them (snake_case): the escape hatch for node types without typed \`settings\` (${UNTYPED_NODE_TYPES})`,
+      resolve: (n) => nodeProperties(n),
+    }),
     label: t.field({ type: LabelRef, description: "Where and how the node's name is drawn", resolve: (n) => ({ ...(JSON.parse(n.labelJson) as StoredLabel), text: n.name }) }),
     symbol: t.exposeString("symbol", { nullable: true, description: "The icon drawn for the node (a built-in symbol such as :/symbols/router.svg, or an uploaded one)" }),
     widthPixels: t.exposeInt(NODE_NAMES.widthPixels, { description: "The symbol's width on the canvas, in pixels" }),
@@ -284,23 +295,34 @@ builder.queryField("emulatedNodes", (t) =>
   ),
 );
 
-/** Fields a client may set on create and update. */
-const settableFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
-  templateId: t.id({ description: "The template the node is made from (its global id, or its GNS3 template_id); its settings are the defaults" }),
-  console: t.int({ description: "TCP console port; null on update frees it" }),
+type InputFields = Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0];
+
+/** Node fields a template may set too, for the nodes made from it (the same names and rules on both inputs). */
+export const templatableNodeFields = (t: InputFields) => ({
   consoleType: t.field({ type: ConsoleTypeEnum, description: "The protocol the console speaks" }),
   consoleAutoStart: t.boolean({ description: "Whether a client should open the console when the node starts" }),
-  properties: t.field({ type: "JSON", description: "Emulator settings; merged into the current ones on update" }),
+  settings: t.field({ type: NodeSettingsInput, description: "Typed emulator settings, the member of the node type; on update only the fields given change" }),
+  portNameFormat: t.string({ description: "How port names are formed, e.g. Ethernet{0} or eth{port0}" }),
+  portSegmentSize: t.int({ description: "Ports per segment for the {segment…} placeholders (0: one segment)" }),
+  firstPortName: t.string({ description: "A name for the first port that overrides the format" }),
+  customAdapters: t.field({ type: [CustomAdapterInput], description: "Per-adapter overrides of the port name, NIC model or MAC (replaces the current list)" }),
+});
+
+/** Fields a client may set on create and update. */
+const settableFields = (t: InputFields) => ({
+  ...templatableNodeFields(t),
+  templateId: t.id({ description: "The template the node is made from (its global id, or its GNS3 template_id); its settings are the defaults" }),
+  console: t.int({ description: "TCP console port; null on update frees it" }),
+  properties: t.field({
+    type: "JSON",
+    description: `Emulator settings as GNS3 names them, only for node types without typed settings (${UNTYPED_NODE_TYPES}); merged into the current ones on update`,
+  }),
   label: t.field({ type: NodeLabelInput, description: "Where and how the node's name is drawn" }),
   symbol: t.string({ description: "The icon drawn for the node (e.g. :/symbols/router.svg)" }),
   x: t.int({ description: "Horizontal position on the canvas, in pixels" }),
   y: t.int({ description: "Vertical position on the canvas, in pixels" }),
   z: t.int({ description: "Stacking order on the canvas: higher is drawn on top" }),
   locked: t.boolean({ description: "Pins the node on the canvas" }),
-  portNameFormat: t.string({ description: "How port names are formed, e.g. Ethernet{0} or eth{port0}" }),
-  portSegmentSize: t.int({ description: "Ports per segment for the {segment…} placeholders (0: one segment)" }),
-  firstPortName: t.string({ description: "A name for the first port that overrides the format" }),
-  customAdapters: t.field({ type: [CustomAdapterInput], description: "Per-adapter overrides of the port name, NIC model or MAC (replaces the current list)" }),
 });
 
 const CreateNodeInput = builder.inputType("CreateNodeInput", {
@@ -331,15 +353,26 @@ const TO_GNS3: Record<string, (v: unknown) => unknown> = {
   customAdapters: (v) => gns3Adapters(v as Parameters<typeof gns3Adapters>[0]),
   label: (v) => withDomainNames(v as Record<string, unknown>, LABEL_NAMES),
 };
-/** GraphQL input onto the node's input contract; the JSON values are checked by the operation when it parses. */
+/**
+ * GraphQL input onto the node's input contract, its settings aside: which settings apply depends on the node's type
+ * (`withProperties`). The values are checked by the operation when it parses.
+ */
 function toChanges(input: Record<string, unknown>): NodeChanges {
+  const { settings: _typed, properties: _json, ...fields } = input;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) {
+  for (const [k, v] of Object.entries(fields)) {
     if (v === undefined || (v === null && !NULLABLE.has(k))) continue;
     out[k] = v !== null && k in TO_GNS3 ? TO_GNS3[k](v) : v;
   }
   return out as NodeChanges;
 }
+
+type SettingsGiven = { settings?: Record<string, unknown> | null; properties?: unknown };
+/** The changes with the GNS3 properties the input's settings (or JSON properties) set on a node of `nodeType`. */
+const withProperties = (changes: NodeChanges, nodeType: string, input: SettingsGiven): NodeChanges => ({
+  ...changes,
+  properties: propertiesFromInput(nodeType, input.settings, input.properties, "properties") as NodeChanges["properties"],
+});
 
 builder.queryField("emulatedNode", (t) =>
   t.prismaField({
@@ -374,7 +407,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { input }, ctx) => {
       const { projectId, name, nodeType, computeId, id, ...rest } = input;
       const node = await createNode(ctx, projectIdArg(projectId), {
-        ...toChanges(rest),
+        ...withProperties(toChanges(rest), nodeType, rest),
         name,
         nodeType,
         computeId: domainId(computeId ?? "local", "Compute", "computeId"),
@@ -391,7 +424,11 @@ builder.mutationFields((t) => ({
     resolve: async (_r, { input }, ctx) => {
       const { id, ...changes } = input;
       const at = await nodeAddress(ctx, id);
-      return { node: await updateNode(ctx, at.projectId, at.id, toChanges(changes)) };
+      if (changes.settings == null && changes.properties == null) return { node: await updateNode(ctx, at.projectId, at.id, toChanges(changes)) };
+      // Which settings apply depends on the node's type: read only when settings are given (not for a move).
+      const node = await ctx.db.node.findUnique({ where: { id: at.id }, select: { nodeType: true } });
+      if (!node) throw new NotFoundError(`Node ID ${at.id} doesn't exist`);
+      return { node: await updateNode(ctx, at.projectId, at.id, withProperties(toChanges(changes), node.nodeType, changes)) };
     },
   }),
   deleteNode: t.field({

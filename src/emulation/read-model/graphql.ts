@@ -25,15 +25,19 @@ export const CACHEABLE_FIELDS = new Set([
   ...[
     "id", "nodeId", "project", "nodeType", "name", "status", "console", "consoleHost", "consoleType",
     "consoleAutoStart", "commandLine", "nodeDirectory", "properties", "label", "symbol", "widthPixels", "heightPixels", "x", "y", "z",
-    "locked", "portNameFormat", "portSegmentSize", "firstPortName", "customAdapters", "ports", "qemu", "links",
+    "locked", "portNameFormat", "portSegmentSize", "firstPortName", "customAdapters", "ports", "settings", "links",
   ].map((f) => `EmulatedNode.${f}`),
   // EmulatedNode.links: every link create, update and delete is a topology event.
-  // EmulatedNode.qemu: read from the stored properties, whose changes node.updated publishes.
+  // EmulatedNode.settings (qemu, VPCS, switch and hub): read from the stored properties, whose changes node.updated publishes.
   ...[
-    "qemuPath", "platform", "ram", "cpus", "adapters", "adapterType", "macAddress", "bootPriority", "disks", "cdromImage",
+    "qemuPath", "platform", "ramMb", "cpus", "maxCpus", "adapters", "adapterType", "macAddress", "bootPriority", "disks", "cdromImage",
     "biosImage", "kernelImage", "initrd", "kernelCommandLine", "options", "linkedClone", "onClose", "processPriority",
-    "cpuThrottling", "replicateNetworkConnectionState", "legacyNetworking", "tpm", "uefi", "usage",
+    "cpuThrottlingPercent", "replicateNetworkConnectionState", "legacyNetworking", "tpm", "uefi", "createConfigDisk", "usage",
   ].map((f) => `QemuSettings.${f}`),
+  ...["startupScriptFile", "baseScriptFile", "usage"].map((f) => `VpcsSettings.${f}`),
+  ...["ports", "usage"].flatMap((f) => [`EthernetSwitchSettings.${f}`, `EthernetHubSettings.${f}`]),
+  ...["portNumber", "name", "type", "vlan", "ethertype"].map((f) => `EthernetSwitchPort.${f}`),
+  ...["portNumber", "name"].map((f) => `EthernetHubPort.${f}`),
   ...["slot", "name", "md5sum", "interface"].map((f) => `QemuDisk.${f}`),
   ...["name", "md5sum"].map((f) => `QemuImage.${f}`),
   ...["name", "shortName", "adapterNumber", "portNumber", "linkType", "dataLinkTypes", "adapterType", "macAddress"].map((f) => `NodePort.${f}`),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { UUID_PATTERN } from "../../platform/input.js";
 import { MAC_PATTERN } from "../node-model/adapters.js";
 import { DOCKER_CONSOLE_TYPES } from "../node-model/docker-properties.js";
+import { hubPortSchema, switchPortSchema } from "../node-model/ethernet-ports.js";
 import { defaultPortsMapping } from "../node-model/ports.js";
 import { qemuPropertyFields, qemuTemplateDefaults, qemuTemplateNodeFields } from "../node-model/qemu-properties.js";
 import { NODE_TYPES, type NodeType } from "../node-model/vocabularies.js";
@@ -69,14 +70,6 @@ const baseFields = {
   builtin: z.boolean().optional(),
 };
 
-const switchPort = z.strictObject({
-  name: z.string(),
-  port_number: z.int().min(0),
-  type: z.enum(["access", "dot1q", "qinq"]),
-  vlan: z.int().min(1).max(4094),
-  ethertype: z.enum(["", "0x8100", "0x88A8", "0x9100", "0x9200"]).optional(),
-});
-const hubPort = z.strictObject({ name: z.string(), port_number: z.int().min(0) });
 const remoteConsole = {
   remote_console_host: z.string().optional(),
   remote_console_port: z.int().min(1).max(65535).optional(),
@@ -101,12 +94,12 @@ const RULES: Record<NodeType, TypeRules> = {
     nodeProperties: ["base_script_file"], // the node's first startup.vpc (runtime/drivers/vpcs-startup.ts), not kept as a property
   },
   ethernet_switch: {
-    fields: { ports_mapping: z.array(switchPort).optional(), console_type: z.enum(["telnet", "none"]).optional() },
+    fields: { ports_mapping: z.array(switchPortSchema).optional(), console_type: z.enum(["telnet", "none"]).optional() },
     defaults: () => ({ category: "switch", default_name_format: "Switch{0}", symbol: ":/symbols/ethernet_switch.svg", ports_mapping: switchPorts(), console_type: "none" }),
     nodeProperties: ["ports_mapping"],
   },
   ethernet_hub: {
-    fields: { ports_mapping: z.array(hubPort).optional() },
+    fields: { ports_mapping: z.array(hubPortSchema).optional() },
     defaults: () => ({ category: "switch", default_name_format: "Hub{0}", symbol: ":/symbols/hub.svg", ports_mapping: defaultPortsMapping("ethernet_hub") }),
     nodeProperties: ["ports_mapping"],
   },

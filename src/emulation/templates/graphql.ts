@@ -5,10 +5,12 @@ import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connec
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { computeIdArg, ComputeRef, findCompute } from "../computes/graphql.js";
-import { NodeRef, NodeTypeEnum } from "../nodes/graphql.js";
+import { ConsoleTypeEnum, CustomAdapterRef, gns3Adapters, NodeRef, NodeTypeEnum, templatableNodeFields } from "../nodes/graphql.js";
+import { hasTypedSettings, NodeSettings, propertiesFromInput, typedSettings, UNTYPED_NODE_TYPES } from "../nodes/node-settings-graphql.js";
+import { gns3Names } from "../nodes/settings-kind.js";
 import { projectIdArg } from "../projects/graphql.js";
 import { listAppliances } from "./appliances.js";
-import { CATEGORIES, type TemplateObject } from "./builtin.js";
+import { CATEGORIES, templateNodeProperties, type TemplateObject } from "./builtin.js";
 import {
   createNodeFromTemplate,
   createTemplate,
@@ -34,9 +36,14 @@ const TemplateCategoryEnum = builder.enumType("TemplateCategory", {
   >,
 });
 
-/** The keys with a field of their own; the rest of the template object is `settings`. */
+/** The keys with a field of their own; the rest of an untyped template object is `untypedSettings`. */
 const COMMON_KEYS = new Set(["template_id", "template_type", "name", "category", "builtin", "compute_id", "symbol", "default_name_format"]);
-const settingsOf = (t: TemplateObject) => Object.fromEntries(Object.entries(t).filter(([k]) => !COMMON_KEYS.has(k)));
+const untypedSettings = (t: TemplateObject) =>
+  hasTypedSettings(t.template_type) ? null : Object.fromEntries(Object.entries(t).filter(([k]) => !COMMON_KEYS.has(k)));
+/** The defaults a template gives its nodes, shown as a node's typed settings (its usage note included). */
+const templateSettings = (t: TemplateObject) => typedSettings(t.template_type, { usage: t.usage, ...templateNodeProperties(t) }, null);
+
+const stored = <T>(v: unknown, is: (v: unknown) => boolean): T | null => (is(v) ? (v as T) : null);
 
 export const Template = builder.node(builder.objectRef<TemplateObject>("Template"), {
   description: "A device kind nodes are made from: a GNS3 built-in (fixed id) or a user template",
@@ -56,7 +63,29 @@ export const Template = builder.node(builder.objectRef<TemplateObject>("Template
     }),
     symbol: t.string({ description: "The icon its nodes are drawn with (e.g. :/symbols/router.svg)", resolve: (x) => x.symbol }),
     defaultNameFormat: t.string({ description: "Node names: {0} → the first free number, {name} → the template name", resolve: (x) => x.default_name_format }),
-    settings: t.field({ type: "JSON", description: "The node type's settings, named as in GNS3 (console_type, ports_mapping, …)", resolve: settingsOf }),
+    settings: t.field({
+      type: NodeSettings,
+      nullable: true,
+      description: "The emulator settings its nodes start with, typed as a node's (null for the types without typed settings: see `untypedSettings`)",
+      resolve: templateSettings,
+    }),
+    untypedSettings: t.field({
+      type: "JSON",
+      nullable: true,
+      description: `The settings of a template whose node type has no typed settings (${UNTYPED_NODE_TYPES}), named as in GNS3; null for the other types`,
+      resolve: untypedSettings,
+    }),
+    consoleType: t.field({ type: ConsoleTypeEnum, nullable: true, description: "The console protocol its nodes start with (null: the node type's default)", resolve: (x) => stored(x.console_type, (v) => typeof v === "string") }),
+    consoleAutoStart: t.boolean({ nullable: true, description: "Whether a client should open its nodes' consoles when they start (null: no)", resolve: (x) => stored(x.console_auto_start, (v) => typeof v === "boolean") }),
+    portNameFormat: t.string({ nullable: true, description: "How its nodes' port names are formed (null: the node type's default)", resolve: (x) => stored(x.port_name_format, (v) => typeof v === "string") }),
+    portSegmentSize: t.int({ nullable: true, description: "Ports per segment for the {segment…} placeholders of its nodes (null: 0)", resolve: (x) => stored(x.port_segment_size, Number.isInteger) }),
+    firstPortName: t.string({ nullable: true, description: "A name for its nodes' first port that overrides the format (null or empty: none)", resolve: (x) => stored(x.first_port_name, (v) => typeof v === "string") }),
+    customAdapters: t.field({
+      type: [CustomAdapterRef],
+      nullable: true,
+      description: "Per-adapter overrides its nodes start with (null: the node type takes none)",
+      resolve: (x) => stored<Record<string, unknown>[]>(x.custom_adapters, Array.isArray),
+    }),
   }),
 });
 
@@ -64,7 +93,12 @@ const templateFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["f
   category: t.field({ type: TemplateCategoryEnum, description: "The shelf it sits on in a device list" }),
   symbol: t.string({ description: "The icon its nodes are drawn with (e.g. :/symbols/router.svg)" }),
   defaultNameFormat: t.string({ description: "Node names: {0} → the first free number, {name} → the template name" }),
-  settings: t.field({ type: "JSON", description: "The node type's settings, named as in GNS3; unknown ones are refused" }),
+  // What its nodes start with, named as on a node's input.
+  ...templatableNodeFields(t),
+  untypedSettings: t.field({
+    type: "JSON",
+    description: `Settings named as in GNS3, only for node types without typed settings (${UNTYPED_NODE_TYPES}); unknown ones are refused`,
+  }),
 });
 
 const CreateTemplateInput = builder.inputType("CreateTemplateInput", {
@@ -105,11 +139,22 @@ const TemplatePayload = (name: string, what = "the template") =>
 /** What changing a template can fail with: bad input or settings, a missing template, a taken id, a built-in (which cannot change). */
 const TEMPLATE_ERRORS = [InvalidInputError, NotFoundError, ConflictError];
 
-/** GraphQL input → the GNS3 template keys the operations take (absent and null fields are left out). */
-function toGns3(input: { name?: string | null; category?: string | null; symbol?: string | null; defaultNameFormat?: string | null; settings?: unknown }) {
-  const settings = input.settings && typeof input.settings === "object" ? (input.settings as Record<string, unknown>) : {};
-  const common = { name: input.name, category: input.category, symbol: input.symbol, default_name_format: input.defaultNameFormat };
-  return { ...settings, ...Object.fromEntries(Object.entries(common).filter(([, v]) => v != null)) };
+type TemplateInput = typeof CreateTemplateInput.$inferInput | typeof UpdateTemplateInput.$inferInput;
+
+/**
+ * GraphQL input of a template of `type` → the GNS3 template keys the operations take and check (absent and null
+ * fields are left out): typed settings become the type's keys, as a node's become its properties.
+ */
+function toGns3(type: string, input: TemplateInput): Record<string, unknown> {
+  const { settings, untypedSettings, customAdapters, name, category, symbol, defaultNameFormat } = input;
+  const typed = propertiesFromInput(type, settings, untypedSettings, "untypedSettings") ?? {};
+  if (typeof typed !== "object" || Array.isArray(typed)) throw new InvalidInputError("untypedSettings must be an object", { target: "untypedSettings" });
+  const { consoleType, consoleAutoStart, portNameFormat, portSegmentSize, firstPortName } = input;
+  const given = {
+    ...gns3Names({ name, category, symbol, defaultNameFormat, consoleType, consoleAutoStart, portNameFormat, portSegmentSize, firstPortName }),
+    ...(customAdapters != null && { custom_adapters: gns3Adapters(customAdapters) }),
+  };
+  return { ...typed, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v != null)) };
 }
 
 const TemplateFilter = builder.inputType("TemplateFilter", {
@@ -155,7 +200,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateTemplateInput, required: true, description: "The new template" }) },
     resolve: async (_r, { input }, ctx) => ({
       template: await createTemplate(ctx, {
-        ...toGns3(input),
+        ...toGns3(input.templateType, input),
         template_type: input.templateType,
         compute_id: input.computeId == null ? null : computeIdArg(input.computeId),
         ...(input.id != null && { template_id: templateIdArg(input.id) }),
@@ -167,7 +212,10 @@ builder.mutationFields((t) => ({
     description: "Changes a user template (a built-in is a ConflictError)",
     errors: mutationErrors("updateTemplate", TEMPLATE_ERRORS),
     args: { input: t.arg({ type: UpdateTemplateInput, required: true, description: "The template and the changes" }) },
-    resolve: async (_r, { input }, ctx) => ({ template: await updateTemplate(ctx, templateIdArg(input.id), toGns3(input)) }),
+    resolve: async (_r, { input }, ctx) => {
+      const id = templateIdArg(input.id);
+      return { template: await updateTemplate(ctx, id, toGns3((await getTemplate(ctx, id)).template_type, input)) };
+    },
   }),
   deleteTemplate: t.field({
     type: deletedPayload("deleteTemplate", "the template (nodes made from it stay)"),

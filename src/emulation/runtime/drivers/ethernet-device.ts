@@ -1,4 +1,6 @@
+import { z } from "zod";
 import type { Node } from "../../../generated/prisma-sqlite/client.js";
+import { parseInput } from "../../../platform/input.js";
 import { nodeProperties } from "../../node-model/serialize.js";
 import type { PortMapping } from "../ethernet.js";
 
@@ -22,4 +24,16 @@ export const ethernetDevice = {
 /** The valid entries of a `ports_mapping` property. */
 export function portMappings(v: unknown): PortMapping[] {
   return Array.isArray(v) ? (v.filter((m) => typeof m?.port_number === "number") as PortMapping[]) : [];
+}
+
+/**
+ * The device's `prepareProperties`: a ports mapping a client sets (or a new node's) is checked against the type's
+ * port rule, as GNS3's compute checks it; one stored already (an imported topology's) is left as it is.
+ */
+export function checkedPortsMapping(port: z.ZodType) {
+  const schema = z.looseObject({ ports_mapping: z.array(port).optional() });
+  return async (_ctx: unknown, _node: unknown, merged: Record<string, unknown>, changed: readonly string[] | "all") => {
+    if (changed === "all" || changed.includes("ports_mapping")) parseInput(schema, merged);
+    return merged;
+  };
 }

@@ -1,13 +1,12 @@
 import { builder, enumValues } from "../../platform/graphql/builder.js";
-import "./graphql.js"; // the EmulatedNode type this file extends
-import { nodeProperties } from "../node-model/serialize.js";
 import { cloudPorts, type CloudPort } from "../runtime/drivers/cloud.js";
 import { hostInterfaces, type HostInterface } from "../runtime/host-interfaces.js";
+import { gns3Names, usageOf, type SettingsKind } from "./settings-kind.js";
 
 /**
- * Cloud and NAT nodes' settings as typed fields (`EmulatedNode.cloud`, `EmulatedNode.nat`), read from the same stored
- * properties the JSON `properties` field shows (they are set through `properties`, as every node type's), and this
- * server's host interfaces (`hostInterfaces`: what a cloud port can bind, GET /v2/compute/network/interfaces).
+ * Cloud and NAT nodes' settings as typed fields (members of `NodeSettings`), read from their stored properties, the
+ * inputs that set them (`NodeSettingsInput.cloud`, `.nat`), and this server's host interfaces (`hostInterfaces`:
+ * what a cloud port can bind).
  */
 const HostPortTypeEnum = builder.enumType("HostPortType", {
   description: "What a cloud port joins: a host interface (ethernet), a TAP device, or a UDP tunnel",
@@ -78,6 +77,7 @@ const RemoteConsoleRef = builder.objectRef<RemoteConsole>("CloudRemoteConsole").
 interface CloudSettings {
   ports: CloudPort[];
   remoteConsole: RemoteConsole;
+  usage: string;
 }
 
 const CloudSettingsRef = builder.objectRef<CloudSettings>("CloudSettings").implement({
@@ -85,17 +85,21 @@ const CloudSettingsRef = builder.objectRef<CloudSettings>("CloudSettings").imple
   fields: (t) => ({
     ports: t.field({ type: [HostPortRef], description: "The cloud's ports and what each joins on the host", resolve: (c) => c.ports }),
     remoteConsole: t.field({ type: RemoteConsoleRef, description: "The console of a device behind the cloud", resolve: (c) => c.remoteConsole }),
+    usage: t.exposeString("usage", { description: "Free text on how to use the cloud, shown to lab users" }),
   }),
 });
 
-const NatSettingsRef = builder.objectRef<{ ports: CloudPort[] }>("NatSettings").implement({
+const NatSettingsRef = builder.objectRef<{ ports: CloudPort[]; usage: string }>("NatSettings").implement({
   description: "The settings of a NAT node: its one port, nat0, and the host bridge it joins",
-  fields: (t) => ({ ports: t.field({ type: [HostPortRef], description: "The NAT node's port (nat0) and the host bridge it joins", resolve: (n) => n.ports }) }),
+  fields: (t) => ({
+    ports: t.field({ type: [HostPortRef], description: "The NAT node's port (nat0) and the host bridge it joins", resolve: (n) => n.ports }),
+    usage: t.exposeString("usage", { description: "Free text on how to use the NAT node, shown to lab users" }),
+  }),
 });
 
 const REMOTE_CONSOLE_TYPES = new Set(["telnet", "vnc", "spice", "http", "https", "none"]);
 
-function cloudSettings(properties: Record<string, unknown>): CloudSettings {
+function readCloudSettings(properties: Record<string, unknown>): CloudSettings {
   const type = String(properties.remote_console_type ?? "none");
   return {
     ports: cloudPorts(properties),
@@ -105,25 +109,68 @@ function cloudSettings(properties: Record<string, unknown>): CloudSettings {
       type: (REMOTE_CONSOLE_TYPES.has(type) ? type : "none") as RemoteConsole["type"],
       httpPath: typeof properties.remote_console_http_path === "string" ? properties.remote_console_http_path : "/",
     },
+    usage: usageOf(properties),
   };
 }
 
-builder.prismaObjectFields("Node", (t) => ({
-  cloud: t.field({
-    type: CloudSettingsRef,
-    nullable: true,
-    description: "The cloud settings, typed (null for other node types)",
-    select: { nodeType: true, propertiesJson: true },
-    resolve: (n) => (n.nodeType === "cloud" ? cloudSettings(nodeProperties(n)) : null),
+const HostPortInput = builder.inputType("HostPortInput", {
+  description: "A port of a cloud node and what it joins on the host: an interface for ethernet and tap, the UDP ends for udp",
+  fields: (t) => ({
+    name: t.string({ required: true, description: "The port's name as drawn in the lab" }),
+    portNumber: t.int({ required: true, description: "The port's number on the node (the ports are numbered again in list order, from 0)" }),
+    type: t.field({ type: HostPortTypeEnum, required: true, description: "What the port joins on the host" }),
+    interface: t.string({ description: "The host interface or TAP device the port is bridged to (ethernet and tap only)" }),
+    localPort: t.int({ description: "The UDP port this host listens on for the tunnel (udp only)" }),
+    remoteHost: t.string({ description: "The address the tunnel sends to (udp only)" }),
+    remotePort: t.int({ description: "The UDP port the tunnel sends to (udp only)" }),
   }),
-  nat: t.field({
-    type: NatSettingsRef,
-    nullable: true,
-    description: "The NAT settings, typed (null for other node types)",
-    select: { nodeType: true, propertiesJson: true },
-    resolve: (n) => (n.nodeType === "nat" ? { ports: cloudPorts(nodeProperties(n)) } : null),
+});
+const RemoteConsoleInput = builder.inputType("CloudRemoteConsoleInput", {
+  description: "The console the GUI opens to a device behind the cloud: only the fields given change",
+  fields: (t) => ({
+    host: t.string({ description: "The address of the device's console" }),
+    port: t.int({ description: "The TCP port of the device's console" }),
+    type: t.field({ type: RemoteConsoleTypeEnum, description: "The protocol the console speaks" }),
+    httpPath: t.string({ description: "The path of a web console (http and https)" }),
   }),
-}));
+});
+const CloudSettingsInput = builder.inputType("CloudSettingsInput", {
+  description: "Settings of a cloud node; on a change only the fields given change (a connected cloud's ports cannot)",
+  fields: (t) => ({
+    ports: t.field({ type: [HostPortInput], description: "The cloud's ports, replacing the current list (empty: one ethernet port per host interface)" }),
+    remoteConsole: t.field({ type: RemoteConsoleInput, description: "The console of a device behind the cloud" }),
+    usage: t.string({ description: "Free text on how to use the cloud, shown to lab users" }),
+  }),
+});
+const NatSettingsInput = builder.inputType("NatSettingsInput", {
+  description: "Settings of a NAT node (its port is always nat0 on this host's NAT bridge)",
+  fields: (t) => ({ usage: t.string({ description: "Free text on how to use the NAT node, shown to lab users" }) }),
+});
+
+/** GNS3's names of a UDP port's ends, and of the remote console's fields. */
+const UDP_RENAMES = { localPort: "lport", remoteHost: "rhost", remotePort: "rport" };
+const REMOTE_CONSOLE_RENAMES = { host: "remote_console_host", port: "remote_console_port", type: "remote_console_type", httpPath: "remote_console_http_path" };
+
+type CloudInput = typeof CloudSettingsInput.$inferInput;
+export const cloudSettings: SettingsKind<CloudSettings, CloudInput> = {
+  member: "cloud",
+  shown: CloudSettingsRef,
+  read: readCloudSettings,
+  given: CloudSettingsInput,
+  toProperties: ({ ports, remoteConsole, ...fields }) => ({
+    ...gns3Names(fields),
+    ...(ports != null && { ports_mapping: ports.map((p) => gns3Names(p, UDP_RENAMES)) }),
+    ...gns3Names(remoteConsole ?? {}, REMOTE_CONSOLE_RENAMES),
+  }),
+};
+
+export const natSettings: SettingsKind<{ ports: CloudPort[]; usage: string }, typeof NatSettingsInput.$inferInput> = {
+  member: "nat",
+  shown: NatSettingsRef,
+  read: (properties) => ({ ports: cloudPorts(properties), usage: usageOf(properties) }),
+  given: NatSettingsInput,
+  toProperties: (input) => gns3Names(input),
+};
 
 builder.queryFields((t) => ({
   hostInterfaces: t.field({
