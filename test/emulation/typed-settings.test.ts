@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { globalId } from "../../src/platform/graphql/global-id.js";
 import { call, gql, startTestServer, type TestServer } from "../support/server.js";
 
 /**
@@ -66,6 +67,15 @@ describe("emulation: typed node and template settings (GraphQL)", () => {
     const badRest = await call(s.url, "PUT", `/v2/projects/${projectId}/nodes/${sw.node.nodeId}`, { properties: { ports_mapping: [{ name: "X", port_number: 0, type: "trunk", vlan: 1 }] } });
     expect(badRest.status).toBe(400);
     expect((await rest(sw.node.nodeId)).body.properties.ports_mapping).toEqual(GNS3_SWITCH_PORTS);
+
+    // GNS3's schema leaves a port's vlan optional (a REST client may send a trunk without one): VLAN 1 then.
+    const noVlan = await call(s.url, "PUT", `/v2/projects/${projectId}/nodes/${sw.node.nodeId}`, { properties: { ports_mapping: [{ name: "T", port_number: 0, type: "dot1q" }] } });
+    expect(noVlan.status).toBe(200);
+    expect(noVlan.body.properties.ports_mapping).toEqual([{ name: "T", port_number: 0, type: "dot1q" }]);
+    const shown = await gql(s.url, `query($id: ID!) { node(id: $id) { ... on EmulatedNode { settings { ... on EthernetSwitchSettings { ports { portNumber type vlan } } } } } }`, {
+      id: globalId("EmulatedNode", sw.node.nodeId),
+    });
+    expect(shown.data.node.settings).toEqual({ ports: [{ portNumber: 0, type: "DOT1Q", vlan: 1 }] });
   });
 
   it("a hub: its ports typed", async () => {

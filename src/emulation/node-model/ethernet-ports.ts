@@ -12,7 +12,8 @@ export const switchPortSchema = z.strictObject({
   name: z.string(),
   port_number: z.int().min(0),
   type: z.enum(SWITCH_PORT_TYPES),
-  vlan: z.int().min(1).max(4094),
+  // Optional, as in GNS3's schema (the GUI always sends it): a port without one is in VLAN 1, the switch's default.
+  vlan: z.int().min(1).max(4094).optional(),
   ethertype: z.enum(SWITCH_ETHERTYPES).optional(),
 });
 export const hubPortSchema = z.strictObject({ name: z.string(), port_number: z.int().min(0) });
