@@ -166,10 +166,70 @@ const errorMember = (name: string) => {
   return isObjectType(t) && t.getInterfaces().some((i) => i.name === "Error");
 };
 
-/** Members of mutation and field result unions (`…Result`) that are neither the success member nor an Error. */
+/** Result unions (`…Result`) that are not one answer (a payload, the answer itself, or its `…Success` wrapper) and Errors. */
 function unionMembersOffError(): string[] {
-  return types.filter(isUnionType).filter((u) => u.name.endsWith("Result")).flatMap((u) =>
-    u.getTypes().filter((m) => !errorMember(m.name) && !/(Payload|Success)$/.test(m.name)).map((m) => `${u.name}: ${m.name}`),
+  return types.filter(isUnionType).filter((u) => u.name.endsWith("Result")).flatMap((u) => {
+    const answers = u.getTypes().filter((m) => !errorMember(m.name));
+    return answers.length === 1 ? [] : [`${u.name}: ${answers.map((m) => m.name).join(" | ") || "no answer"}`];
+  });
+}
+
+/**
+ * `…Success { data }` wrappers around an answer a union could hold itself (an object type: an entity, a
+ * connection …). A wrapper is only for a scalar, a list or an interface, which cannot be a union's member.
+ */
+function needlessWrappers(): string[] {
+  return types
+    .filter(isObjectType)
+    .filter((t) => t.name.endsWith("Success"))
+    .flatMap((t) => {
+      const data = t.getFields().data;
+      return !data || isObjectType(getNullableType(data.type)) ? [`${t.name}.data: ${String(data?.type)}`] : [];
+    });
+}
+
+/** The answer of a field: its type, or the one member of its result union that is not an Error. */
+const answerOf = (type: GraphQLType) => {
+  const named = getNamedType(type);
+  return isUnionType(named) ? named.getTypes().find((m) => !errorMember(m.name)) : named;
+};
+
+/** Query fields that look an entity up by its id alone: `x(id: ID!)` answering an entity (or a union with one). */
+const lookups = () =>
+  Object.values(schema.getQueryType()!.getFields()).filter((f) => f.args.map((a) => `${a.name}: ${String(a.type)}`).join() === "id: ID!" && isNode(answerOf(f.type)));
+
+/**
+ * By-id lookups that answer absence with an error, not null: non-null, or a union that lists NotFoundError or
+ * InvalidInputError (a malformed id, or another type's, names nothing either).
+ */
+function lookupViolations(): string[] {
+  return lookups().flatMap((f) => {
+    const named = getNamedType(f.type);
+    const absentAsError = isUnionType(named) && named.getTypes().some((m) => m.name === "NotFoundError" || m.name === "InvalidInputError");
+    return isNonNullType(f.type) || absentAsError ? [`${f.name}: ${String(f.type)}${isUnionType(named) ? ` = ${named.getTypes().join(" | ")}` : ""}`] : [];
+  });
+}
+
+/**
+ * Reads and streams that can raise every typed error, each with why: the others list only the errors their
+ * operation raises, so a client's exhaustive switch stays short.
+ */
+const EVERY_ERROR: Record<string, string> = {
+  "Query.computeResource": "a read passed through to a compute: its answer's every status, mapped as GNS3's controller maps them",
+  "Query.dockerImages": "a remote compute's list is a read passed through to it",
+  "Query.images": "a remote compute's list is a read passed through to it",
+  "Subscription.nodeConsole": "a remote node's console is relayed from its compute, whose refusals are mapped as a forwarded read's",
+};
+
+/** Query and Subscription fields whose result union lists every typed error, unless listed in EVERY_ERROR. */
+function everyErrorViolations(): string[] {
+  const all = types.filter((t) => errorMember(t.name)).map((t) => t.name);
+  return [schema.getQueryType()!, schema.getSubscriptionType()!].flatMap((root) =>
+    Object.values(root.getFields()).flatMap((f) => {
+      const named = getNamedType(f.type);
+      const coordinate = `${root.name}.${f.name}`;
+      return isUnionType(named) && all.every((e) => named.getTypes().some((m) => m.name === e)) && !EVERY_ERROR[coordinate] ? [coordinate] : [];
+    }),
   );
 }
 
@@ -306,17 +366,16 @@ describe("schema lint (issue 22)", () => {
   });
 
   it("every connection pages both ways and counts (also inside a result union)", () => {
-    /** The connection a field answers: its type, or the `data` of its result union's success member. */
-    const connectionOf = (named: GraphQLNamedType) => {
-      const success = isUnionType(named) ? named.getTypes().find((m) => m.name.endsWith("Success")) : undefined;
-      const type = success ? getNamedType(success.getFields().data?.type) : named;
-      return isObjectType(type) && type.name.endsWith("Connection") ? type : undefined;
+    /** The connection a field answers: its type, or its result union's answer member. */
+    const connectionOf = (type: GraphQLType) => {
+      const answer = answerOf(type);
+      return isObjectType(answer) && answer.name.endsWith("Connection") ? answer : undefined;
     };
     let connections = 0;
     for (const t of types) {
-      if (!isObjectType(t) || t.name.endsWith("Success")) continue;
+      if (!isObjectType(t)) continue;
       for (const f of Object.values(t.getFields())) {
-        const connection = connectionOf(getNamedType(f.type));
+        const connection = connectionOf(f.type);
         if (!connection) continue;
         connections++;
         expect(f.args.map((a) => a.name), `${t.name}.${f.name}`).toEqual(expect.arrayContaining(["first", "after", "last", "before"]));
@@ -332,6 +391,19 @@ describe("schema lint (issue 22)", () => {
 
   it("every mutation answers `<Mutation>Result!`, a union of `<Mutation>Payload` and errors", () => {
     expect(mutationResultViolations()).toEqual([]);
+  });
+
+  it("a result union holds the answer itself: a `…Success { data }` wrapper only for a scalar, a list or an interface", () => {
+    expect(needlessWrappers()).toEqual([]);
+  });
+
+  it("a by-id lookup answers the entity or null (null for an unknown, malformed or other type's id); only refusals are typed errors", () => {
+    expect(lookups().length).toBeGreaterThanOrEqual(11);
+    expect(lookupViolations()).toEqual([]);
+  });
+
+  it("a read or stream lists only the errors it can raise: every typed error only where listed, with why", () => {
+    expect(everyErrorViolations()).toEqual([]);
   });
 
   it("every error a result can be implements Error, whose `code` is a non-null enum", () => {
@@ -361,6 +433,10 @@ describe("schema lint (issue 22)", () => {
       expect(t && (isObjectType(t) || isInterfaceType(t) || isInputObjectType(t)) ? t.getFields()[field] : undefined, coordinate).toBeDefined();
     }
     for (const name of Object.keys(NO_INPUT)) expect(schema.getMutationType()!.getFields()[name], `Mutation.${name}`).toBeDefined();
+    for (const coordinate of Object.keys(EVERY_ERROR)) {
+      const [root, field] = coordinate.split(".");
+      expect((root === "Query" ? schema.getQueryType() : schema.getSubscriptionType())!.getFields()[field], coordinate).toBeDefined();
+    }
     for (const name of Object.keys(NOT_NODES)) {
       const t = schema.getType(name);
       expect(isObjectType(t) ? t.getFields().id : undefined, `${name}.id`).toBeDefined();

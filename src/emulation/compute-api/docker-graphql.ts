@@ -1,4 +1,5 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { FORWARDED_ERRORS } from "../computes/forwarding.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { computeIdArg } from "../computes/graphql.js";
 import { dockerImages } from "./docker-images.js";
@@ -14,7 +15,7 @@ builder.queryField("dockerImages", (t) =>
     {
       type: DockerImageRef,
       description: "The docker images of a compute, sorted (ConflictError when its dockerd does not answer)",
-      errors: { types: DOMAIN_ERRORS },
+      errors: { types: FORWARDED_ERRORS },
       args: { computeId: t.arg.id({ required: true, description: "The compute whose dockerd to ask (its global id, or its GNS3 compute_id)" }) },
       resolve: async (_r, args, ctx) => arrayPage(args, await dockerImages(ctx, computeIdArg(args.computeId))),
     },

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UpstreamError } from "../../platform/core/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
 import { computeRequest, computeTarget, computeUrl } from "./client.js";
 
 /**
@@ -47,6 +47,13 @@ export async function forwardToCompute(
       throw new ConflictError(`${method} ${computeUrl(target, route)} answered ${answer.status}: ${message}`);
   }
 }
+
+/**
+ * What a read passed through to a compute can fail with: an id that names no compute, the compute's own
+ * 400/403/404/409/5xx as GNS3's controller maps them (above), UnavailableError when it does not answer. The typed
+ * errors of the GraphQL fields that pass a read through (a compute's images, its docker images, a node's console).
+ */
+export const FORWARDED_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
 
 /** The image list of a compute, in GNS3's order: by filename for qemu/dynamips/iou, by image otherwise. */
 export async function computeImages(ctx: AppContext, computeId: string, emulator: string): Promise<unknown> {

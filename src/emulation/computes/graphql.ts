@@ -1,6 +1,7 @@
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from "../../platform/core/errors.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType, refuseTakenId } from "../../platform/graphql/mutation.js";
@@ -8,7 +9,7 @@ import type { Capabilities, Compute } from "./model.js";
 import { PROTOCOLS } from "./schema.js";
 import { createCompute, deleteCompute, getCompute, listComputes, updateCompute } from "./operations.js";
 import type { NewCompute } from "./schema.js";
-import { forwardToCompute } from "./forwarding.js";
+import { FORWARDED_ERRORS, forwardToCompute } from "./forwarding.js";
 import { computePorts, type PortUsage } from "./ports.js";
 import { controllerStatistics, type ComputeStatistics } from "./statistics.js";
 import type { HostStatistics } from "./usage.js";
@@ -100,10 +101,10 @@ builder.queryFields((t) => ({
   ),
   compute: t.field({
     type: ComputeRef,
-    description: "One compute",
-    errors: { types: [InvalidInputError, NotFoundError] },
+    nullable: true,
+    description: lookupDescription("One compute"),
     args: { id: t.arg.id({ required: true, description: "The compute's id (its global id, or its GNS3 compute_id: `local` for this server)" }) },
-    resolve: (_r, args, ctx) => getCompute(ctx, computeIdArg(args.id, "id")),
+    resolve: (_r, args, ctx) => orNull(() => getCompute(ctx, computeIdArg(args.id, "id"))),
   }),
 }));
 
@@ -197,7 +198,8 @@ builder.queryFields((t) => ({
   computePorts: t.field({
     type: PortUsageRef,
     description: "A compute's console and UDP port ranges and the ports in use in them",
-    errors: { types: [InvalidInputError, NotFoundError, UnavailableError, UpstreamError] },
+    // A remote compute's answer other than 404 is a ConflictError (computeJson), its silence an UnavailableError.
+    errors: { types: [InvalidInputError, NotFoundError, ConflictError, UnavailableError] },
     args: { computeId: t.arg.id({ required: true, description: "The compute (its global id, or its GNS3 compute_id)" }) },
     resolve: (_r, args, ctx) => computePorts(ctx, computeIdArg(args.computeId)),
   }),
@@ -205,7 +207,7 @@ builder.queryFields((t) => ({
     type: "JSON",
     nullable: true,
     description: "A read passed through to a compute's own API (/v2/compute/{emulator}/{path}), for what this schema does not type; its errors mapped as GNS3's controller maps them",
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: FORWARDED_ERRORS, directResult: false },
     args: {
       computeId: t.arg.id({ required: true, description: FORWARD_DOCS.computeId }),
       emulator: t.arg.string({ required: true, description: FORWARD_DOCS.emulator }),

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { domainId } from "../../platform/graphql/global-id.js";
 import { openNodeConsole, type ConsoleLink } from "./link.js";
+import { FORWARDED_ERRORS } from "../computes/forwarding.js";
 import { TelnetText } from "./telnet-text.js";
 
 /**
@@ -114,7 +115,8 @@ const NodeConsoleOutput = builder.objectRef<ConsoleChunk>("NodeConsoleOutput").i
 builder.subscriptionField("nodeConsole", (t) =>
   t.field({
     type: NodeConsoleOutput,
-    errors: { types: DOMAIN_ERRORS },
+    // A remote node's console is relayed: its compute's refusal is mapped as a forwarded read's.
+    errors: { types: FORWARDED_ERRORS },
     description:
       "A node's telnet console: a connection of its own, as a terminal opened on the console would have (relayed " +
       "from its compute when the node runs on another). Ends when the console closes (the node stopped) or the client leaves. " +

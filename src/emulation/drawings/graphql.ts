@@ -3,6 +3,7 @@ import type { Drawing } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType, refuseTakenId } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
@@ -97,13 +98,15 @@ const DRAWING_ERRORS = [InvalidInputError, NotFoundError, ConflictError, Forbidd
 builder.queryField("drawing", (t) =>
   t.prismaField({
     type: "Drawing",
-    description: "One drawing of an opened project",
-    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
+    nullable: true,
+    description: lookupDescription("One drawing of an opened project", "ForbiddenError when its project is closed"),
+    errors: { types: [ForbiddenError] },
     args: { id: t.arg.id({ required: true, description: "The drawing's id (its global id, or its GNS3 drawing_id)" }) },
-    resolve: async (_q, _r, args, ctx) => {
-      const at = await drawingAddress(ctx, args.id);
-      return getDrawing(ctx, at.projectId, at.id);
-    },
+    resolve: (_q, _r, args, ctx) =>
+      orNull(async () => {
+        const at = await drawingAddress(ctx, args.id);
+        return getDrawing(ctx, at.projectId, at.id);
+      }),
   }),
 );
 

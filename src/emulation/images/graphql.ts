@@ -3,6 +3,7 @@ import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { computeIdArg } from "../computes/graphql.js";
+import { FORWARDED_ERRORS } from "../computes/forwarding.js";
 import "../../platform/graphql/upload.js"; // the File scalar
 import { DownloadUrlRef, downloadUrl, encodeFilePath, validForArg } from "../files/graphql.js";
 import { computeImageList, uploadImage } from "./operations.js";
@@ -56,7 +57,7 @@ builder.queryField("images", (t) =>
     {
       type: EmulatorImageRef,
       description: "The images of a compute for one emulator, sorted by filename",
-      errors: { types: DOMAIN_ERRORS },
+      errors: { types: FORWARDED_ERRORS },
       args: {
         computeId: t.arg.id({ required: true, defaultValue: "local", description: "The compute whose image store to list (its global id, or its GNS3 compute_id)" }),
         type: t.arg({ type: ImageTypeEnum, required: true, description: "The emulator whose images to list" }),

@@ -4,6 +4,7 @@ import type { Link } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { withDomainNames } from "../../platform/graphql/domain-names.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
@@ -13,7 +14,7 @@ import { ComputeRef } from "../computes/graphql.js";
 import { getOpenedProject } from "../projects/lookup.js";
 import { createLink, deleteLink, updateLink } from "./operations.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES } from "./filters.js";
-import { ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
+import { ForbiddenError, NotFoundError } from "../../platform/core/errors.js";
 import type { LinkChanges, LinkEndpointInput } from "./schema.js";
 
 type StoredStyle = { color?: unknown; width?: unknown; type?: unknown };
@@ -275,16 +276,16 @@ export const linkAddress = (ctx: AppContext, id: string | number) =>
 builder.queryField("link", (t) =>
   t.prismaField({
     type: "Link",
-    description: "One link of an opened project",
-    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
+    nullable: true,
+    description: lookupDescription("One link of an opened project", "ForbiddenError when its project is closed"),
+    errors: { types: [ForbiddenError] },
     args: { id: t.arg.id({ required: true, description: "The link's id (its global id, or its GNS3 link_id)" }) },
-    resolve: async (query, _r, args, ctx) => {
-      const at = await linkAddress(ctx, args.id);
-      await getOpenedProject(ctx, at.projectId);
-      const link = await ctx.db.link.findFirst({ ...usableQuery(query), where: { id: at.id, projectId: at.projectId } });
-      if (!link) throw new NotFoundError(`Link ID ${at.id} doesn't exist`);
-      return link;
-    },
+    resolve: (query, _r, args, ctx) =>
+      orNull(async () => {
+        const at = await linkAddress(ctx, args.id);
+        await getOpenedProject(ctx, at.projectId);
+        return ctx.db.link.findFirst({ ...usableQuery(query), where: { id: at.id, projectId: at.projectId } });
+      }),
   }),
 );
 

@@ -4,6 +4,7 @@ import { getCompute } from "../computes/operations.js";
 import { batchLoad, eachFound } from "../../platform/graphql/batch-load.js";
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
@@ -377,17 +378,17 @@ const withProperties = (changes: NodeChanges, nodeType: string, input: SettingsG
 builder.queryField("emulatedNode", (t) =>
   t.prismaField({
     type: "Node",
-    description: "One node of an opened project",
-    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
+    nullable: true,
+    description: lookupDescription("One node of an opened project", "ForbiddenError when its project is closed"),
+    errors: { types: [ForbiddenError] },
     args: { id: t.arg.id({ required: true, description: "The node's id (its global id, or its GNS3 node_id)" }) },
     // The node with what the selection needs (its links, their endpoints…) in one planned read.
-    resolve: async (query, _r, args, ctx) => {
-      const { projectId, id } = await nodeAddress(ctx, args.id);
-      await getOpenedProject(ctx, projectId);
-      const node = await ctx.db.node.findFirst({ ...usableQuery(query), where: { id, projectId } });
-      if (!node) throw new NotFoundError(`Node ID ${id} doesn't exist`);
-      return node;
-    },
+    resolve: (query, _r, args, ctx) =>
+      orNull(async () => {
+        const { projectId, id } = await nodeAddress(ctx, args.id);
+        await getOpenedProject(ctx, projectId);
+        return ctx.db.node.findFirst({ ...usableQuery(query), where: { id, projectId } });
+      }),
   }),
 );
 
@@ -500,7 +501,7 @@ const dynamipsNodeArg = (t: Parameters<Parameters<typeof builder.queryFields>[0]
   id: t.arg.id({ required: true, description: "The Dynamips node (its global id, or its GNS3 node_id; of an opened project)" }),
 });
 /** NOT_FOUND: no such node, or not a Dynamips one; CONFLICT: a Dynamips node, which this server cannot run. */
-const IDLE_PC_ERRORS = { types: [InvalidInputError, NotFoundError, ConflictError, ForbiddenError] };
+const IDLE_PC_ERRORS = { types: [InvalidInputError, NotFoundError, ConflictError, ForbiddenError], directResult: false as const };
 builder.queryFields((t) => ({
   dynamipsAutoIdlePc: t.string({
     description: "The idle-PC value that keeps a Dynamips router's CPU use low (refused here: no Dynamips)",

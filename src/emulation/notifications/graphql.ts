@@ -1,9 +1,9 @@
 import type { Drawing, Link, Node, Project } from "../../generated/prisma-sqlite/client.js";
 import { GraphQLError } from "graphql";
 import type { AppContext } from "../../platform/context.js";
-import { InvalidInputError } from "../../platform/core/errors.js";
+import { InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { isEventId, type ReplayGap, type Topic } from "../../platform/events.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { domainId } from "../../platform/graphql/global-id.js";
 import { ComputeRef } from "../computes/graphql.js";
 import type { ComputeEvent } from "../computes/model.js";
@@ -237,11 +237,13 @@ async function* tail<E extends EmulationEvent>(
 const isCompute = (e: EmulationEvent): e is ComputeEvent => e.type.startsWith("compute.");
 const isTemplate = (e: EmulationEvent): e is TemplateEvent => e.type.startsWith("template.");
 
-// With `errors`, a domain error thrown while subscribing arrives as one typed result, then the subscription ends.
+// With `errors`, a domain error thrown while subscribing arrives as one typed result, then the subscription ends;
+// only a malformed `after` (and an unknown project) can be one.
 builder.subscriptionFields((t) => ({
   projectEvents: t.field({
     type: EmulationEventRef,
-    errors: { types: DOMAIN_ERRORS },
+    // EmulationEvent is an interface, which a union cannot hold: the event comes wrapped (`data`).
+    errors: { types: [InvalidInputError, NotFoundError], directResult: false },
     description: "The node, link, drawing and snapshot events of one project (NodeEvent, LinkEvent, DrawingEvent, SnapshotEvent)",
     args: {
       projectId: t.arg.id({ required: true, description: "The project (its global id, or its GNS3 project_id)" }),
@@ -261,7 +263,7 @@ builder.subscriptionFields((t) => ({
   }),
   controllerEvents: t.field({
     type: EmulationEventRef,
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: [InvalidInputError], directResult: false },
     description: "Server-wide events: ProjectEvent, ComputeEvent, TemplateEvent, SettingsEvent",
     args: { after: t.arg.string({ description: "Resume after this cursor" }) },
     subscribe: (_r, args, ctx) => tail(ctx, controllerTopic, cursor(args.after)),
@@ -276,7 +278,7 @@ builder.subscriptionFields((t) => ({
   }),
   templateEvents: t.field({
     type: TemplateEventRef,
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: [InvalidInputError] },
     description: "Templates created, updated and deleted (the GNS3 GUI's device list follows the same events)",
     args: { after: t.arg.string({ description: "Resume after this cursor" }) },
     subscribe: (_r, args, ctx) => tail(ctx, controllerTopic, cursor(args.after), isTemplate, "error") as AsyncGenerator<Delivered<TemplateEvent>>,

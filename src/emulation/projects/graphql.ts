@@ -2,6 +2,7 @@ import type { Project } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
 import { withDomainNames } from "../../platform/graphql/domain-names.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType, refuseTakenId } from "../../platform/graphql/mutation.js";
 import {
@@ -216,17 +217,18 @@ builder.queryFields((t) => ({
   project: t.prismaField({
     type: "Project",
     nullable: true,
-    description: "One project (null if there is none with this id), with the event cursor to follow its changes from",
+    description: lookupDescription("One project, with the event cursor to follow its changes from"),
     args: { id: t.arg.id({ required: true, description: "The project's id (its global id, or its GNS3 project_id)" }) },
     // Passing plugin-prisma's query loads the selected relations (nodes, links, endpoints) with the project in a
     // fixed number of statements, instead of per-object loaders (which also overflowed SQLite's bind-parameter
     // limit at 1,000 nodes).
     // The event cursor is read first, so that every change published after it is delivered from it.
-    resolve: async (query, _r, args, ctx) => {
-      const cursor = await ctx.bus.lastId();
-      const project = await ctx.db.project.findUnique({ ...query, where: { id: projectIdArg(args.id, "id") } });
-      return project && withCursor(project, cursor);
-    },
+    resolve: (query, _r, args, ctx) =>
+      orNull(async () => {
+        const cursor = await ctx.bus.lastId();
+        const project = await ctx.db.project.findUnique({ ...query, where: { id: projectIdArg(args.id, "id") } });
+        return project && withCursor(project, cursor);
+      }),
   }),
 }));
 

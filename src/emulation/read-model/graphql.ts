@@ -13,9 +13,6 @@ export const CACHEABLE_FIELDS = new Set([
   "Query.emulatedNode",
   "Query.link",
   "Query.drawing",
-  "QueryEmulatedNodeSuccess.data",
-  "QueryLinkSuccess.data",
-  "QueryDrawingSuccess.data",
   ...["QueryProjectsConnection", "ProjectNodesConnection", "ProjectLinksConnection", "ProjectDrawingsConnection"].flatMap(connectionCoordinates),
   ...[
     "id", "projectId", "name", "path", "filename", "status", "autoClose", "autoOpen", "autoStart", "sceneHeightPixels", "sceneWidthPixels",

@@ -36,7 +36,7 @@ builder.queryFields((t) => ({
   checkEmulationVersion: t.field({
     type: "String",
     description: "The server version when the client's is the same, else a ConflictError: a GNS3 client checks this before it goes on",
-    errors: { types: [ConflictError] },
+    errors: { types: [ConflictError], directResult: false },
     args: { version: t.arg.string({ required: true, description: "The client's GNS3 version (2.2.x)" }) },
     resolve: (_r, args) => checkClientVersion(args.version),
   }),

@@ -1,6 +1,7 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
@@ -184,10 +185,10 @@ builder.queryFields((t) => ({
   ),
   template: t.field({
     type: Template,
-    description: "One template",
-    errors: { types: [InvalidInputError, NotFoundError] },
+    nullable: true,
+    description: lookupDescription("One template"),
     args: { id: t.arg.id({ required: true, description: "The template's id (its global id, or its GNS3 template_id)" }) },
-    resolve: (_r, { id }, ctx) => getTemplate(ctx, templateIdArg(id)),
+    resolve: (_r, { id }, ctx) => orNull(() => getTemplate(ctx, templateIdArg(id))),
   }),
   appliances: t.field({ type: ["JSON"], description: "The appliance catalogue: GNS3 appliance files, each describing a ready-made device (its images, settings and where to get them)", resolve: () => listAppliances() }),
 }));

@@ -27,8 +27,10 @@ export const builder = new SchemaBuilder<{
   plugins: [ErrorsPlugin, PrismaPlugin, RelayPlugin],
   defaultFieldNullability: false,
   // Only the product's own errors become typed results; anything else stays an opaque GraphQL error
-  // (so database messages never leak).
-  errors: { defaultTypes: [] },
+  // (so database messages never leak). A result union holds the answer itself (`Volume | NotFoundError`), not a
+  // `…Success { data }` wrapper: a field whose answer cannot be a union member (a scalar, a list, an interface)
+  // opts out with `directResult: false`, and the schema lint allows the wrapper only there.
+  errors: { defaultTypes: [], directResult: true },
   prisma: {
     client: (ctx) => ctx.db,
     dmmf: getDatamodel(),

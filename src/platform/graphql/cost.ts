@@ -73,10 +73,9 @@ function selectionCost(w: Walk, set: SelectionSetNode, type: GraphQLCompositeTyp
       const isList = isListType(getNullableType(field.type));
       const times = isList ? (page ?? lists) : 1;
       const inner = getNamedType(field.type);
-      // A result union's `data` (images(first: 5) { ... on QueryImagesSuccess { data { edges … } } }) is the page
-      // its field asked for.
-      const resultData = name === "data" && type.name.endsWith("Success");
-      const innerLists = (!isList && page) || (resultData ? lists : w.model.listSize);
+      // A page asked of a field that answers a result union (images(first: 5) { ... on QueryImagesConnection
+      // { edges … } }) reaches its connection through the fragment, which keeps `lists`.
+      const innerLists = (!isList && page) || w.model.listSize;
       const nested = sel.selectionSet && isCompositeType(inner) ? selectionCost(w, sel.selectionSet, inner, innerLists) : 0;
       cost += times * (1 + nested);
     } else {

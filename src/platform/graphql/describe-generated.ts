@@ -22,14 +22,22 @@ function describeAnswer(coordinate: string, field: GraphQLField<unknown, unknown
   const what = gist(field.description, coordinate);
   let answer = named;
   if (isUnionType(named) && named.name.endsWith("Result")) {
-    const success = named.getTypes().find((m) => m.name === named.name.replace(/Result$/, "Success"));
-    if (!success) return;
-    named.description ??= `What \`${coordinate}\` answers: \`${success.name}\` with the answer, or one of the typed errors that says why there is none`;
-    success.description ??= `\`${coordinate}\` succeeded: its answer is \`data\``;
-    const data = success.getFields().data;
-    if (!data) return;
-    data.description ??= what;
-    answer = getNamedType(data.type);
+    // The answer itself is a member (`Volume | NotFoundError`), or a `…Success` wraps one a union cannot hold.
+    const members = named.getTypes();
+    const success = members.find((m) => m.name === named.name.replace(/Result$/, "Success"));
+    const direct = members.find((m) => !m.getInterfaces().some((i) => i.name === "Error"));
+    if (!success) {
+      if (direct) named.description ??= `What \`${coordinate}\` answers: the \`${direct.name}\`, or one of the typed errors that says why not`;
+      answer = direct ?? named;
+    } else {
+      const data = success.getFields().data;
+      named.description ??= `What \`${coordinate}\` answers: \`${success.name}\` with the answer, or one of the typed errors that says why there is none`;
+      // Only an answer a union cannot hold as a member (a scalar, a list, an interface) is wrapped (the schema lint).
+      success.description ??= `\`${coordinate}\` succeeded: its answer is \`data\`, wrapped: a union cannot hold ${data ? String(data.type) : "it"} as a member`;
+      if (!data) return;
+      data.description ??= what;
+      answer = getNamedType(data.type);
+    }
   }
   if (!isObjectType(answer) || !answer.name.endsWith("Connection")) return;
   answer.description ??= `A page of ${lowerFirst(what)}`;

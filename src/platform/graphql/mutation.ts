@@ -12,7 +12,6 @@ type ErrorClass = abstract new (...args: never[]) => DomainError;
 /** The `errors` option of a mutation named `name` (camelCase) whose payload type is `<Name>Payload`. */
 export const mutationErrors = (name: string, types: readonly ErrorClass[]) => ({
   types: types as unknown as (new (...args: unknown[]) => DomainError)[],
-  directResult: true as const,
   union: {
     name: `${upperFirst(name)}Result`,
     description: `What \`${name}\` answers: \`${upperFirst(name)}Payload\` on success, or one of the errors it can produce`,

@@ -1,4 +1,5 @@
 import { builder } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId } from "../../platform/graphql/global-id.js";
 import type { Job } from "../../generated/prisma-sqlite/client.js";
 import { checkTimeout } from "../ontap/query.js";
@@ -34,9 +35,9 @@ builder.queryField("job", (t) =>
   t.prismaField({
     type: "Job",
     nullable: true,
-    description: "A job, while it is retained (300 s after it ends)",
+    description: lookupDescription("A job, while it is retained (300 s after it ends)"),
     args: { id: t.arg.id({ required: true, description: "The job's id (its global id, or its uuid)" }) },
-    resolve: async (_q, _root, args, ctx): Promise<Job | null> => getJob(ctx, domainId(args.id, "Job", "id")).catch(() => null),
+    resolve: (_q, _root, args, ctx): Promise<Job | null> => orNull(() => getJob(ctx, domainId(args.id, "Job", "id"))),
   }),
 );
 

@@ -2,10 +2,11 @@ import type { Job, Qtree } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { CODES } from "../core/codes.js";
-import { DELETED_IDS, LOOKUP_ERRORS } from "../core/graphql.js";
+import { DELETED_IDS } from "../core/graphql.js";
 import { withReportEntries } from "../quota-rules/mutations-graphql.js";
 import { JOB_DESCRIPTION, JobRef, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf } from "../jobs/graphql.js";
 import { SvmSelector, svmSelection } from "../svms/graphql.js";
@@ -63,13 +64,14 @@ builder.queryFields((t) => ({
   ),
   qtree: t.prismaField({
     type: "Qtree",
-    description: "One qtree",
-    errors: LOOKUP_ERRORS,
+    nullable: true,
+    description: lookupDescription("One qtree"),
     args: { id: t.arg.id({ required: true, description: QTREE_ID }) },
-    resolve: async (_q, _r, args, ctx) => {
-      const { volumeUuid, qtreeId } = await qtreeAddress(ctx, args.id);
-      return getQtree(ctx, volumeUuid, qtreeId);
-    },
+    resolve: (_q, _r, args, ctx) =>
+      orNull(async () => {
+        const { volumeUuid, qtreeId } = await qtreeAddress(ctx, args.id);
+        return getQtree(ctx, volumeUuid, qtreeId);
+      }),
   }),
 }));
 

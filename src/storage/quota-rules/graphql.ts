@@ -4,6 +4,7 @@ import { InvalidInputError, NotFoundError } from "../../platform/core/errors.js"
 import { isEventId } from "../../platform/events.js";
 import { batchLoad } from "../../platform/graphql/batch-load.js";
 import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { termsCondition, type Term } from "../ontap/filter.js";
 import { pageOrder } from "../ontap/collection.js";
@@ -292,9 +293,9 @@ builder.queryFields((t) => ({
   quotaRule: t.prismaField({
     type: "QuotaRule",
     nullable: true,
-    description: "One quota rule (null if there is none with this id)",
+    description: lookupDescription("One quota rule"),
     args: { id: t.arg.id({ required: true, description: "The rule's id (its global id, or its uuid)" }) },
-    resolve: (query, _r, args, ctx) => ctx.db.quotaRule.findUnique({ ...query, where: { uuid: ruleUuidOf(args.id) } }),
+    resolve: (query, _r, args, ctx) => orNull(() => ctx.db.quotaRule.findUnique({ ...query, where: { uuid: ruleUuidOf(args.id) } })),
   }),
   quotaRules: t.prismaConnection(
     {

@@ -1,9 +1,10 @@
 import type { Svm } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
-import { DELETED_IDS, LOOKUP_ERRORS } from "../core/graphql.js";
+import { DELETED_IDS } from "../core/graphql.js";
 import { createSvm, deleteSvm, getSvm } from "./operations.js";
 
 export const SvmRef = builder.prismaNode("Svm", {
@@ -41,10 +42,10 @@ builder.queryFields((t) => ({
   ),
   svm: t.prismaField({
     type: "Svm",
-    description: "One SVM",
-    errors: LOOKUP_ERRORS,
+    nullable: true,
+    description: lookupDescription("One SVM"),
     args: { id: t.arg.id({ required: true, description: "The SVM's id (its global id, or its uuid)" }) },
-    resolve: (_q, _r, args, ctx) => getSvm(ctx, domainId(args.id, "Svm", "id")),
+    resolve: (_q, _r, args, ctx) => orNull(() => getSvm(ctx, domainId(args.id, "Svm", "id"))),
   }),
 }));
 

@@ -2,9 +2,10 @@ import type { Job, Volume } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
-import { DELETED_IDS, LOOKUP_ERRORS } from "../core/graphql.js";
+import { DELETED_IDS } from "../core/graphql.js";
 import { fieldNames, inTermsOf } from "../core/input.js";
 import { JOB_DESCRIPTION, JobRef, jobWithin, RETURN_TIMEOUT_DESCRIPTION, returnTimeoutOf } from "../jobs/graphql.js";
 import { SvmSelector, svmSelection } from "../svms/graphql.js";
@@ -71,10 +72,10 @@ builder.queryFields((t) => ({
   ),
   volume: t.prismaField({
     type: "Volume",
-    description: "One volume",
-    errors: LOOKUP_ERRORS,
+    nullable: true,
+    description: lookupDescription("One volume"),
     args: { id: t.arg.id({ required: true, description: "The volume's id (its global id, or its uuid)" }) },
-    resolve: (_q, _r, args, ctx) => getVolume(ctx, volumeUuidOf(args.id)),
+    resolve: (_q, _r, args, ctx) => orNull(() => getVolume(ctx, volumeUuidOf(args.id))),
   }),
 }));
 
