@@ -63,9 +63,9 @@ export const GRAPHIQL_EXAMPLES: GraphiqlTab[] = [
   tab(
     "The frames crossing a link while its capture runs (startCapture), decoded",
     `subscription { linkPackets(id: "<link id>", after: "<last cursor seen, or omit>") {
-  ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time lengthBytes capturedLengthBytes
+  ... on LinkPacket { cursor number dropped time lengthBytes capturedLengthBytes
     ethernet { src dst etherType vlan } arp { operation senderMac senderIp targetMac targetIp }
-    ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort flags } udp { srcPort dstPort } } }
+    ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort flags } udp { srcPort dstPort } }
   ... on Error { __typename message } } }`,
   ),
   tab(

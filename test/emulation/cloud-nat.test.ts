@@ -265,13 +265,13 @@ describe.skipIf(!ready)("cloud and NAT nodes on real host networking (requires r
       await step("GraphQL: the same cloud, typed, and the host interfaces", async () => {
         const r = await gql(
           s.url,
-          `query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data { nodeType
-            settings { __typename ... on CloudSettings { ports { name portNumber type interface localPort } remoteConsole { host port type httpPath } } ... on NatSettings { ports { name } } } } } }
+          `query($n: ID!) { emulatedNode(id: $n) { ... on EmulatedNode { nodeType
+            settings { __typename ... on CloudSettings { ports { name portNumber type interface localPort } remoteConsole { host port type httpPath } } ... on NatSettings { ports { name } } } } }
             hostInterfaces { name type special ipAddress } }`,
           { n: cloud.node_id },
         );
         expect(r.errors).toBeUndefined();
-        expect(r.data.emulatedNode.data).toEqual({
+        expect(r.data.emulatedNode).toEqual({
           nodeType: "CLOUD",
           settings: {
             __typename: "CloudSettings",

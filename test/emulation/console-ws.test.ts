@@ -70,7 +70,7 @@ function upgrade(url: string, headers: Record<string, string> = CREDENTIALS): Pr
 const wsUrl = (s: { url: string }, path: string) => s.url.replace(/^http/, "ws") + path;
 
 const CONSOLE = `subscription ($n: ID!) { nodeConsole(id: $n) {
-  __typename ... on SubscriptionNodeConsoleSuccess { data { session data text } } ... on Error { message } } }`;
+  __typename ... on NodeConsoleOutput { session data text } ... on Error { message } } }`;
 const INPUT = `mutation ($session: ID!, $text: String, $data: String) { sendNodeConsoleInput(input: { session: $session, text: $text, data: $data }) {
   __typename ... on SendNodeConsoleInputPayload { bytesWritten } ... on Error { message } } }`;
 
@@ -92,12 +92,12 @@ function graphqlConsole(client: Client, nodeId: string) {
     { query: CONSOLE, variables: { n: nodeId } },
     { next: (v) => items.push(v.errors ?? (v.data as any).nodeConsole), error: (e) => items.push({ error: e }), complete: () => (completed = true) },
   );
-  const text = () => items.map((i) => i.data?.text ?? "").join("");
+  const text = () => items.map((i) => i.text ?? "").join("");
   return {
     items,
     text,
     completed: () => completed,
-    session: async () => (await waitFor(() => items[0], 10_000, "the first nodeConsole item")).data.session as string,
+    session: async () => (await waitFor(() => items[0], 10_000, "the first nodeConsole item")).session as string,
     waitFor: (re: RegExp, from = 0) => waitFor(() => re.test(text().slice(from)), 10_000, `nodeConsole text matching ${re}`),
     close,
   };
@@ -268,7 +268,7 @@ describe("console WebSocket, against a console the test plays (no emulator neede
     try {
       const sub = graphqlConsole(client, switchId);
       const session = await sub.session();
-      expect(sub.items[0]).toEqual({ __typename: "SubscriptionNodeConsoleSuccess", data: { session, data: "", text: "" } });
+      expect(sub.items[0]).toEqual({ __typename: "NodeConsoleOutput", session, data: "", text: "" });
       await waitFor(() => accepted.length === 1, 5000, "the console connection");
       const fromClient = received(accepted[0]);
 
@@ -277,7 +277,7 @@ describe("console WebSocket, against a console the test plays (no emulator neede
       await waitFor(() => sub.items.length >= 2, 5000);
       accepted[0].write(Buffer.from([0xa9, 0x6c, 0x6c, 0x6f]));
       await sub.waitFor(/^héllo$/);
-      const raw = Buffer.concat(sub.items.slice(1).map((i) => Buffer.from(i.data.data, "base64")));
+      const raw = Buffer.concat(sub.items.slice(1).map((i) => Buffer.from(i.data, "base64")));
       expect(raw).toEqual(Buffer.from([0xff, 0xfd, 0x01, 0x68, 0xc3, 0xa9, 0x6c, 0x6c, 0x6f]));
 
       expect(await sendInput(client, { session, text: "show ip\n" })).toEqual({ __typename: "SendNodeConsoleInputPayload", bytesWritten: 8 });
@@ -308,7 +308,7 @@ describe("console WebSocket, against a console the test plays (no emulator neede
       const m = JSON.parse(String(data));
       if (m.type === "connection_ack") acknowledged = true;
       if (m.type !== "next") return;
-      const chunk = Buffer.from(m.payload.data.nodeConsole.data.data, "base64");
+      const chunk = Buffer.from(m.payload.data.nodeConsole.data, "base64");
       received.push(chunk);
       receivedBytes += chunk.length;
     });

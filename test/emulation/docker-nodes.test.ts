@@ -71,8 +71,8 @@ describe.skipIf(!ready)("docker nodes (requires dockerd and vpcs)", () => {
     const controller = await call(s.url, "GET", "/v2/computes/local/docker/images");
     expect(controller.status).toBe(200);
     expect(controller.body).toEqual(compute.body);
-    const q = await gql(s.url, `{ dockerImages(computeId: "local", first: 100) { ... on QueryDockerImagesSuccess { data { edges { node { image } } } } } }`);
-    expect(nodesOf(q.data.dockerImages.data)).toEqual(compute.body);
+    const q = await gql(s.url, `{ dockerImages(computeId: "local", first: 100) { ... on QueryDockerImagesConnection { edges { node { image } } } } }`);
+    expect(nodesOf(q.data.dockerImages)).toEqual(compute.body);
     const local = await call(s.url, "GET", "/v2/computes/local");
     expect(local.body.capabilities.node_types).toContain("docker");
   });

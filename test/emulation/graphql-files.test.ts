@@ -59,7 +59,7 @@ const WRITE_PROJECT_FILE = `mutation($p: ID!, $path: String!, $file: File!) {
 /** Writes a node file and asks, in the same answer, for the URL that downloads it. */
 const WRITE_NODE_FILE = `mutation($n: ID!, $path: String!, $file: File!) {
   writeNodeFile(input: { nodeId: $n, path: $path, file: $file }) {
-    __typename ... on WriteNodeFilePayload { file { path sizeBytes } node { nodeId fileUrl(path: $path) { ... on EmulatedNodeFileUrlSuccess { data { url } } } } }
+    __typename ... on WriteNodeFilePayload { file { path sizeBytes } node { nodeId fileUrl(path: $path) { ... on DownloadUrl { url } } } }
     ... on Error { code message } } }`;
 const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
   importProject(input: { id: $id, name: $name, path: $path, file: $file }) {
@@ -67,13 +67,13 @@ const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
 
 async function exportUrl(projectId: string, args = "") {
   const r = await query(`query($id: ID!) { project(id: $id) { exportUrl${args} {
-    __typename ... on ProjectExportUrlSuccess { data { url expiresAt } } ... on Error { message } } } }`, { id: projectId });
+    __typename ... on DownloadUrl { url expiresAt } ... on Error { message } } } }`, { id: projectId });
   return r.data.project.exportUrl;
 }
 
 async function projectFileUrl(projectId: string, file: string) {
   const r = await query(`query($id: ID!, $path: String!) { project(id: $id) { fileUrl(path: $path) {
-    __typename ... on ProjectFileUrlSuccess { data { url expiresAt } } ... on Error { message } } } }`, { id: projectId, path: file });
+    __typename ... on DownloadUrl { url expiresAt } ... on Error { message } } } }`, { id: projectId, path: file });
   return r.data.project.fileUrl;
 }
 
@@ -86,13 +86,13 @@ describe("project archives and files", () => {
 
     const before = Date.now();
     const link = await exportUrl(source, "(includeSnapshots: true, compress: false)");
-    expect(link.__typename).toBe("ProjectExportUrlSuccess");
-    expect(link.data.url).toMatch(new RegExp(`^/v2/projects/${source}/export\\?include_snapshots=yes&compression=none&token=\\d+\\.[\\w-]{43}$`));
-    const expires = Date.parse(link.data.expiresAt);
+    expect(link.__typename).toBe("DownloadUrl");
+    expect(link.url).toMatch(new RegExp(`^/v2/projects/${source}/export\\?include_snapshots=yes&compression=none&token=\\d+\\.[\\w-]{43}$`));
+    const expires = Date.parse(link.expiresAt);
     expect(expires).toBeGreaterThan(before + 290_000);
     expect(expires).toBeLessThan(Date.now() + 301_000);
 
-    const archive = await download(link.data.url);
+    const archive = await download(link.url);
     expect(archive.status).toBe(200);
     expect(archive.headers.get("content-type")).toBe("application/gns3project");
     const entries = await unzip(archive.body);
@@ -100,7 +100,7 @@ describe("project archives and files", () => {
     expect(entries.find((e) => e.name === "notes.txt")?.data.toString()).toBe("lab notes\n");
     expect(json(entries.find((e) => e.name === "project.gns3")!.data).topology.nodes.map((n: any) => n.name)).toEqual(["PC1"]);
     // Auth is on: the same route without the token needs credentials.
-    expect((await download(link.data.url.replace(/[?&]token=.*$/, ""))).status).toBe(401);
+    expect((await download(link.url.replace(/[?&]token=.*$/, ""))).status).toBe(401);
 
     const id = randomUUID();
     const imported = await upload(IMPORT, { id, name: "imported copy" }, { name: "lab.gns3project", data: archive.body });
@@ -110,7 +110,7 @@ describe("project archives and files", () => {
       project: { projectId: id, name: "imported copy", status: "CLOSED", nodes: { edges: [{ node: { name: "PC1" } }] } },
     });
     const notes = await projectFileUrl(id, "notes.txt");
-    expect((await download(notes.data.url)).body.toString()).toBe("lab notes\n");
+    expect((await download(notes.url)).body.toString()).toBe("lab notes\n");
 
     // Without an id the import picks one.
     const again = await upload(IMPORT, { name: "second copy" }, { name: "lab.gns3project", data: archive.body });
@@ -123,13 +123,13 @@ describe("project archives and files", () => {
     const r = await upload(WRITE_PROJECT_FILE, { p: project, path: "blob.bin" }, { name: "blob.bin", data: bytes });
     expect(r.body.data.writeProjectFile.file).toEqual({ path: "blob.bin", sizeBytes: 70_000 });
     const url = await projectFileUrl(project, "blob.bin");
-    expect((await download(url.data.url)).body.equals(bytes)).toBe(true);
+    expect((await download(url.url)).body.equals(bytes)).toBe(true);
 
     // Names that need percent-encoding in the URL are encoded per segment and decoded once by the route.
     fs.mkdirSync(path.join(s.dataDir, "projects", project, "dir #1"));
     const odd = "dir #1/notes ?&é%20.txt";
     expect((await upload(WRITE_PROJECT_FILE, { p: project, path: odd }, { name: "n.txt", data: "odd" })).body.data.writeProjectFile.file.path).toBe(odd);
-    const oddUrl = (await projectFileUrl(project, odd)).data.url;
+    const oddUrl = (await projectFileUrl(project, odd)).url;
     expect(oddUrl).toContain("/files/dir%20%231/notes%20%3F%26%C3%A9%2520.txt?token=");
     expect((await download(oddUrl)).body.toString()).toBe("odd");
 
@@ -151,7 +151,7 @@ describe("project archives and files", () => {
     const r = await upload(WRITE_NODE_FILE, { n: node.node_id, path: "configs/startup.vpc" }, { name: "startup.vpc", data: "ip 10.0.0.1/24\n" });
     const written = r.body.data.writeNodeFile;
     expect(written).toMatchObject({ __typename: "WriteNodeFilePayload", file: { path: "configs/startup.vpc", sizeBytes: 15 }, node: { nodeId: node.node_id } });
-    const url = written.node.fileUrl.data.url;
+    const url = written.node.fileUrl.url;
     expect(url).toMatch(new RegExp(`^/v2/projects/${project}/nodes/${node.node_id}/files/configs/startup\\.vpc\\?token=`));
     requests++;
     const file = await download(url);
@@ -162,7 +162,7 @@ describe("project archives and files", () => {
     expect(fs.readFileSync(path.join(dir, "configs", "startup.vpc"), "utf8")).toBe("ip 10.0.0.1/24\n");
 
     // The node named by its global id (what a client's cache holds) is the same node; an unknown one is NOT_FOUND.
-    const global = (await query(`query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data { id } } } }`, { n: node.node_id })).data.emulatedNode.data.id;
+    const global = (await query(`query($n: ID!) { emulatedNode(id: $n) { ... on EmulatedNode { id } } }`, { n: node.node_id })).data.emulatedNode.id;
     const again = await upload(WRITE_NODE_FILE, { n: global, path: "configs/startup.vpc" }, { name: "startup.vpc", data: "ip 10.0.0.2/24\n" });
     expect(again.body.data.writeNodeFile.file).toEqual({ path: "configs/startup.vpc", sizeBytes: 15 });
     const ghost = await upload(WRITE_NODE_FILE, { n: randomUUID(), path: "a.txt" }, { name: "x", data: "x" });
@@ -175,7 +175,7 @@ describe("signed URLs", () => {
   let url: string;
   beforeAll(async () => {
     project = await newProject();
-    url = (await exportUrl(project)).data.url;
+    url = (await exportUrl(project)).url;
   });
 
   const refused = async (target: string, init?: RequestInit) => {
@@ -221,9 +221,9 @@ describe("signed URLs", () => {
 
   it("expire", async () => {
     const short = await exportUrl(project, "(validForSeconds: 1)");
-    const expiresAt = Date.parse(short.data.expiresAt);
+    const expiresAt = Date.parse(short.expiresAt);
     await waitFor(() => Date.now() > expiresAt + 1000, 5000, "the expiry");
-    await refused(short.data.url);
+    await refused(short.url);
     for (const validForSeconds of [0, 3601]) {
       const r = await exportUrl(project, `(validForSeconds: ${validForSeconds})`);
       expect(r).toEqual({ __typename: "InvalidInputError", message: "validForSeconds must be 1-3600 seconds" });
@@ -234,7 +234,7 @@ describe("signed URLs", () => {
 describe("symbols", () => {
   const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30"/></svg>`;
   const UPLOAD_SYMBOL = `mutation($id: ID!, $file: File!) { uploadSymbol(input: { id: $id, file: $file }) {
-    __typename ... on UploadSymbolPayload { symbol { symbolId theme builtin size { widthPixels heightPixels } rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } }
+    __typename ... on UploadSymbolPayload { symbol { symbolId theme builtin size { widthPixels heightPixels } rawUrl { ... on DownloadUrl { url } } } }
     ... on Error { message code target } } }`;
 
   it("uploads a symbol and serves it through the URL the mutation returns", async () => {
@@ -243,15 +243,15 @@ describe("symbols", () => {
       __typename: "UploadSymbolPayload",
       symbol: { symbolId: "my-router.svg", theme: "Custom symbols", builtin: false, size: { widthPixels: 40, heightPixels: 30 } },
     });
-    const raw = await download(r.body.data.uploadSymbol.symbol.rawUrl.data.url);
+    const raw = await download(r.body.data.uploadSymbol.symbol.rawUrl.url);
     expect(raw.status).toBe(200);
     expect(raw.headers.get("content-type")).toBe("image/svg+xml");
     expect(raw.body.toString()).toBe(SVG);
 
-    const builtin = await query(`{ symbols(theme: "Classic", first: 100) { edges { node { symbolId rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } } } }`);
+    const builtin = await query(`{ symbols(theme: "Classic", first: 100) { edges { node { symbolId rawUrl { ... on DownloadUrl { url } } } } } }`);
     const computer = nodesOf(builtin.data.symbols).find((x: any) => x.symbolId === ":/symbols/classic/computer.svg");
-    expect(computer.rawUrl.data.url).toMatch(/^\/v2\/symbols\/%3A%2Fsymbols%2Fclassic%2Fcomputer\.svg\/raw\?token=/);
-    expect((await download(computer.rawUrl.data.url)).body.toString()).toContain("<svg");
+    expect(computer.rawUrl.url).toMatch(/^\/v2\/symbols\/%3A%2Fsymbols%2Fclassic%2Fcomputer\.svg\/raw\?token=/);
+    expect((await download(computer.rawUrl.url)).body.toString()).toContain("<svg");
   });
 
   it("refuses a symbol beyond its 2 MiB limit and a name that is not a file name, with typed errors", async () => {
@@ -434,9 +434,9 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("link captures", ()
     }
     const pcapUrl = async (linkId: string) =>
       (
-        await query(`query($l: ID!) { link(id: $l) { ... on QueryLinkSuccess { data {
-          pcapUrl { __typename ... on LinkPcapUrlSuccess { data { url } } ... on Error { message } } } } } }`, { l: linkId })
-      ).data.link.data.pcapUrl;
+        await query(`query($l: ID!) { link(id: $l) { ... on Link {
+          pcapUrl { __typename ... on DownloadUrl { url } ... on Error { message } } } } }`, { l: linkId })
+      ).data.link.pcapUrl;
     expect(await pcapUrl(links[0])).toEqual({ __typename: "ConflictError", message: "This link has no active packet capture" });
 
     expect((await rest("POST", `${P}/links/${links[0]}/start_capture`, {})).status).toBe(201);
@@ -450,7 +450,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("link captures", ()
 
     expect(await exportUrl(project)).toEqual({ __typename: "ConflictError", message: "Project must be stopped in order to export it" });
 
-    const url = (await pcapUrl(links[0])).data.url;
+    const url = (await pcapUrl(links[0])).url;
     expect(url).toMatch(new RegExp(`^${P}/links/${links[0]}/pcap\\?token=`));
     const stream = await followPcap(s.url + url); // no credentials
     expect(stream.response.status).toBe(200);
@@ -466,7 +466,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("link captures", ()
     // Once stopped, the capture is a project file, downloaded through the project's file URL.
     const stopped = await rest("POST", `${P}/links/${links[0]}/stop_capture`);
     expect(await pcapUrl(links[0])).toMatchObject({ __typename: "ConflictError" });
-    const file = await download((await projectFileUrl(project, `project-files/captures/${stopped.body.capture_file_name}`)).data.url);
+    const file = await download((await projectFileUrl(project, `project-files/captures/${stopped.body.capture_file_name}`)).url);
     expect(file.headers.get("content-type")).toBe("application/vnd.tcpdump.pcap");
     expect(icmpEchoes(parsePcap(file.body).packets.map((p) => p.data))).toContainEqual({ type: 0, src: "10.0.0.2", dst: "10.0.0.1" });
     expect((await rest("POST", `${P}/nodes/stop`)).status).toBe(204);

@@ -216,7 +216,7 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("the same lab built
       );
       expect(stop).toMatchObject({ capturing: false, captureCompute: null, captureFileName: "PC1_0-0_to_SW1_0-0.pcap" });
 
-      const link = (await gql(s.url, `query($l: ID!) { link(id: $l) { ... on QueryLinkSuccess { data { capturing captureFilePath } } } }`, { l: links[0] })).data.link.data;
+      const link = (await gql(s.url, `query($l: ID!) { link(id: $l) { ... on Link { capturing captureFilePath } } }`, { l: links[0] })).data.link;
       expect(link.capturing).toBe(false);
       const fromDisk = fs.readFileSync(link.captureFilePath);
       const fromRest = await fetch(`${s.url}/v2/projects/${projectId}/files/project-files/captures/${stop.captureFileName}`);

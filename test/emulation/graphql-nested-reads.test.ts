@@ -125,10 +125,10 @@ describe("nested reads", { timeout: 180_000 }, () => {
     const { projectId, nodes } = await project(30);
     const pc = nodes.find((n) => n.nodeType === "vpcs")!;
     const r = await counted(() =>
-      gql(s.url, `query($n: ID!) { emulatedNode(id: $n) { __typename ... on QueryEmulatedNodeSuccess { data { name nodeDirectory links { endpoints { node { name nodeDirectory } } } } } } }`, { n: pc.id }),
+      gql(s.url, `query($n: ID!) { emulatedNode(id: $n) { __typename ... on EmulatedNode { name nodeDirectory links { endpoints { node { name nodeDirectory } } } } } }`, { n: pc.id }),
     );
     expect(r.result.errors).toBeUndefined();
-    const node = r.result.data.emulatedNode.data;
+    const node = r.result.data.emulatedNode;
     expect(node.nodeDirectory).toBe(path.join(dataDir, "projects", projectId, "project-files", "vpcs", pc.id));
     expect(node.links[0].endpoints.map((e: any) => e.node.name)).toEqual([pc.name, "SW1"]);
     expect(node.links[0].endpoints[1].node.nodeDirectory).toBeNull(); // a switch has none

@@ -122,9 +122,9 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
     const unknown = randomUUID();
     expect(await field(s, "resetNodeConsole", RESET_ONE, { id: unknown })).toEqual({ __typename: "NotFoundError", message: `Node ID ${unknown} doesn't exist` });
 
-    const LINKS = `query($id: ID!) { emulatedNode(id: $id) { ... on QueryEmulatedNodeSuccess { data {
-      links { linkId availableFilters { type name parameters { name type minimum maximum unit } } } } } } }`;
-    const hubLinks = (await gql(s.url, LINKS, { id: hub.node_id })).data.emulatedNode.data.links;
+    const LINKS = `query($id: ID!) { emulatedNode(id: $id) { ... on EmulatedNode {
+      links { linkId availableFilters { type name parameters { name type minimum maximum unit } } } } } }`;
+    const hubLinks = (await gql(s.url, LINKS, { id: hub.node_id })).data.emulatedNode.links;
     expect(hubLinks.map((l: { linkId: string }) => l.linkId)).toEqual([filtered.link_id, plain.link_id]);
     const restFilters = (await call(s.url, "GET", `/v2/projects/${P}/links/${filtered.link_id}/available_filters`)).body;
     expect(hubLinks[0].availableFilters.map((f: { type: string }) => f.type)).toEqual(restFilters.map((f: { type: string }) => f.type));
@@ -162,13 +162,13 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
 
   it("symbolDimensions, appliances, computeStatistics and computePorts answer as their REST routes", async () => {
     const symbol = (await call(s.url, "GET", "/v2/symbols")).body.find((x: { symbol_id: string }) => x.symbol_id.endsWith(".svg")).symbol_id;
-    const DIM = `query($id: ID!) { symbolDimensions(id: $id) { ${RESULT} ... on QuerySymbolDimensionsSuccess { data { widthPixels heightPixels } } } }`;
+    const DIM = `query($id: ID!) { symbolDimensions(id: $id) { ${RESULT} ... on SymbolSize { widthPixels heightPixels } } }`;
     /** REST's dimensions under the GraphQL names, which carry the unit. */
     const inPixels = ({ width, height }: { width: number; height: number }) => ({ widthPixels: width, heightPixels: height });
     const dims = await field(s, "symbolDimensions", DIM, { id: symbol });
-    expect(dims.data).toEqual(inPixels((await call(s.url, "GET", `/v2/symbols/${encodeURIComponent(symbol)}/dimensions`)).body));
+    expect(dims).toEqual({ __typename: "SymbolSize", ...inPixels((await call(s.url, "GET", `/v2/symbols/${encodeURIComponent(symbol)}/dimensions`)).body) });
     // An unknown id falls back to the default symbol, as on REST; an image whose size cannot be read is a conflict.
-    expect((await field(s, "symbolDimensions", DIM, { id: "nope.svg" })).data).toEqual(inPixels((await call(s.url, "GET", "/v2/symbols/nope.svg/dimensions")).body));
+    expect(await field(s, "symbolDimensions", DIM, { id: "nope.svg" })).toEqual({ __typename: "SymbolSize", ...inPixels((await call(s.url, "GET", "/v2/symbols/nope.svg/dimensions")).body) });
     expect((await call(s.url, "POST", "/v2/symbols/garbage.png/raw", "not a png")).status).toBe(204);
     expect(await field(s, "symbolDimensions", DIM, { id: "garbage.png" })).toEqual({ __typename: "ConflictError", message: "Could not read the size of symbol garbage.png" });
 
@@ -178,10 +178,10 @@ describe("GraphQL parity: server, projects, nodes, links, symbols, computes (loc
       { compute: { computeId: "local", name: expect.any(String) }, statistics: { memoryTotalBytes: expect.any(Number), loadAveragePercent: expect.any(Array) } },
     ]);
 
-    const PORTS = `query($c: ID!) { computePorts(computeId: $c) { ${RESULT} ... on QueryComputePortsSuccess { data { consolePortRange consolePorts udpPortRange udpPorts } } } }`;
+    const PORTS = `query($c: ID!) { computePorts(computeId: $c) { ${RESULT} ... on ComputePortUsage { consolePortRange consolePorts udpPortRange udpPorts } } }`;
     const ports = await field(s, "computePorts", PORTS, { c: "local" });
     const rest = (await call(s.url, "GET", "/v2/computes/local/ports")).body;
-    expect(ports.data).toEqual({ consolePortRange: rest.console_port_range, consolePorts: rest.console_ports, udpPortRange: rest.udp_port_range, udpPorts: rest.udp_ports });
+    expect(ports).toEqual({ __typename: "ComputePortUsage", consolePortRange: rest.console_port_range, consolePorts: rest.console_ports, udpPortRange: rest.udp_port_range, udpPorts: rest.udp_ports });
     expect(await field(s, "computePorts", PORTS, { c: "nope" })).toEqual({ __typename: "NotFoundError", message: "Compute ID nope doesn't exist" });
   });
 

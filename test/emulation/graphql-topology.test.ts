@@ -177,8 +177,8 @@ describe("emulation: GraphQL topology", () => {
       { id: link.linkId },
     );
     expect(upd.data.updateLink.link).toEqual({ suspend: true, linkStyle: { color: "#f00", widthPixels: null } });
-    const q = await gql(s.url, `query($id: ID!) { link(id: $id) { ... on QueryLinkSuccess { data { linkId suspend } } } }`, { id: link.linkId });
-    expect(q.data.link.data).toEqual({ linkId: link.linkId, suspend: true });
+    const q = await gql(s.url, `query($id: ID!) { link(id: $id) { ... on Link { linkId suspend } } }`, { id: link.linkId });
+    expect(q.data.link).toEqual({ linkId: link.linkId, suspend: true });
   });
 
   it("takes and answers typed adapters, link styles and end labels, stored as GNS3 stores them", async () => {

@@ -21,9 +21,9 @@ import { waitFor } from "../support/wait.js";
  */
 const PACKETS = `subscription($l: ID!, $after: String) { linkPackets(id: $l, after: $after) {
   __typename
-  ... on SubscriptionLinkPacketsSuccess { data { cursor number dropped time capturedLengthBytes lengthBytes
+  ... on LinkPacket { cursor number dropped time capturedLengthBytes lengthBytes
     ethernet { src dst etherType vlan } arp { operation senderMac senderIp targetMac targetIp }
-    ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort flags } udp { srcPort dstPort } } }
+    ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort flags } udp { srcPort dstPort } }
   ... on Error { message } } }`;
 
 interface Stream {
@@ -77,7 +77,7 @@ function overSse(s: TestServer, variables: Record<string, unknown>): Stream {
 /** The readers of link `linkId`'s packet feed: subscriptions whose start position is fixed. */
 const feedReaders = (s: TestServer, linkId: string) => PacketFeed.of(s.ctx.services.emulation.runtime.capture(linkId)!).stats().readers;
 
-const packets = (st: Stream) => st.items.filter((i) => i.__typename === "SubscriptionLinkPacketsSuccess").map((i) => i.data);
+const packets = (st: Stream) => st.items.filter((i) => i.__typename === "LinkPacket");
 
 /**
  * Open linkPackets subscriptions, as /metrics counts them. Counted is not yet reading: Pothos runs the subscribe
@@ -188,7 +188,7 @@ describe("linkPackets", () => {
 
     // Now read everything: the stream ends after the rest, since the capture stopped.
     const got: { number: number; dropped: number }[] = [];
-    for await (const r of sseNext(res)) got.push({ number: r.data.linkPackets.data.number, dropped: r.data.linkPackets.data.dropped });
+    for await (const r of sseNext(res)) got.push({ number: r.data.linkPackets.number, dropped: r.data.linkPackets.dropped });
     expect(got.length).toBeGreaterThan(0);
     expect(got.at(-1)!.number).toBe(recorded);
     const dropped = got.reduce((n, p) => n + p.dropped, 0);
@@ -280,7 +280,7 @@ describe("linkPackets", () => {
         await step("stopping the capture ends every stream", async () => {
           expect((await call(s.url, "POST", `/v2/projects/${P}/links/${L}/stop_capture`)).status).toBe(201);
           await waitFor(() => resumed.completed() && sse.completed(), 10_000, "both streams to complete");
-          expect(resumed.items.every((i) => i.__typename === "SubscriptionLinkPacketsSuccess")).toBe(true);
+          expect(resumed.items.every((i) => i.__typename === "LinkPacket")).toBe(true);
           // What the resumed stream got is exactly what the SSE stream, connected all along, got after the cursor.
           expect(packets(resumed).map((p) => p.cursor)).toEqual(packets(sse).filter((p) => p.number > last.number).map((p) => p.cursor));
           await waitFor(async () => (await openPacketStreams(s)) === 0, 10_000, "the streams to be released");

@@ -90,10 +90,10 @@ describe.skipIf(!toolAvailable("vpcs", findVpcs() !== null))("PC1 (local) — sw
       const live: any[] = [];
       client.subscribe(
         {
-          query: `subscription($l: ID!) { linkPackets(id: $l) { ... on SubscriptionLinkPacketsSuccess { data { ethernet { src } ipv4 { src dst } icmp { type } } } } }`,
+          query: `subscription($l: ID!) { linkPackets(id: $l) { ... on LinkPacket { ethernet { src } ipv4 { src dst } icmp { type } } } }`,
           variables: { l: links[1] },
         },
-        { next: (v) => live.push((v.data as any).linkPackets.data), error: () => {}, complete: () => {} },
+        { next: (v) => live.push((v.data as any).linkPackets), error: () => {}, complete: () => {} },
       );
       await waitFor(async () => /graphql:linkPackets"\} 1/.test(await (await fetch(`${ctl.url}/metrics`)).text()), 10_000, "the packet subscription");
 

@@ -84,8 +84,8 @@ describe("qemu images on this server", () => {
       expect(missing.body).toEqual({ message: "The image nope.bin is missing", status: 409 });
     }
     // GraphQL: a signed URL of that route.
-    const q = await gql(s.url, `{ images(type: QEMU, first: 100) { ... on QueryImagesSuccess { data { edges { node { filename downloadUrl { url } } } } } } }`);
-    const url = nodesOf(q.data.images.data).find((i: any) => i.filename === "dl.img").downloadUrl.url;
+    const q = await gql(s.url, `{ images(type: QEMU, first: 100) { ... on QueryImagesConnection { edges { node { filename downloadUrl { url } } } } } }`);
+    const url = nodesOf(q.data.images).find((i: any) => i.filename === "dl.img").downloadUrl.url;
     expect(await (await fetch(new URL(url, s.url))).text()).toBe("download me");
   });
 
@@ -162,9 +162,9 @@ describe("qemu images on this server", () => {
     expect(await upload("gql.qcow2", "uploaded over GraphQL")).toEqual({ __typename: "UploadImagePayload", image: { filename: "gql.qcow2", path: "gql.qcow2", filesizeBytes: 21 } });
     expect(fs.readFileSync(path.join(images, "gql.qcow2"), "utf8")).toBe("uploaded over GraphQL");
     expect(await upload("../gql.qcow2", "nope nope")).toMatchObject({ __typename: "ForbiddenError", message: expect.stringMatching(/^Could not write image: \.\.\/gql\.qcow2/) });
-    const list = await gql(s.url, `{ images(type: QEMU, first: 100) { __typename ... on QueryImagesSuccess { data { totalCount edges { node { filename path md5sum filesizeBytes } } } } } }`);
-    expect(list.data.images.data.totalCount).toBe(list.data.images.data.edges.length);
-    expect(nodesOf(list.data.images.data)).toContainEqual({ filename: "gql.qcow2", path: "gql.qcow2", md5sum: md5("uploaded over GraphQL"), filesizeBytes: 21 });
+    const list = await gql(s.url, `{ images(type: QEMU, first: 100) { __typename ... on QueryImagesConnection { totalCount edges { node { filename path md5sum filesizeBytes } } } } }`);
+    expect(list.data.images.totalCount).toBe(list.data.images.edges.length);
+    expect(nodesOf(list.data.images)).toContainEqual({ filename: "gql.qcow2", path: "gql.qcow2", md5sum: md5("uploaded over GraphQL"), filesizeBytes: 21 });
     const none = await gql(s.url, `{ images(computeId: "nope", type: QEMU) { __typename ... on Error { message } } }`);
     expect(none.data.images).toEqual({ __typename: "NotFoundError", message: "Compute ID nope doesn't exist" });
   });
@@ -182,11 +182,11 @@ describe("qemu images on this server", () => {
     expect(n.status, n.text).toBe(201);
     const r = await gql(
       s.url,
-      `query($n: ID!) { emulatedNode(id: $n) { ... on QueryEmulatedNodeSuccess { data {
-        settings { ... on QemuSettings { platform ramMb cpus adapters adapterType macAddress linkedClone onClose options disks { slot name md5sum interface } kernelImage { name } } } } } } }`,
+      `query($n: ID!) { emulatedNode(id: $n) { ... on EmulatedNode {
+        settings { ... on QemuSettings { platform ramMb cpus adapters adapterType macAddress linkedClone onClose options disks { slot name md5sum interface } kernelImage { name } } } } } }`,
       { n: n.body.node_id },
     );
-    expect(r.data.emulatedNode.data.settings).toEqual({
+    expect(r.data.emulatedNode.settings).toEqual({
       platform: "x86_64",
       ramMb: 192,
       cpus: 1,
@@ -239,8 +239,8 @@ describe("qemu images on a remote compute, through the controller", () => {
       { filename: "initrd.gz", path: "initrd.gz", md5sum: md5(INITRD), filesize: INITRD.length },
       { filename: "vmlinuz", path: "vmlinuz", md5sum: md5(KERNEL), filesize: KERNEL.length },
     ]);
-    const gq = await gql(ctl.url, `{ images(computeId: "hostb", type: QEMU, first: 100) { ... on QueryImagesSuccess { data { edges { node { filename } } } } } }`);
-    expect(mine(nodesOf(gq.data.images.data)).map((i: any) => i.filename)).toEqual(["initrd.gz", "vmlinuz"]);
+    const gq = await gql(ctl.url, `{ images(computeId: "hostb", type: QEMU, first: 100) { ... on QueryImagesConnection { edges { node { filename } } } } }`);
+    expect(mine(nodesOf(gq.data.images)).map((i: any) => i.filename)).toEqual(["initrd.gz", "vmlinuz"]);
     // A remote compute's image is downloaded from that compute (upstream's controller cannot relay it either).
     const dl = await call(ctl.url, "GET", "/v2/computes/hostb/qemu/images/vmlinuz");
     expect(dl.status).toBe(409);

@@ -81,11 +81,11 @@ describe("qemu node ports: mac_address and adapter_type", () => {
     const vm = await create("5a6b7c8d-0000-4000-8000-000000000002", { adapters: 2 });
     const r = await gql(
       s.url,
-      `query($id: ID!) { emulatedNode(id: $id) { ... on QueryEmulatedNodeSuccess { data { ports { name macAddress adapterType } } } } }`,
+      `query($id: ID!) { emulatedNode(id: $id) { ... on EmulatedNode { ports { name macAddress adapterType } } } }`,
       { id: vm.node_id },
     );
     expect(r.errors).toBeUndefined();
-    expect(r.data.emulatedNode.data.ports).toEqual([
+    expect(r.data.emulatedNode.ports).toEqual([
       { name: "Ethernet0", macAddress: "0c:6b:7c:8d:00:00", adapterType: "e1000" },
       { name: "Ethernet1", macAddress: "0c:6b:7c:8d:00:01", adapterType: "e1000" },
     ]);

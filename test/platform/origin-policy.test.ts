@@ -240,8 +240,8 @@ describe("origin policy: a listed origin (the GNS3 Web UI served elsewhere), wit
   });
 
   it("still opens a signed download URL without credentials, from the listed origin and as a link followed", async () => {
-    const r = await gql(s.url, `{ symbols(first: 1) { edges { node { symbolId rawUrl { ... on NodeSymbolRawUrlSuccess { data { url } } } } } } }`, undefined, credentials);
-    const url = r.data.symbols.edges[0].node.rawUrl.data.url;
+    const r = await gql(s.url, `{ symbols(first: 1) { edges { node { symbolId rawUrl { ... on DownloadUrl { url } } } } } }`, undefined, credentials);
+    const url = r.data.symbols.edges[0].node.rawUrl.url;
     const fromUi = await fetch(s.url + url, { headers: { origin: LISTED } });
     expect(fromUi.status).toBe(200);
     expect(corsHeaders(fromUi.headers)).toEqual(GNS3_CORS);

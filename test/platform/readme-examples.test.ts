@@ -477,7 +477,7 @@ const EXAMPLES: Record<string, Example> = {
             resend = setInterval(send, 200);
           });
           expect(events[0][0]).toMatchObject({
-            data: { linkPackets: { data: { ethernet: { src: "00:50:79:66:68:00", dst: "ff:ff:ff:ff:ff:ff" }, arp: { senderIp: "10.0.0.1", targetIp: "10.0.0.2" } } } },
+            data: { linkPackets: { ethernet: { src: "00:50:79:66:68:00", dst: "ff:ff:ff:ff:ff:ff" }, arp: { senderIp: "10.0.0.1", targetIp: "10.0.0.2" } } },
           });
         } finally {
           clearInterval(resend);

@@ -15,7 +15,6 @@ import "./lab.css";
 type Vars = Record<string, unknown>;
 interface Result {
   __typename: string;
-  data?: any;
   message?: string;
 }
 
@@ -67,10 +66,9 @@ function request(query: string, variables: Vars = {}): Promise<any> {
   });
 }
 
-/** A result union's `data`, or its typed error thrown. */
+/** A mutation's payload (the changed entity under its name), or its typed error thrown. */
 function unwrap(r: Result): any {
-  if (r.__typename.endsWith("Success")) return r.data;
-  if (r.__typename.endsWith("Payload")) return r; // a mutation's payload: the changed entity under its name
+  if (r.__typename.endsWith("Payload")) return r;
   throw new Error(r.message ?? r.__typename);
 }
 
@@ -509,18 +507,18 @@ $("#open-console").onclick = () => {
   $("#console-title").textContent = `— ${node.name}`;
   term.write(`\x1b[90m[connecting to ${node.name}…]\x1b[0m\r\n`);
   const stop = subscribe(
-    `subscription($n: ID!) { nodeConsole(id: $n) { __typename ... on SubscriptionNodeConsoleSuccess { data { session text } } ${ERR} } }`,
+    `subscription($n: ID!) { nodeConsole(id: $n) { __typename ... on NodeConsoleOutput { session text } ${ERR} } }`,
     { n: node.id },
     (r) => {
-      if (r.__typename !== "SubscriptionNodeConsoleSuccess") return term.write(`\x1b[31m[${r.message}]\x1b[0m\r\n`);
-      if (consoleSession !== r.data.session) {
+      if (r.__typename !== "NodeConsoleOutput") return term.write(`\x1b[31m[${r.message}]\x1b[0m\r\n`);
+      if (consoleSession !== r.session) {
         // The first item; after a reconnect, the new connection's console (a session of its own).
-        consoleSession = r.data.session;
+        consoleSession = r.session;
         term.write(`\x1b[90m[connected]\x1b[0m\r\n`);
         term.focus();
         void flushInput();
       }
-      if (r.data.text) term.write(r.data.text);
+      if (r.text) term.write(r.text);
     },
     (error) => {
       if (closeConsoleStream !== stop) return;
@@ -535,8 +533,8 @@ $("#open-console").onclick = () => {
 // Packets of a link: its capture is started if none runs, then `linkPackets` streams its frames decoded.
 
 const PACKETS = `subscription($l: ID!) { linkPackets(id: $l) { __typename
-  ... on SubscriptionLinkPacketsSuccess { data { number dropped time lengthBytes ethernet { src dst etherType } arp { operation senderIp targetIp }
-    ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort } udp { srcPort dstPort } } }
+  ... on LinkPacket { number dropped time lengthBytes ethernet { src dst etherType } arp { operation senderIp targetIp }
+    ipv4 { protocol src dst ttl } icmp { type code } tcp { srcPort dstPort } udp { srcPort dstPort } }
   ${ERR} } }`;
 let closePacketStream: (() => void) | undefined;
 const packetRows = $("#packets tbody");
@@ -572,9 +570,8 @@ $("#watch-packets").onclick = async () => {
   const stop = subscribe(
     PACKETS,
     { l: link.id },
-    (r) => {
-      if (r.__typename !== "SubscriptionLinkPacketsSuccess") return say(`Packets: ${r.message}`, true);
-      const p = r.data;
+    (p) => {
+      if (p.__typename !== "LinkPacket") return say(`Packets: ${p.message}`, true);
       const [src, dst, what] = describePacket(p);
       const row = el("tr", {}, ...[String(p.number), new Date(p.time).toLocaleTimeString(), src, dst, what + (p.dropped ? ` (${p.dropped} missed before)` : "")].map((t) => el("td", { textContent: t })));
       packetRows.append(row);
