@@ -30,6 +30,7 @@ const DrawingShapeEnum = builder.enumType("DrawingShape", {
 export const DRAWING_NAMES = { rotationDegrees: "rotation" } as const;
 
 export const DrawingRef = builder.prismaNode("Drawing", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A note, shape or picture on a project's canvas, stored as SVG",
   id: { field: "id", description: "The drawing's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({

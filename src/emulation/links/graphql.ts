@@ -61,6 +61,7 @@ const LinkFiltersRef = builder.objectRef<StoredFilters>("LinkFilters").implement
 });
 
 export const LinkRef = builder.prismaNode("Link", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A cable between two node ports (one end while it is being drawn)",
   id: { field: "id", description: "The link's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({

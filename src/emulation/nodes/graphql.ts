@@ -191,6 +191,7 @@ export const gns3Adapters = (list: (typeof CustomAdapterInput.$inferInput)[]) =>
   }));
 
 export const NodeRef = builder.prismaNode("Node", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   name: "EmulatedNode",
   description: "A device in a project (named EmulatedNode because Node is the Relay interface)",
   id: { field: "id", description: "The node's global id: use it for `node(id:)`, as a cache key and in arguments" },

@@ -86,6 +86,7 @@ export const EVENT_CURSOR = Symbol("eventCursor");
 const withCursor = <T extends object>(row: T, cursor: string): T => Object.assign(row, { [EVENT_CURSOR]: cursor });
 
 export const ProjectRef = builder.prismaNode("Project", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A network lab: its nodes, the links between them, drawings and snapshots, and how its canvas is shown",
   id: { field: "id", description: "The project's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({

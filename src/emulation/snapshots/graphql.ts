@@ -9,6 +9,7 @@ import { ProjectRef, projectIdArg } from "../projects/graphql.js";
 import { createSnapshot, deleteSnapshot, restoreSnapshot } from "./operations.js";
 
 export const SnapshotRef = builder.prismaNode("Snapshot", {
+  nullable: true, // node(id:) of a deleted one answers null, not an error
   description: "A saved copy of a project's topology and files that the project can be restored to",
   id: { field: "id", description: "The snapshot's global id: use it for `node(id:)`, as a cache key and in arguments" },
   fields: (t) => ({

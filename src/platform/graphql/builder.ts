@@ -1,8 +1,8 @@
-import { GraphQLError, Kind } from "graphql";
+import { GraphQLError, isObjectType, Kind, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
 import SchemaBuilder from "@pothos/core";
 import ErrorsPlugin from "@pothos/plugin-errors";
 import PrismaPlugin from "@pothos/plugin-prisma";
-import RelayPlugin from "@pothos/plugin-relay";
+import RelayPlugin, { resolveNodes } from "@pothos/plugin-relay";
 import type PrismaTypes from "../../generated/pothos-types.js";
 import { getDatamodel } from "../../generated/pothos-types.js";
 import type { AppContext } from "../context.js";
@@ -43,16 +43,20 @@ export const builder = new SchemaBuilder<{
     clientMutationId: "omit",
     nodeTypeOptions: { description: "An entity with a global id: a project, node, link, drawing, snapshot, template, compute, SVM, volume, qtree, quota rule or job" },
     idFieldOptions: { description: "The entity's global id: opaque, unique across every type; a cache key and what `node(id:)` and id arguments take" },
-    nodeQueryOptions: { description: "The entity with this global id (null when it does not exist)", args: { id: { description: "A global id (an entity's `id`)" } } },
+    nodeQueryOptions: {
+      description: "The entity with this global id (null when it does not exist)",
+      args: { id: { description: "A global id (an entity's `id`)" } },
+      resolve: (_root, { id }, _ctx, info, resolveNode) => (namesEntity(info.schema, id) ? resolveNode(id) : null),
+    },
     nodesQueryOptions: {
       description: `The entities with these global ids, in the same order (null for one that does not exist)`,
       args: { ids: { description: `Global ids (entities' \`id\`), at most ${MAX_PAGE_SIZE}` } },
       // As many as a page holds, so one request's cost stays what the cost model counted.
-      resolve: (_root, { ids }, _ctx, _info, resolveNodes) => {
+      resolve: (_root, { ids }, ctx, info) => {
         if (ids.length > MAX_PAGE_SIZE) {
           throw new GraphQLError(`nodes(ids:) takes at most ${MAX_PAGE_SIZE} ids (${ids.length} given)`, { extensions: { code: "EXCESSIVE_PAGINATION", argument: "ids", requested: ids.length, maximum: MAX_PAGE_SIZE } });
         }
-        return resolveNodes(ids);
+        return entitiesOf(ctx, info, ids);
       },
     },
     cursorType: "String",
@@ -72,6 +76,20 @@ export const builder = new SchemaBuilder<{
     cursorFieldOptions: { description: "An opaque position in the list: pass it as `after` or `before` to page from here" },
   },
 });
+
+/**
+ * A global id decodes to any type name: only an entity's (a type implementing Node) names something `node(id:)`
+ * can find; another is null, as an unknown id is (platform/graphql/lookup.ts), not an internal error.
+ */
+function namesEntity(schema: GraphQLSchema, id: { typename: string }): boolean {
+  const type = schema.getType(id.typename);
+  return isObjectType(type) && type.getInterfaces().some((i) => i.name === "Node");
+}
+
+/** What `nodes(ids:)` answers: the plugin's loader, given only the ids of entities (it answers null for a null one). */
+function entitiesOf(ctx: AppContext, info: GraphQLResolveInfo, ids: { typename: string; id: string }[]): Promise<unknown[]> {
+  return resolveNodes(builder, ctx, info, ids.map((id) => (namesEntity(info.schema, id) ? id : null)));
+}
 
 builder.queryType({ description: "Reads: network-emulation labs (projects, nodes, links, templates, computes) and storage quotas (SVMs, volumes, qtrees, quota rules and reports)" });
 builder.mutationType({ description: "Changes: build and run labs, and manage storage volumes, qtrees and quota rules; each answers the changed thing or a typed error" });
