@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError } from "../../platform/core/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { resolveInside } from "../files/safe-path.js";
 import { isRemote } from "../computes/model.js";
 import { projectDirectory } from "../nodes/operations.js";
@@ -66,6 +66,12 @@ export async function stopLinkCapture(ctx: AppContext, projectId: string, linkId
   };
   return (await ctx.services.emulation.runners.onRunner(projectId, { kind: "stopCapture", projectId, linkId }, here)) ?? getLink(ctx, projectId, linkId);
 }
+
+/**
+ * What a read of a link's running capture (its packets, its pcap URL) can fail with: a refused argument (an id of
+ * another type, a cursor, a validity), no such link, a closed project, no capture running here.
+ */
+export const CAPTURE_READ_ERRORS = [InvalidInputError, NotFoundError, ForbiddenError, ConflictError];
 
 /** The live capture of a link (GET L/pcap, linkPackets); 409 when there is none here. */
 export async function linkCapture(ctx: AppContext, projectId: string, linkId: string): Promise<PcapWriter> {

@@ -1,6 +1,6 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { DownloadUrlRef, downloadUrl, validForArg } from "../files/graphql.js";
-import { linkCapture } from "./capture.js";
+import { CAPTURE_READ_ERRORS, linkCapture } from "./capture.js";
 
 /** The capture of a link over GraphQL: a signed URL of GET …/links/{id}/pcap, which follows the capture live. */
 builder.prismaObjectField("Link", "pcapUrl", (t) =>
@@ -8,7 +8,7 @@ builder.prismaObjectField("Link", "pcapUrl", (t) =>
     type: DownloadUrlRef,
     description:
       "A short-lived URL that streams the running capture as a pcap file (for Wireshark) from its start, then live until it stops; ConflictError when the link is not capturing. A stopped capture stays a project file: Project.fileUrl(path: \"project-files/captures/<captureFileName>\")",
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: CAPTURE_READ_ERRORS },
     args: { validForSeconds: validForArg(t.arg) },
     resolve: async (l, args, ctx) => {
       await linkCapture(ctx, l.projectId, l.id);

@@ -1,9 +1,9 @@
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
+import { InvalidInputError } from "../../platform/core/errors.js";
 import { isEventId } from "../../platform/events.js";
 import { builder } from "../../platform/graphql/builder.js";
 import type { ArpSummary, EthernetSummary, Ipv4Summary, PortsSummary, TcpSummary } from "../runtime/packet-decode.js";
 import { type DeliveredPacket, FEED_RING, PacketFeed } from "../runtime/packet-feed.js";
-import { linkCapture } from "./capture.js";
+import { CAPTURE_READ_ERRORS, linkCapture } from "./capture.js";
 import { linkAddress } from "./graphql.js";
 
 /** `linkPackets`: the decoded frames of a link's running capture, live (packet-feed.ts). */
@@ -84,7 +84,7 @@ const LinkPacket = builder.objectRef<DeliveredPacket>("LinkPacket").implement({
 builder.subscriptionField("linkPackets", (t) =>
   t.field({
     type: LinkPacket,
-    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError, ConflictError] },
+    errors: { types: CAPTURE_READ_ERRORS },
     description:
       `The frames crossing a link while its capture runs (ConflictError when none runs); ends when the capture stops. ` +
       `Resumable from the last ${FEED_RING} packets; a subscriber that falls further behind skips the oldest and \`dropped\` counts them.`,

@@ -1,6 +1,6 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import { ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import "../../platform/graphql/upload.js"; // the File scalar
 import { DownloadUrlRef, downloadUrl, encodeFilePath, uploadedFile, validForArg, WrittenFileRef } from "../files/graphql.js";
@@ -12,7 +12,7 @@ builder.prismaObjectField("Node", "fileUrl", (t) =>
   t.field({
     type: DownloadUrlRef,
     description: "A short-lived URL to download a file of the node's directory (its configs, disks, logs) with a plain GET",
-    errors: { types: DOMAIN_ERRORS },
+    errors: { types: [InvalidInputError, NotFoundError, ForbiddenError] },
     args: { path: t.arg.string({ required: true, description: "The file's path inside the node directory" }), validForSeconds: validForArg(t.arg) },
     resolve: async (n, args, ctx) => {
       await existingNodeFile(ctx, n.projectId, n.id, args.path); // the route's checks now: a typed error instead of a URL that fails
