@@ -238,7 +238,7 @@ const isCompute = (e: EmulationEvent): e is ComputeEvent => e.type.startsWith("c
 const isTemplate = (e: EmulationEvent): e is TemplateEvent => e.type.startsWith("template.");
 
 // With `errors`, a domain error thrown while subscribing arrives as one typed result, then the subscription ends;
-// only a malformed `after` (and an unknown project) can be one.
+// only a refused argument (a cursor, an id of another type) and, for projectEvents, an unknown project can be one.
 builder.subscriptionFields((t) => ({
   projectEvents: t.field({
     type: EmulationEventRef,
