@@ -7,6 +7,7 @@ import type PrismaTypes from "../../generated/pothos-types.js";
 import { getDatamodel } from "../../generated/pothos-types.js";
 import type { AppContext } from "../context.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./connection.js";
+import { decodeIfGlobal } from "./global-id.js";
 import { checkJsonValue, UnsafeJsonError } from "../http/safe-json.js";
 import { ConflictError, DomainError, ERROR_REASONS, ForbiddenError, InvalidInputError, NotFoundError, reasonOf, UnavailableError, UpstreamError } from "../core/errors.js";
 
@@ -41,6 +42,8 @@ export const builder = new SchemaBuilder<{
   },
   relay: {
     clientMutationId: "omit",
+    // A string that is no global id names no entity: node(id:) answers null for it (lookup.ts), not BAD_USER_INPUT.
+    decodeGlobalID: (raw) => decodeIfGlobal(raw) ?? { typename: "", id: raw },
     nodeTypeOptions: { description: "An entity with a global id: a project, node, link, drawing, snapshot, template, compute, SVM, volume, qtree, quota rule or job" },
     idFieldOptions: { description: "The entity's global id: opaque, unique across every type; a cache key and what `node(id:)` and id arguments take" },
     nodeQueryOptions: {

@@ -21,7 +21,7 @@ export function domainId(value: string | number, typename: string, target: strin
 export const globalId = (typename: string, id: string | number): string => encodeGlobalID(typename, id);
 
 /** A global id's parts, or null for a string that is not one (a domain id: a UUID, a number, `local` …). */
-function decodeIfGlobal(raw: string): { typename: string; id: string } | null {
+export function decodeIfGlobal(raw: string): { typename: string; id: string } | null {
   try {
     const decoded = decodeGlobalID(raw);
     // Only an exact round trip is a global id: base64 decoding is lenient enough to read some UUIDs as one.
