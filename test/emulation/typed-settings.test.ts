@@ -183,8 +183,8 @@ describe("emulation: typed template settings (GraphQL)", () => {
       custom_adapters: [{ adapter_number: 0, port_name: "mgmt" }],
     });
 
-    const vpcs = await gql(s.url, `{ template(id: "19021f99-e36f-394d-b4a1-8aaa902ab9cc") { ... on QueryTemplateSuccess { data { consoleType ${SETTINGS} } } } }`);
-    expect(vpcs.data.template.data.settings).toEqual({ __typename: "VpcsSettings", startupScriptFile: "startup.vpc", baseScriptFile: "vpcs_base_config.txt", usage: "" });
+    const vpcs = await gql(s.url, `{ template(id: "19021f99-e36f-394d-b4a1-8aaa902ab9cc") { consoleType ${SETTINGS} } }`);
+    expect(vpcs.data.template.settings).toEqual({ __typename: "VpcsSettings", startupScriptFile: "startup.vpc", baseScriptFile: "vpcs_base_config.txt", usage: "" });
 
     const iou = (await gql(s.url, CREATE_TEMPLATE, { i: { name: "l2", templateType: "IOU", computeId: "local", untypedSettings: { path: "i86bi.bin", ram: 256 } } })).data.createTemplate;
     expect(iou.template).toMatchObject({ settings: null, untypedSettings: { path: "i86bi.bin", ram: 256 } });
