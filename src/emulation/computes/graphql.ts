@@ -1,6 +1,6 @@
 import type { AppContext } from "../../platform/context.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from "../../platform/core/errors.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
@@ -234,7 +234,7 @@ builder.mutationField("forwardToCompute", (t) =>
       response: f.field({ type: "JSON", nullable: true, description: "The compute's JSON answer (null when it answered with no body)", resolve: (p) => p.response ?? null }),
     })),
     description: "POST or PUT passed through to the compute's /v2/compute/{emulator}/{path} with a JSON body; its errors mapped as GNS3's controller maps them",
-    errors: mutationErrors("forwardToCompute", DOMAIN_ERRORS),
+    errors: mutationErrors("forwardToCompute", FORWARDED_ERRORS),
     args: { input: t.arg({ type: ForwardToComputeInput, required: true, description: "The compute, the path, the method and the body" }) },
     resolve: async (_r, { input: a }, ctx) => {
       const body = a.body === undefined || a.body === null ? undefined : Buffer.from(JSON.stringify(a.body));

@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { computeIdArg } from "../computes/graphql.js";
@@ -88,7 +88,8 @@ builder.mutationField("uploadImage", (t) =>
       image: f.field({ type: EmulatorImageRef, nullable: true, description: "The image as the compute lists it (null if a remote compute does not list it back)", resolve: (p) => p.image }),
     })),
     description: "Stores an image in a compute's image store under `filename`, for nodes to boot from; an existing image of that name is replaced",
-    errors: mutationErrors("uploadImage", DOMAIN_ERRORS),
+    // A remote compute stores the image: its refusals are mapped as a forwarded request's.
+    errors: mutationErrors("uploadImage", FORWARDED_ERRORS),
     args: { input: t.arg({ type: UploadImageInput, required: true, description: "The compute, the image's name and its file" }) },
     resolve: async (_r, { input }, ctx) => {
       const computeId = computeIdArg(input.computeId);

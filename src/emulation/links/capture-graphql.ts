@@ -1,7 +1,9 @@
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { RUNNER_ERRORS } from "../instances/runners.js";
+import { OPENED_PROJECT_ERRORS } from "../projects/lookup.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import type { DataLinkType } from "../runtime/pcap.js";
-import { startLinkCapture, stopLinkCapture } from "./capture.js";
+import { CAPTURE_READ_ERRORS, startLinkCapture, stopLinkCapture } from "./capture.js";
 import type { LinkWithEndpoints } from "./serialize.js";
 import { CaptureDataLinkType } from "../nodes/graphql.js";
 import { linkAddress, LinkRef } from "./graphql.js";
@@ -31,7 +33,7 @@ builder.mutationFields((t) => ({
   startCapture: t.field({
     type: capturePayload("startCapture"),
     description: "Starts capturing the link's traffic into <project>/project-files/captures/<fileName>",
-    errors: mutationErrors("startCapture", DOMAIN_ERRORS),
+    errors: mutationErrors("startCapture", [...CAPTURE_READ_ERRORS, ...RUNNER_ERRORS]),
     args: { input: t.arg({ type: StartCaptureInput, required: true, description: "The link and the capture's settings" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);
@@ -42,7 +44,7 @@ builder.mutationFields((t) => ({
   stopCapture: t.field({
     type: capturePayload("stopCapture"),
     description: "Stops capturing the link's traffic; the capture file stays in the project",
-    errors: mutationErrors("stopCapture", DOMAIN_ERRORS),
+    errors: mutationErrors("stopCapture", [...OPENED_PROJECT_ERRORS, ...RUNNER_ERRORS]),
     args: { input: t.arg({ type: StopCaptureInput, required: true, description: "The link" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);

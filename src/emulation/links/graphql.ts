@@ -2,7 +2,7 @@ import "../nodes/graphql.js"; // EmulatedNode and the enums
 import { batchLoad } from "../../platform/graphql/batch-load.js";
 import type { Link } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, usableQuery } from "../../platform/graphql/builder.js";
 import { withDomainNames } from "../../platform/graphql/domain-names.js";
 import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
@@ -11,7 +11,7 @@ import { itemAddress } from "../projects/address.js";
 import { projectIdArg } from "../projects/graphql.js";
 import { computeById, LABEL_NAMES, LabelRef, LinkTypeEnum } from "../nodes/graphql.js";
 import { ComputeRef } from "../computes/graphql.js";
-import { getOpenedProject } from "../projects/lookup.js";
+import { getOpenedProject, OPENED_PROJECT_ERRORS, TOPOLOGY_CHANGE_ERRORS } from "../projects/lookup.js";
 import { createLink, deleteLink, updateLink } from "./operations.js";
 import { AVAILABLE_FILTERS, FILTERING_NODE_TYPES } from "./filters.js";
 import { ForbiddenError, NotFoundError } from "../../platform/core/errors.js";
@@ -299,7 +299,7 @@ builder.mutationFields((t) => ({
   createLink: t.field({
     type: LinkPayload("createLink", "the new link"),
     description: "Connects up to two ports; link.created is announced once both ends are attached",
-    errors: mutationErrors("createLink", DOMAIN_ERRORS),
+    errors: mutationErrors("createLink", TOPOLOGY_CHANGE_ERRORS),
     args: { input: t.arg({ type: CreateLinkInput, required: true, description: "The new link" }) },
     resolve: async (_r, { input }, ctx) => ({
       link: await createLink(ctx, projectIdArg(input.projectId), {
@@ -312,7 +312,7 @@ builder.mutationFields((t) => ({
   updateLink: t.field({
     type: LinkPayload("updateLink"),
     description: "Changes a link's filters, style, suspension or end labels",
-    errors: mutationErrors("updateLink", DOMAIN_ERRORS),
+    errors: mutationErrors("updateLink", OPENED_PROJECT_ERRORS),
     args: { input: t.arg({ type: UpdateLinkInput, required: true, description: "The link and the changes" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);
@@ -322,7 +322,7 @@ builder.mutationFields((t) => ({
   deleteLink: t.field({
     type: deletedPayload("deleteLink", "the link"),
     description: "Unplugs and removes a link",
-    errors: mutationErrors("deleteLink", DOMAIN_ERRORS),
+    errors: mutationErrors("deleteLink", OPENED_PROJECT_ERRORS),
     args: { input: t.arg({ type: idInput("deleteLink", "The link `deleteLink` removes", "The link's id (its global id, or its GNS3 link_id)"), required: true, description: "The link" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await linkAddress(ctx, input.id);

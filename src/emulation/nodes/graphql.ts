@@ -3,16 +3,16 @@ import { ComputeCapabilities, ComputeRef } from "../computes/graphql.js";
 import { getCompute } from "../computes/operations.js";
 import { batchLoad, eachFound } from "../../platform/graphql/batch-load.js";
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
-import { builder, DOMAIN_ERRORS, enumValues, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, enumValues, usableQuery } from "../../platform/graphql/builder.js";
 import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from "../../platform/core/errors.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { itemAddress } from "../projects/address.js";
 import { ProjectRef, projectIdArg } from "../projects/graphql.js";
 import type { AppContext } from "../../platform/context.js";
 import { withDomainNames } from "../../platform/graphql/domain-names.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
-import { getOpenedProject } from "../projects/lookup.js";
+import { getOpenedProject, OPENED_PROJECT_ERRORS, TOPOLOGY_CHANGE_ERRORS } from "../projects/lookup.js";
 import { resetNodeConsole, resetProjectConsoles } from "./console-reset.js";
 import { duplicateNode } from "./duplicate.js";
 import { idlePc } from "./dynamips.js";
@@ -400,11 +400,18 @@ const NodePayload = (name: string, what = "the node") =>
     node: t.field({ type: NodeRef, description: "The node as it is now", resolve: (p) => p.node }),
   }));
 
+/**
+ * What creating a node can fail with (createNode, duplicateNode, createNodeFromTemplate): those of a topology change,
+ * and a remote compute that does not answer while the node is made there (its refusals are re-raised as ConflictError
+ * or NotFoundError, as GNS3's controller does; never an UpstreamError).
+ */
+export const NODE_CREATE_ERRORS = [...TOPOLOGY_CHANGE_ERRORS, UnavailableError];
+
 builder.mutationFields((t) => ({
   createNode: t.field({
     type: NodePayload("createNode", "the new node"),
     description: "Adds a node to an opened project (stopped; start it with startNode)",
-    errors: mutationErrors("createNode", DOMAIN_ERRORS),
+    errors: mutationErrors("createNode", NODE_CREATE_ERRORS),
     args: { input: t.arg({ type: CreateNodeInput, required: true, description: "The new node" }) },
     resolve: async (_r, { input }, ctx) => {
       const { projectId, name, nodeType, computeId, id, ...rest } = input;
@@ -421,7 +428,8 @@ builder.mutationFields((t) => ({
   updateNode: t.field({
     type: NodePayload("updateNode"),
     description: "Changes a node's settings, name or place on the canvas",
-    errors: mutationErrors("updateNode", DOMAIN_ERRORS),
+    // A remote compute is told of the change after it is recorded, and its refusal is only logged.
+    errors: mutationErrors("updateNode", TOPOLOGY_CHANGE_ERRORS),
     args: { input: t.arg({ type: UpdateNodeInput, required: true, description: "The node and the changes" }) },
     resolve: async (_r, { input }, ctx) => {
       const { id, ...changes } = input;
@@ -436,7 +444,7 @@ builder.mutationFields((t) => ({
   deleteNode: t.field({
     type: deletedPayload("deleteNode", "the node and the links that went with it"),
     description: "Deletes the node and its links",
-    errors: mutationErrors("deleteNode", DOMAIN_ERRORS),
+    errors: mutationErrors("deleteNode", TOPOLOGY_CHANGE_ERRORS),
     args: { input: t.arg({ type: nodeInput("deleteNode"), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await nodeAddress(ctx, input.id);
@@ -465,7 +473,7 @@ builder.mutationFields((t) => ({
   duplicateNode: t.field({
     type: NodePayload("duplicateNode", "the copy"),
     description: "A copy of the node (settings and files, new id, name renumbered) placed at (x, y, z)",
-    errors: mutationErrors("duplicateNode", DOMAIN_ERRORS),
+    errors: mutationErrors("duplicateNode", NODE_CREATE_ERRORS),
     args: { input: t.arg({ type: DuplicateNodeInput, required: true, description: "The node and the copy's place" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await nodeAddress(ctx, input.id);
@@ -477,7 +485,7 @@ builder.mutationFields((t) => ({
       project: f.field({ type: ProjectRef, description: "The project whose consoles were reset", resolve: (p) => p.project }),
     })),
     description: "Resets the consoles of an opened project's nodes (nothing to drop here: emulators serve their consoles)",
-    errors: mutationErrors("resetProjectConsoles", [InvalidInputError, NotFoundError, ForbiddenError]),
+    errors: mutationErrors("resetProjectConsoles", OPENED_PROJECT_ERRORS),
     args: { input: t.arg({ type: ProjectConsolesInput, required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => {
       const projectId = projectIdArg(input.projectId);
@@ -488,7 +496,7 @@ builder.mutationFields((t) => ({
   resetNodeConsole: t.field({
     type: NodePayload("resetNodeConsole"),
     description: "Resets the node's console (drops its sessions so a client can reconnect)",
-    errors: mutationErrors("resetNodeConsole", DOMAIN_ERRORS),
+    errors: mutationErrors("resetNodeConsole", OPENED_PROJECT_ERRORS),
     args: { input: t.arg({ type: nodeInput("resetNodeConsole"), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await nodeAddress(ctx, input.id);

@@ -1,6 +1,7 @@
 import type { Node, Project } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
+import { FORWARDED_ERRORS } from "../computes/forwarding.js";
 import { domainId } from "../../platform/graphql/global-id.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { ProjectRef } from "../projects/graphql.js";
@@ -26,12 +27,16 @@ const NodePayload = (name: string, description: string) =>
   }));
 
 type Lifecycle = (ctx: AppContext, projectId: string, nodeId: string) => Promise<Node>;
-/** startNode, stopNode …: the node's id in, the node as it runs now out (so a cached node's status follows). */
+/**
+ * startNode, stopNode …: the node's id in, the node as it runs now out (so a cached node's status follows). The
+ * action is carried out by the compute that runs the node (a remote one through its API) on the instance that runs
+ * the project: every error a forwarded request has is possible.
+ */
 const lifecycleField = (t: MutationFieldBuilder, name: string, run: Lifecycle, description: string) =>
   t.field({
     type: NodePayload(name, `What \`${name}\` changed: the node`),
     description,
-    errors: mutationErrors(name, DOMAIN_ERRORS),
+    errors: mutationErrors(name, FORWARDED_ERRORS),
     args: { input: t.arg({ type: nodeInput(name), required: true, description: "The node" }) },
     resolve: async (_r, { input }, ctx) => {
       const { projectId, id } = await nodeAddress(ctx, input.id);
@@ -62,7 +67,7 @@ builder.mutationField("projectNodesAction", (t) =>
   t.field({
     type: ProjectNodesActionPayload,
     description: "Runs the action on every node of the project, many at once (reload = stop all, then start all); a node that fails does not stop the others, and the first failure is the error",
-    errors: mutationErrors("projectNodesAction", DOMAIN_ERRORS),
+    errors: mutationErrors("projectNodesAction", FORWARDED_ERRORS),
     args: { input: t.arg({ type: ProjectNodesActionInput, required: true, description: "The project and the action" }) },
     resolve: async (_r, { input }, ctx) => {
       const projectId = domainId(input.projectId, "Project", "projectId");

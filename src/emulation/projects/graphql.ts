@@ -1,6 +1,7 @@
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
-import { builder, DOMAIN_ERRORS, usableQuery } from "../../platform/graphql/builder.js";
+import { builder, usableQuery } from "../../platform/graphql/builder.js";
+import { RUNNER_ERRORS } from "../instances/runners.js";
 import { withDomainNames } from "../../platform/graphql/domain-names.js";
 import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
@@ -244,6 +245,8 @@ const ProjectPayload = (name: string) =>
 
 /** What reading or changing a project can fail with, beyond bad input and a missing project. */
 const PROJECT_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError];
+/** Closing or deleting a project: the instance that runs it lets it go (RUNNER_ERRORS); no compute is asked (placement's tear-down never fails it). */
+const PROJECT_RELEASE_ERRORS = [InvalidInputError, NotFoundError, ...RUNNER_ERRORS];
 
 builder.mutationFields((t) => ({
   createProject: t.field({
@@ -271,7 +274,7 @@ builder.mutationFields((t) => ({
   deleteProject: t.field({
     type: deletedPayload("deleteProject", "the project and its nodes, links, drawings and snapshots"),
     description: "Deletes a project with its nodes, links, drawings, snapshots and directory",
-    errors: mutationErrors("deleteProject", DOMAIN_ERRORS),
+    errors: mutationErrors("deleteProject", [...PROJECT_RELEASE_ERRORS, ConflictError]),
     args: { input: t.arg({ type: projectInput("deleteProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => {
       const projectId = projectIdArg(input.id, "id");
@@ -289,14 +292,14 @@ builder.mutationFields((t) => ({
   openProject: t.field({
     type: ProjectPayload("openProject"),
     description: "Opens a closed project so its nodes can run (starting them all if autoStart is set)",
-    errors: mutationErrors("openProject", DOMAIN_ERRORS),
+    errors: mutationErrors("openProject", [InvalidInputError, NotFoundError, ConflictError]),
     args: { input: t.arg({ type: projectInput("openProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => ({ project: await openProject(ctx, projectIdArg(input.id, "id")) }),
   }),
   closeProject: t.field({
     type: ProjectPayload("closeProject"),
     description: "Closes a project: stops its nodes and keeps it on disk",
-    errors: mutationErrors("closeProject", DOMAIN_ERRORS),
+    errors: mutationErrors("closeProject", PROJECT_RELEASE_ERRORS),
     args: { input: t.arg({ type: projectInput("closeProject"), required: true, description: "The project" }) },
     resolve: async (_r, { input }, ctx) => ({ project: await closeProject(ctx, projectIdArg(input.id, "id")) }),
   }),
@@ -343,7 +346,7 @@ builder.mutationField("loadProject", (t) =>
   t.field({
     type: ProjectPayload("loadProject"),
     description: "Opens the project of a .gns3 file in the projects directory; ForbiddenError unless the server is local",
-    errors: mutationErrors("loadProject", DOMAIN_ERRORS),
+    errors: mutationErrors("loadProject", PROJECT_ERRORS),
     args: { input: t.arg({ type: LoadProjectInput, required: true, description: "The file" }) },
     resolve: async (_r, { input }, ctx) => ({ project: await loadProject(ctx, input.path) }),
   }),

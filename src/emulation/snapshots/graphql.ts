@@ -1,6 +1,6 @@
 import type { Project, Snapshot } from "../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../platform/context.js";
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder } from "../../platform/graphql/builder.js";
 import { globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
@@ -76,8 +76,8 @@ builder.mutationFields((t) => ({
       project: f.field({ type: ProjectRef, description: "The project as restored (select its nodes, links and drawings to replace the cached ones)", resolve: (p) => p.project }),
     })),
     description: "Replaces the project's topology and files with the snapshot's (the project keeps its name); its nodes must be stopped",
-    // Restoring reloads the project's topology, which drives the computes of its nodes.
-    errors: mutationErrors("restoreSnapshot", [...SNAPSHOT_ERRORS, UnavailableError, UpstreamError]),
+    // The runner re-wires the restored topology afterwards and only logs what it cannot carry: no compute fails it.
+    errors: mutationErrors("restoreSnapshot", SNAPSHOT_ERRORS),
     args: { input: t.arg({ type: snapshotInput("restoreSnapshot"), required: true, description: "The snapshot to restore" }) },
     resolve: async (_r, { input }, ctx) => {
       const at = await snapshotAddress(ctx, input.id);

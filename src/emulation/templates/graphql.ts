@@ -1,12 +1,12 @@
 import type { Node } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
-import { builder, DOMAIN_ERRORS } from "../../platform/graphql/builder.js";
+import { builder } from "../../platform/graphql/builder.js";
 import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { arrayConnectionOptions, arrayPage } from "../../platform/graphql/connection.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
 import { deletedPayload, idInput, mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import { computeIdArg, ComputeRef, findCompute } from "../computes/graphql.js";
-import { ConsoleTypeEnum, CustomAdapterRef, gns3Adapters, NodeRef, NodeTypeEnum, templatableNodeFields } from "../nodes/graphql.js";
+import { ConsoleTypeEnum, CustomAdapterRef, gns3Adapters, NODE_CREATE_ERRORS, NodeRef, NodeTypeEnum, templatableNodeFields } from "../nodes/graphql.js";
 import { hasTypedSettings, NodeSettings, propertiesFromInput, typedSettings, UNTYPED_NODE_TYPES } from "../nodes/node-settings-graphql.js";
 import { gns3Names } from "../nodes/settings-kind.js";
 import { projectIdArg } from "../projects/graphql.js";
@@ -238,7 +238,7 @@ builder.mutationFields((t) => ({
     })),
     description: "A node with the template's settings, named by its defaultNameFormat (PC{0} → PC1, PC2 …)",
     // Creating the node may reach the compute that runs it.
-    errors: mutationErrors("createNodeFromTemplate", DOMAIN_ERRORS),
+    errors: mutationErrors("createNodeFromTemplate", NODE_CREATE_ERRORS),
     args: { input: t.arg({ type: CreateNodeFromTemplateInput, required: true, description: "The template, the project and the node's place" }) },
     resolve: async (_r, { input }, ctx) => ({
       node: await createNodeFromTemplate(ctx, projectIdArg(input.projectId), templateIdArg(input.templateId, "templateId"), {

@@ -195,13 +195,6 @@ for (const [cls, name, description] of errorTypes) {
 }
 
 /**
- * Every typed error: what an operation on a project's topology and running nodes can raise (bad input, something
- * missing, a conflicting state, a closed project, a compute that does not answer or fails). A read lists only the
- * errors its operation raises (the schema lint holds it).
- */
-export const DOMAIN_ERRORS = errorTypes.map(([cls]) => cls);
-
-/**
  * With plugin-errors, a selection of only `__typename` hands the resolver an empty `select`, which Prisma 7
  * rejects; drop it (a connection's page arguments stay).
  */
