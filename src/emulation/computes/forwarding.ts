@@ -49,9 +49,10 @@ export async function forwardToCompute(
 }
 
 /**
- * What a read passed through to a compute can fail with: an id that names no compute, the compute's own
+ * What a request passed through to a compute can fail with: an id that names no compute, the compute's own
  * 400/403/404/409/5xx as GNS3's controller maps them (above), UnavailableError when it does not answer. The typed
- * errors of the GraphQL fields that pass a read through (a compute's images, its docker images, a node's console).
+ * errors of the GraphQL fields whose work a compute does (a compute's images, its docker images, a node's console;
+ * forwardToCompute, uploadImage, the node lifecycle), each allow-listed in the schema lint's EVERY_ERROR.
  */
 export const FORWARDED_ERRORS = [InvalidInputError, NotFoundError, ConflictError, ForbiddenError, UnavailableError, UpstreamError];
 
