@@ -65,6 +65,8 @@ const IMPORT = `mutation($id: ID, $name: String, $path: String, $file: File!) {
   importProject(input: { id: $id, name: $name, path: $path, file: $file }) {
     __typename ... on ImportProjectPayload { project { projectId name status nodes { edges { node { name } } } } } ... on Error { message } } }`;
 
+const IMPORT_CODE = `mutation($id: ID, $file: File!) { importProject(input: { id: $id, file: $file }) { __typename ... on Error { code message } } }`;
+
 async function exportUrl(projectId: string, args = "") {
   const r = await query(`query($id: ID!) { project(id: $id) { exportUrl${args} {
     __typename ... on DownloadUrl { url expiresAt } ... on Error { message } } } }`, { id: projectId });
@@ -287,6 +289,14 @@ describe("hostile uploads and paths", () => {
       __typename: "ForbiddenError",
       message: "Importing to a custom path is only allowed on a local server",
     });
+  });
+
+  it("refuses an archive beyond the entry limit as a typed InvalidInputError (TOO_LARGE), as REST does with 413", async () => {
+    const id = randomUUID();
+    const archive = await zipWith(Array.from({ length: 10_000 }, (_, i) => ({ name: `f${i}` }))); // + project.gns3: one over
+    const r = await upload(IMPORT_CODE, { id }, { name: "many.gns3project", data: archive });
+    expect(r.body.data.importProject).toMatchObject({ __typename: "InvalidInputError", code: "TOO_LARGE", message: expect.stringMatching(/more than 10000 entries/) });
+    expect((await rest("GET", `/v2/projects/${id}`)).status).toBe(404);
   });
 
   it("refuses path traversal in file writes and file URLs with ForbiddenError and writes nothing outside", async () => {

@@ -42,7 +42,7 @@ export abstract class DomainError extends Error {
 
 /** Bad input: wrong type, unknown field, missing field, impossible combination. */
 export class InvalidInputError extends DomainError {
-  readonly status = 400;
+  readonly status: number = 400;
 }
 export class NotFoundError extends DomainError {
   readonly status = 404;
@@ -69,9 +69,12 @@ export class RecordGoneError extends NotFoundError {
 export class ForbiddenError extends DomainError {
   readonly status = 403;
 }
-/** A body or upload beyond its configured limit. */
-export class PayloadTooLargeError extends DomainError {
-  readonly status = 413;
+/**
+ * A body or upload beyond its configured limit: an invalid input (GraphQL answers InvalidInputError, code TOO_LARGE,
+ * wherever a mutation lists it) that REST answers with 413.
+ */
+export class PayloadTooLargeError extends InvalidInputError {
+  override readonly status = 413;
 }
 /** A dependency (remote compute, emulator) did not answer in time. */
 export class UnavailableError extends DomainError {
