@@ -9,13 +9,22 @@ import { getBytes, postBytes } from "./archive-support.js";
 
 const names = async (s: TestServer) => (await call(s.url, "GET", "/v2/projects")).body.map((p: { name: string }) => p.name);
 
-/** Every file under `dir` whose path contains `needle` (where an escaped write would land). */
+/**
+ * Every file under `dir` whose path contains `needle` (where an escaped write would land). Walked by hand: `dir` may
+ * be the shared temp directory, where other processes remove their directories while the walk is in them.
+ */
 function findFiles(dir: string, needle: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .map((e) => path.join(e.parentPath, e.name))
-    .filter((p) => p.includes(needle));
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "EACCES") return [];
+    throw e;
+  }
+  return entries.flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return [...(p.includes(needle) ? [p] : []), ...(e.isDirectory() ? findFiles(p, needle) : [])];
+  });
 }
 
 describe.each([false, true])("project names are never paths (local mode %s)", (local) => {

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../platform/context.js";
-import { NotFoundError, UnavailableError, UpstreamError } from "../../platform/core/errors.js";
+import { NotFoundError, UnavailableError } from "../../platform/core/errors.js";
 import { LOCAL_ID } from "../computes/model.js";
 import { setLinkCaptureState } from "../links/operations.js";
 import { setNodeRuntimeState } from "../nodes/operations.js";
@@ -23,13 +23,6 @@ const NOT_DONE: Record<TopologyChange["do"], string> = {
   reconfigureNode: "runtime: node not reconfigured",
   wireProject: "runtime: project not wired",
 };
-
-/**
- * What an operation adds to its own errors when the instance that runs the project carries it out (onRunner, release):
- * that instance's silence (UnavailableError) and a failure of its own that is no domain error (UpstreamError, as the
- * command channel maps it); its domain errors come back as they were.
- */
-export const RUNNER_ERRORS = [UnavailableError, UpstreamError];
 
 /**
  * Who runs each open project: one instance of the deployment, written down in `Project.runnerId`. Every process,

@@ -1,5 +1,5 @@
 import { builder } from "../../platform/graphql/builder.js";
-import { RUNNER_ERRORS } from "../instances/runners.js";
+import { RUNNER_ERRORS } from "../core/runner-errors.js";
 import { OPENED_PROJECT_ERRORS } from "../projects/lookup.js";
 import { mutationErrors, payloadType } from "../../platform/graphql/mutation.js";
 import type { DataLinkType } from "../runtime/pcap.js";

@@ -1,7 +1,7 @@
 import type { Project } from "../../generated/prisma-sqlite/client.js";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../../platform/core/errors.js";
 import { builder, usableQuery } from "../../platform/graphql/builder.js";
-import { RUNNER_ERRORS } from "../instances/runners.js";
+import { RUNNER_ERRORS } from "../core/runner-errors.js";
 import { withDomainNames } from "../../platform/graphql/domain-names.js";
 import { lookupDescription, orNull } from "../../platform/graphql/lookup.js";
 import { domainId, globalId } from "../../platform/graphql/global-id.js";
