@@ -115,7 +115,7 @@ async function startLocked(
     // A short grace lets the request that asked receive its answer before connections are cut.
     requestShutdown: () => void setTimeout(() => void close(), 200),
   };
-  const stopOptimize = scheduleOptimize(ctx.db, config.databaseUrl, (e) => log.warn("database optimize failed", { error: String(e) }));
+  let stopOptimize = () => {};
   // The composition root: features start in order and stop in reverse order (see Feature), also when the
   // start-up fails half-way (a feature's recovery, the port taken), so that no child process outlives it.
   const started: Feature[] = [];
@@ -199,6 +199,9 @@ async function startLocked(
     server.once("error", reject);
     server.listen(config.port, config.host, resolve);
   }).catch(orTeardown);
+  // Maintenance and host sweeps: begun once listening, not on the way to the first answer.
+  stopOptimize = scheduleOptimize(ctx.db, config.databaseUrl, (e) => log.warn("database optimize failed", { error: String(e) }));
+  for (const f of features) f.listening?.(ctx);
   const port = (server.address() as AddressInfo).port;
   config.port = port; // the port actually bound when 0 was asked: the built-in "local" compute reports it
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

@@ -13,6 +13,9 @@ export const emulationFeature: Feature = {
   async start(ctx) {
     ctx.services.emulation = await startEmulationServices(ctx);
   },
+  listening(ctx) {
+    void ctx.services.emulation.runtime.sweepLeftovers();
+  },
   async stop(ctx) {
     await stopEmulationServices(ctx.services.emulation);
   },

@@ -60,7 +60,7 @@ export async function startEmulationServices(ctx: AppContext): Promise<Emulation
   placement.start();
   let runners: ProjectRunners | undefined;
   try {
-    await runtime.start();
+    runtime.start();
     runners = new ProjectRunners(ctx, runtime, await startPresence(ctx), await openCommandChannel(ctx));
     runtime.onStopped = (nodeIds) => runners!.recordStopped(nodeIds);
     // A compute that came back lost its NIOs: the runner of each project unwires and wires its links there again.

@@ -16,6 +16,11 @@ export interface Feature {
    * work (crash recovery, loading state). Nothing of this may happen as a side effect of mount() or of first use.
    */
   start(ctx: AppContext): Promise<void>;
+  /**
+   * Start-up work no request needs done first (sweeping a previous run's leftovers off the host), begun once the
+   * listener is open. What could collide with it waits for it: the feature gates its own operations.
+   */
+  listening?(ctx: AppContext): void;
   /** Releases what start() built (child processes, sockets, timers, subscriptions), in reverse order of creation. */
   stop(ctx: AppContext): Promise<void>;
   /** Mount REST routes (each feature owns a path prefix and its legacy error shapes). */

@@ -403,10 +403,10 @@ describe.skipIf(!ready)("docker nodes: nothing left when the server ends (requir
       await waitFor(() => findOwnedPids(owner).length === 0, 5000, "the helper to die with the server");
       expect(await containersOf(first.dataDir)).toHaveLength(1);
       second = await spawnCliServer({}, { databaseUrl: first.databaseUrl, dataDir: first.dataDir });
-      expect(await containersOf(first.dataDir)).toEqual([]);
-
+      // The restart sweeps the leftover once listening; a node made and started right away waits for the sweep, so
+      // its own container is not swept with the leftover.
       const again = await startOne(second.url);
-      expect(await containersOf(first.dataDir, again.projectId)).toHaveLength(1);
+      expect((await containersOf(first.dataDir)).map((c) => c.Labels["org.patchbay.project"])).toEqual([again.projectId]);
       second.child.kill("SIGTERM");
       await new Promise((r) => second!.child.once("exit", r));
       expect(second.child.exitCode).toBe(0);

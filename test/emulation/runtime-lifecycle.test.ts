@@ -166,12 +166,21 @@ describe.skipIf(!hasVpcs)("runtime lifecycle with projects (requires the vpcs pa
     const second = await startTestServer(ranges, { databaseUrl: db.url, dataDir });
     servers.push(second);
     const c2 = second.ctx.services.emulation.runtime;
+    let swept = false;
+    void c2.ready.then(() => (swept = true));
+    // The leftovers are swept once the server listens: the database says stopped already, and a start asked
+    // meanwhile waits for the sweep, so the sweep cannot kill the new process nor the start reuse a leftover's ports.
+    expect((await call(second.url, "GET", `${P}/nodes/${ids.PC1}`)).body.status).toBe("stopped");
+    expect(swept).toBe(false);
+    const started = call(second.url, "POST", `${P}/nodes/${ids.PC1}/start`);
     await c2.ready;
     for (const p of pids) expect(isAlive(p), `pid ${p}`).toBe(false);
-    expect(fs.readdirSync(path.join(dataDir, "run"))).toEqual([]);
-    expect((await call(second.url, "GET", `${P}/nodes/${ids.PC1}`)).body.status).toBe("stopped");
+    expect((await started).body.status).toBe("started");
     expect(c2.snapshot().links).toHaveLength(2);
-    expect((await call(second.url, "POST", `${P}/nodes/${ids.PC1}/start`)).body.status).toBe("started");
+    const fresh = c2.snapshot().processes.flatMap((p) => p.pids);
+    expect(fresh.length).toBeGreaterThan(0);
+    expect(fresh.every(isAlive)).toBe(true);
+    expect(fs.readdirSync(path.join(dataDir, "run"))).toHaveLength(1); // the new process's pid file only
     await second.close();
     servers.pop();
     expect(findOwnedPids(c2.owner)).toEqual([]);

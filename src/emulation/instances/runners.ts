@@ -48,8 +48,9 @@ export class ProjectRunners {
   }
 
   /**
-   * Start-up, after the runtime killed what this instance left: whatever the database says runs here, under no
-   * runner or under a dead one is recorded stopped; then the open projects nobody runs are claimed and wired.
+   * Start-up, before the listener opens (the runtime sweeps what this instance left meanwhile): whatever the
+   * database says runs here, under no runner or under a dead one is recorded stopped; then the open projects nobody
+   * runs are claimed and wired.
    * Resolves with the projects to wire (the runtime does it in the background).
    */
   async recover(): Promise<string[]> {

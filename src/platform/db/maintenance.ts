@@ -5,7 +5,7 @@ import { isPostgresUrl } from "./client.js";
  * SQLite gathers no planner statistics by itself: without them it filters 100,000 quota rules through the
  * `type` index and sorts, instead of walking the key (≈10× slower, see docs/benchmarks.md). The libsql build's
  * `PRAGMA optimize` skips tables that were never analyzed, so run a plain ANALYZE (milliseconds at these sizes)
- * at start-up and hourly. PostgreSQL's autovacuum does the same on its own.
+ * once the server listens and hourly. PostgreSQL's autovacuum does the same on its own.
  */
 export const OPTIMIZE_INTERVAL_MS = 60 * 60 * 1000;
 

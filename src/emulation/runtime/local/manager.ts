@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Link, LinkEndpoint, Node } from "../../../generated/prisma-sqlite/client.js";
 import type { AppContext } from "../../../platform/context.js";
 import { ConflictError } from "../../../platform/core/errors.js";
@@ -81,8 +82,15 @@ export class LocalCompute implements Compute {
   private startingRam = 0;
   private locks = new KeyedQueue();
   private closed = false;
-  /** Settles when crash recovery's rewiring is done (start()). */
-  ready: Promise<void> = Promise.resolve();
+  /**
+   * Settles when what a previous run left is gone (sweepLeftovers()). What could collide with a leftover (a start, a
+   * link's relay, a container made or removed) waits for it: the sweep runs once the listener is open.
+   */
+  private readonly swept: Promise<void>;
+  private sweeping?: Promise<void>;
+  private markSwept: () => void = () => {};
+  /** Settles when crash recovery is done: leftovers swept, then the open projects' links wired (adopt()). */
+  ready: Promise<void>;
   private readonly exitHandler = () => killNowSync(this.owner);
   /** Link ends on remote computes are reached through it (remote-compute/placement.ts; set by the emulation feature). */
   remoteEnd?: RemoteEndFactory;
@@ -94,6 +102,8 @@ export class LocalCompute implements Compute {
     this.owner = path.resolve(ctx.config.dataDir);
     this.runDir = path.join(this.owner, "run");
     this.nat = new NatNetwork(ctx.config.nat, this.owner, this.runDir, ctx.log);
+    this.swept = new Promise((resolve) => (this.markSwept = resolve));
+    this.ready = this.swept;
   }
 
   /** What the operator allows and set up (local mode, NAT), as the drivers ask it. */
@@ -101,12 +111,25 @@ export class LocalCompute implements Compute {
     return { local: this.ctx.config.local, nat: this.ctx.config.nat, natProblem: () => this.nat.problem() };
   }
 
-  /**
-   * Crash recovery: what a previous run of this data directory left is killed before this returns (so before the
-   * listener opens). What the database says about it is the domain's to correct (instances/runners.ts).
-   */
-  async start(): Promise<void> {
+  /** Whatever ends this process kills this server's node processes with it. */
+  start(): void {
     process.on("exit", this.exitHandler);
+  }
+
+  /**
+   * Crash recovery of the host: what a previous run of this data directory left (processes found by a /proc scan,
+   * the Engine API's containers, the NAT bridge) is killed and removed, then `swept` settles. Called once the server
+   * listens, and by stop() when it never did; once. What the database says about the leftovers is the domain's to
+   * correct before the listener opens (instances/runners.ts).
+   */
+  sweepLeftovers(): Promise<void> {
+    this.sweeping ??= this.sweep()
+      .catch((e) => this.ctx.log.error("runtime: leftovers of a previous run not removed", { error: String(e) }))
+      .finally(() => this.markSwept());
+    return this.sweeping;
+  }
+
+  private async sweep(): Promise<void> {
     const recorded = fs.existsSync(this.runDir)
       ? fs.readdirSync(this.runDir).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -".json".length))
       : [];
@@ -123,6 +146,7 @@ export class LocalCompute implements Compute {
    */
   adopt(projectIds: string[]): void {
     this.ready = (async () => {
+      await this.swept;
       for (const id of projectIds) {
         if (!this.closed) await this.reconcileProject(id).catch((e) => this.ctx.log.info("runtime: project not wired", { project: id, error: String(e) }));
       }
@@ -568,6 +592,7 @@ export class LocalCompute implements Compute {
 
   /** Everything of one node: its process, its device, the links wired to it, what it kept on the host (a container). */
   async releaseNode(nodeId: string, nodeType?: string): Promise<void> {
+    await this.swept;
     for (const [id, w] of [...this.links]) if (w.ends.some((e) => e.nodeId === nodeId)) await this.unwireLink(id);
     // Its container first (removed at once, where a stop waits for the command to end), then what ran around it.
     const taken = this.takeProcesses((id) => id === nodeId);
@@ -588,6 +613,7 @@ export class LocalCompute implements Compute {
   async provisionNode(node: Node, workdir: string): Promise<Record<string, unknown> | undefined> {
     const artifacts = artifactsOf(node.nodeType);
     if (!artifacts) return undefined;
+    await this.swept; // the sweep removes every container of this data directory
     return this.serial(`node:${node.id}`, () => artifacts.provision(node, { ctx: this.ctx, owner: this.owner, workdir }));
   }
 
@@ -598,6 +624,7 @@ export class LocalCompute implements Compute {
   async reprovisionNode(node: Node, workdir: string, changedKeys: readonly string[], renamed: boolean): Promise<Record<string, unknown> | undefined> {
     const artifacts = artifactsOf(node.nodeType);
     if (!artifacts?.needsNew(changedKeys, renamed)) return undefined;
+    await this.swept;
     return this.serial(`node:${node.id}`, async () => {
       const wasRunning = this.isRunning(node.id);
       if (wasRunning) await this.stopProcess(node.id);
@@ -621,6 +648,7 @@ export class LocalCompute implements Compute {
 
   /** Project close/delete: stops its processes, tears down its links, captures and devices. One at a time per project. */
   async releaseProject(projectId: string): Promise<void> {
+    await this.swept;
     return this.serial(`project:${projectId}`, () => this.releaseProjectNow(projectId));
   }
 
@@ -655,6 +683,9 @@ export class LocalCompute implements Compute {
     const worker = async () => {
       for (let l = queue.shift(); l; l = queue.shift()) {
         const link = l;
+        // Back to the event loop first: SQLite answers synchronously and port probes settle on the next tick, so
+        // without it a project is wired in one turn of the loop and every request (the first after start) waits.
+        await nextTurn();
         await this.serial(`link:${link.id}`, () => this.syncLinkRow(link.id, link, byId)).catch((e) =>
           this.ctx.log.error("runtime: link not wired", { project: projectId, link: link.id, error: String(e) }),
         );
@@ -686,6 +717,7 @@ export class LocalCompute implements Compute {
   async stop(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.sweepLeftovers(); // a start-up that failed before listening still kills what the last run left
     await this.ready.catch(() => {}); // let a recovery in progress finish before the database goes away
     for (const id of [...this.links.keys()]) await this.unwireNow(id);
     // As GNS3 closes its projects on shutdown: the containers go (a start makes them again), then the processes.
