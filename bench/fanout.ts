@@ -28,7 +28,7 @@ import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
 import { clientTextFrame, openRecordedStream, type RecordedStream } from "./stream-client.js";
-import { ask, benchRun, CHILD_EXEC_ARGV, DURATION_S, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, WARMUP_S } from "./harness.js";
+import { ask, benchRun, CHILD_EXEC_ARGV, DURATION_S, PATCHBAY_ROLE, patchbayLibrary, request, requestJson, servePatchbay, startChild, WARMUP_S } from "./harness.js";
 import type { RunningServer } from "../src/server.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -63,8 +63,8 @@ async function paced(rate: number, total: number, publish: (seq: number) => unkn
 /** In the server child: publishes `total` node.updated events at `rate`, then reports their publish times. */
 async function publishEvents(m: any, server: RunningServer): Promise<void> {
   if (!m?.publish) return;
-  const { publishTopologyEvent } = await import("../src/emulation/core/events.js");
-  const { projectDir } = await import("../src/emulation/projects/serialize.js");
+  // The bundle's own, as the server is: the bus is module state.
+  const { publishTopologyEvent, projectDir } = await patchbayLibrary();
   const { projectId, nodeId, rate, total } = m.publish;
   const ctx = server.ctx;
   const project = await ctx.db.project.findUniqueOrThrow({ where: { id: projectId } });

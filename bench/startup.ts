@@ -24,7 +24,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { buildProject, freshDatabase, machineLine, request } from "./harness.js";
+import { buildProject, freshDatabase, machineLine, memory, request } from "./harness.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -74,13 +74,6 @@ const comm = (pid: number) => {
 /** The server: the node process under npm (npm is a node process too; it is the root, not a descendant), or the bin itself. */
 function serverPid(npmPid: number): number | undefined {
   return COMMAND === "bin" ? npmPid : descendants(npmPid).find((p) => comm(p) === "node");
-}
-
-/** VmRSS and VmHWM of a process, in MB. */
-function memory(pid: number): { rss: number; hwm: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
 }
 
 interface Started {
