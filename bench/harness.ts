@@ -7,6 +7,8 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 import { createPostgresDatabase } from "../test/support/databases.js";
 
 const env = process.env;
@@ -74,6 +76,7 @@ export async function servePatchbay(
   process.send!({ port: server.port });
   process.on("message", async (m) => {
     if (m === "statements") process.send!({ statements });
+    collectOnRequest(m);
     onMessage?.(m, server);
     if (m === "stop") {
       await server.close();
@@ -280,6 +283,18 @@ export function check(ok: boolean, what: string) {
   if (!ok) throw new Error(`sanity check failed: ${what}`);
 }
 
+
+/**
+ * In a bench child: a full garbage collection when the parent asks ("gc"; answered with { gc: true }), so a memory
+ * reading holds what the process retains, not the garbage V8 has yet to collect. gc() exposed at run time: the
+ * server keeps the flags it runs with.
+ */
+export function collectOnRequest(message: unknown): void {
+  if (message !== "gc") return;
+  v8.setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+  process.send!({ gc: true });
+}
 
 /** VmRSS and VmHWM (the peak resident set) of a process, in MB, from /proc/<pid>/status. */
 export function memory(pid: number): { rss: number; hwm: number } {
