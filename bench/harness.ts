@@ -1,6 +1,6 @@
-// Shared by the benchmarks: a keep-alive HTTP load generator, a bare Node server to compare against (same body,
-// same client, same run), child-process plumbing and scratch databases. Benchmarks print numbers; nothing here
-// asserts a timing.
+// Shared by the benchmarks: Patchbay as production runs it (the bundle), a keep-alive HTTP load generator, a bare
+// Node server to compare against (same body, same client, same run), child-process plumbing, memory readings and
+// scratch databases. Benchmarks print numbers; nothing here asserts a timing.
 import { fork, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
