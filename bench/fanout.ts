@@ -9,11 +9,12 @@
  * all subscribers, per transport), and events lost (each subscriber must see every sequence number once; the run
  * waits for late events until every subscriber has all of them or none arrived for 5 s), the p99 of each second's
  * events (where the tail is), the server's CPU time while publishing (per delivery), and the server process's memory
- * (VmRSS before any subscriber, with all of them connected and once every event was delivered, each after a full
- * GC and 5 s idle, its peak VmHWM, and the difference per subscriber). The write path is measured elsewhere (bench/emulation.ts): here the bus and the
- * four transports are. Subscribers are lean raw-socket clients (bench/stream-client.ts) in two child processes; the
- * server runs in a third, all on the same 2 cores: the bundle production runs (dist/patchbay.cjs), under the bench's
- * tsx loader (the role code is TypeScript), which the absolute memory includes and the per-subscriber figure does not.
+ * (VmRSS before any subscriber, with all of them connected and once every event was delivered, each after a full GC
+ * and 5 s idle, its peak VmHWM, and the difference per subscriber). The write path is measured elsewhere
+ * (bench/emulation.ts): here the bus and the four transports are. Subscribers are lean raw-socket clients
+ * (bench/stream-client.ts) in two child processes; the server runs in a third, all on the same 2 cores: the bundle
+ * production runs (dist/patchbay.cjs), under the bench's tsx loader (the role code is TypeScript), which the
+ * absolute memory includes and the per-subscriber figure does not.
  *
  * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_SUBSCRIBERS (1000), BENCH_RATE (events/s, 100),
  * BENCH_DURATION (s, 10; after BENCH_WARMUP, 2 s of events left out of the latencies), BENCH_KINDS (a
@@ -280,7 +281,8 @@ interface Summary {
  */
 async function measure(target: Target): Promise<Summary> {
   // Settled twice: a process a few seconds old still frees start-up memory after its first cycle (the bare floor's
-  // RSS read 83 MB after one, 76 MB after the next, with no subscriber), which the difference would count against them.
+  // RSS read 83 MB after one, 76 MB after the next, with no subscriber); read once, that drop made the floor's
+  // difference per subscriber negative.
   await settledMemory(target.server);
   const idle = (await settledMemory(target.server)).rss;
   const half = Math.ceil(SUBSCRIBERS / 2);
