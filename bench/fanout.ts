@@ -8,9 +8,13 @@
  * notes when every event arrives. Printed: latency from publish to the event being read by the client (p50/p99/max,
  * all subscribers, per transport), and events lost (each subscriber must see every sequence number once; the run
  * waits for late events until every subscriber has all of them or none arrived for 5 s), the p99 of each second's
- * events (where the tail is), and the server's CPU time while publishing (per delivery). The write path is measured
- * elsewhere (bench/emulation.ts): here the bus and the four transports are. Subscribers are lean raw-socket clients
- * (bench/stream-client.ts) in two child processes; the server runs in a third, all on the same 2 cores.
+ * events (where the tail is), the server's CPU time while publishing (per delivery), and the server process's memory
+ * (VmRSS before any subscriber, with all of them connected and once every event was delivered, each after a full GC
+ * and 5 s idle, its peak VmHWM, and the difference per subscriber). The write path is measured elsewhere
+ * (bench/emulation.ts): here the bus and the four transports are. Subscribers are lean raw-socket clients
+ * (bench/stream-client.ts) in two child processes; the server runs in a third, all on the same 2 cores: the bundle
+ * production runs (dist/patchbay.cjs), under the bench's tsx loader (the role code is TypeScript), which the
+ * absolute memory includes and the per-subscriber figure does not.
  *
  * Env: BENCH_DATABASE_URL=postgres://… (default: SQLite), BENCH_SUBSCRIBERS (1000), BENCH_RATE (events/s, 100),
  * BENCH_DURATION (s, 10; after BENCH_WARMUP, 2 s of events left out of the latencies), BENCH_KINDS (a
@@ -19,16 +23,18 @@
  * The floor, in the same run: a bare node:http server and a bare ws server in one process sending the same GNS3 lines
  * (the node's JSON, made once per event) to the same number of subscribers, half over WebSocket, half over a chunked
  * HTTP stream, each message written to each socket as it comes (res.write, ws.send): no bus, no routing, no
- * per-subscriber work beyond the write, and no coalescing of writes.
+ * per-subscriber work beyond the write, and no coalescing of writes. Its latencies, CPU and memory per subscriber
+ * are printed next to Patchbay's, with the ratios.
  */
-import { fork } from "node:child_process";
+import { fork, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
 import { clientTextFrame, openRecordedStream, type RecordedStream } from "./stream-client.js";
-import { ask, benchRun, CHILD_EXEC_ARGV, DURATION_S, PATCHBAY_ROLE, request, requestJson, servePatchbay, startChild, WARMUP_S } from "./harness.js";
+import { ask, benchRun, CHILD_EXEC_ARGV, collectOnRequest, DURATION_S, memory, PATCHBAY_ROLE, patchbayLibrary, request, requestJson, servePatchbay, startChild, WARMUP_S } from "./harness.js";
 import type { RunningServer } from "../src/server.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -63,8 +69,8 @@ async function paced(rate: number, total: number, publish: (seq: number) => unkn
 /** In the server child: publishes `total` node.updated events at `rate`, then reports their publish times. */
 async function publishEvents(m: any, server: RunningServer): Promise<void> {
   if (!m?.publish) return;
-  const { publishTopologyEvent } = await import("../src/emulation/core/events.js");
-  const { projectDir } = await import("../src/emulation/projects/serialize.js");
+  // The bundle's own, as the server is: the bus is module state.
+  const { publishTopologyEvent, projectDir } = await patchbayLibrary();
   const { projectId, nodeId, rate, total } = m.publish;
   const ctx = server.ctx;
   const project = await ctx.db.project.findUniqueOrThrow({ where: { id: projectId } });
@@ -97,6 +103,7 @@ function serveBareFanout(): void {
   server.listen(0, "127.0.0.1", () => process.send!({ port: (server.address() as { port: number }).port }));
   process.on("message", async (m: any) => {
     if (m === "count") process.send!({ count: streams.size + sockets.size });
+    collectOnRequest(m);
     if (m === "stop") process.exit(0);
     if (m?.publish) {
       const { pythonJsonLine } = await import("../src/emulation/rest/json.js");
@@ -224,7 +231,31 @@ async function runSubscribers(port: number, projectId: string, nodeId: string, f
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
 
+/** The server idles this long before each memory reading. */
+const IDLE_MS = 5000;
+
+/**
+ * The server's VmRSS and VmHWM after a full garbage collection (what it retains) and IDLE_MS idle (V8 returns the
+ * freed pages to the system in the background).
+ */
+async function settledMemory(server: ChildProcess): Promise<{ rss: number; hwm: number }> {
+  await ask(server, "gc", "gc");
+  await sleep(IDLE_MS);
+  return memory(server.pid!);
+}
+
+/** Prints rows (the first is the header) as a Markdown table, the first column left-aligned, the others right. */
+function printRows(rows: string[][]): void {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  rows.forEach((r, i) => {
+    console.log(`| ${r.map((c, j) => (j === 0 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join(" | ")} |`);
+    if (i === 0) console.log(`|${widths.map((w, j) => (j === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
+  });
+}
+
 interface Target {
+  /** The server's process, whose memory is read. */
+  server: ChildProcess;
   port: number;
   projectId: string;
   nodeId: string;
@@ -235,8 +266,25 @@ interface Target {
   publish(total: number): Promise<{ sent: number[]; seconds: number; cpuMs: number }>;
 }
 
-/** Opens SUBSCRIBERS subscribers of `target` in two child processes, publishes, and prints the latency table. */
-async function measure(target: Target): Promise<void> {
+/** What the floor comparison takes from a run: all subscribers' latencies, CPU and memory per subscriber. */
+interface Summary {
+  p50: number;
+  p99: number;
+  usPerDelivery: number;
+  kbPerSubscriber: number;
+}
+
+/**
+ * Opens SUBSCRIBERS subscribers of `target` in two child processes, publishes, and prints the latency and memory
+ * tables. Memory: the server's VmRSS (settledMemory) before any subscriber, with all of them connected, once every
+ * event was delivered, and its peak (VmHWM).
+ */
+async function measure(target: Target): Promise<Summary> {
+  // Settled twice: a process a few seconds old still frees start-up memory after its first cycle (the bare floor's
+  // RSS read 83 MB after one, 76 MB after the next, with no subscriber); read once, that drop made the floor's
+  // difference per subscriber negative.
+  await settledMemory(target.server);
+  const idle = (await settledMemory(target.server)).rss;
   const half = Math.ceil(SUBSCRIBERS / 2);
   const workers = [0, 1].map((w) => {
     const count = w === 0 ? half : SUBSCRIBERS - half;
@@ -246,6 +294,7 @@ async function measure(target: Target): Promise<void> {
   try {
     await Promise.all(workers.map((w) => new Promise((resolve) => w.once("message", resolve))));
     await target.attached(SUBSCRIBERS);
+    const connected = (await settledMemory(target.server)).rss;
     // The first WARMUP_S seconds of events warm both ends up (compiled code, TCP windows) and are delivered and
     // checked like the rest, but left out of the latencies, as every other bench leaves its warm-up out.
     const warm = RATE * WARMUP_S;
@@ -263,21 +312,20 @@ async function measure(target: Target): Promise<void> {
       else if (now() - quietSince > 5000) break;
       await new Promise((r) => setTimeout(r, 250));
     }
+    const delivered = await settledMemory(target.server);
     const subs = (await Promise.all(workers.map((w) => ask(w, { sent }, "report")))).flatMap((m) => m.report);
+    // The latencies of a group of subscribers' events after the warm-up, sorted.
+    const latencies = (group: typeof subs) => group.flatMap((s) => s.latencies.slice(warm).filter((l: number) => !Number.isNaN(l))).sort((a: number, b: number) => a - b);
     const rows = [["subscribers", "events each", "delivered", "lost", "duplicates", "p50 ms", "p99 ms", "max ms"]];
     for (const kind of [...target.kinds, "all"] as const) {
       const group = subs.filter((s) => kind === "all" || s.kind === kind);
       const delivered = group.reduce((n, s) => n + total - s.lost, 0);
-      const lat = group.flatMap((s) => s.latencies.slice(warm).filter((l: number) => !Number.isNaN(l))).sort((a: number, b: number) => a - b);
+      const lat = latencies(group);
       const lost = group.reduce((n, s) => n + s.lost, 0);
       const dup = group.reduce((n, s) => n + s.duplicates, 0);
       rows.push([`${kind} (${group.length})`, String(total), String(delivered), String(lost), String(dup), percentile(lat, 50).toFixed(1), percentile(lat, 99).toFixed(1), (lat.at(-1) ?? NaN).toFixed(1)]);
     }
-    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-    rows.forEach((r, i) => {
-      console.log(`| ${r.map((c, j) => (j === 0 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join(" | ")} |`);
-      if (i === 0) console.log(`|${widths.map((w, j) => (j === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
-    });
+    printRows(rows);
     // Where the tail is: the p99 of the events published in each second of the run, the warm-up's in brackets.
     const perSecond = Array.from({ length: Math.ceil(total / RATE) }, (_, s) => {
       const lat = subs.flatMap((sub) => sub.latencies.slice(s * RATE, (s + 1) * RATE).filter((l: number) => !Number.isNaN(l)));
@@ -287,7 +335,17 @@ async function measure(target: Target): Promise<void> {
     console.log(`p99 ms of each second's events: ${perSecond.join(" ")}`);
     console.log(`latencies of the ${total - warm} events after a ${WARMUP_S} s warm-up; every event counted for losses`);
     console.log(`published ${total} events at ${(total / seconds).toFixed(1)}/s; latency = publish → event read by the subscriber`);
-    console.log(`server CPU while publishing: ${((100 * cpuMs) / 1000 / seconds).toFixed(0)}% of a core, ${((1000 * cpuMs) / (total * SUBSCRIBERS)).toFixed(1)} µs per delivery`);
+    const usPerDelivery = (1000 * cpuMs) / (total * SUBSCRIBERS);
+    console.log(`server CPU while publishing: ${((100 * cpuMs) / 1000 / seconds).toFixed(0)}% of a core, ${usPerDelivery.toFixed(1)} µs per delivery`);
+    const kbPerSubscriber = ((connected - idle) * 1024) / SUBSCRIBERS;
+    console.log();
+    printRows([
+      ["server memory", "idle, no subscriber", `${SUBSCRIBERS} connected, idle`, "all events delivered", "peak (VmHWM)", "per subscriber"],
+      ["VmRSS", ...[idle, connected, delivered.rss, delivered.hwm].map((mb) => `${mb.toFixed(1)} MB`), `${kbPerSubscriber.toFixed(1)} KB`],
+    ]);
+    console.log(`per subscriber = (connected − idle) / ${SUBSCRIBERS}; each reading after a full GC and ${IDLE_MS / 1000} s idle; the server child runs under the bench's tsx loader, which the absolute figures include and the difference does not`);
+    const all = latencies(subs);
+    return { p50: percentile(all, 50), p99: percentile(all, 99), usPerDelivery, kbPerSubscriber };
   } finally {
     // A worker exits once it has reported; one still running is stopped.
     for (const w of workers) if (w.exitCode === null) w.kill();
@@ -300,7 +358,8 @@ async function main() {
     const node = await requestJson(agent, port, "POST", `/v2/projects/${project.project_id}/nodes`, { name: "PC1", node_type: "vpcs", compute_id: "local" });
 
     console.log(`\nPatchbay: ${KINDS.join(", ")} (node.updated published on the bus by publishTopologyEvent)\n`);
-    await measure({
+    const measured = await measure({
+      server: patchbay,
       port,
       projectId: project.project_id,
       nodeId: node.node_id,
@@ -322,7 +381,8 @@ async function main() {
     const bare = await startChild(SELF, [BARE_FANOUT_ROLE]);
     children.push(bare.child);
     console.log(`\nfloor: bare node:http + ws in one process, the same lines, half WebSocket, half HTTP stream\n`);
-    await measure({
+    const floor = await measure({
+      server: bare.child,
       port: bare.msg.port,
       projectId: project.project_id,
       nodeId: node.node_id,
@@ -334,7 +394,23 @@ async function main() {
       },
       publish: (total) => ask(bare.child, { publish: { node, rate: RATE, total } }, "sent"),
     });
+    printRatios(measured, floor);
   });
+}
+
+/** Patchbay next to the floor, all subscribers together. */
+function printRatios(measured: Summary, floor: Summary): void {
+  // No ratio to a floor at or below zero: a memory difference within the noise of the readings.
+  const ratio = (a: number, b: number) => (a > 0 && b > 0 ? `${(a / b).toFixed(2)}×` : "n/a");
+  const row = (name: string, key: keyof Summary, unit: string) => [name, `${measured[key].toFixed(1)} ${unit}`, `${floor[key].toFixed(1)} ${unit}`, ratio(measured[key], floor[key])];
+  console.log(`\nPatchbay vs the floor, ${SUBSCRIBERS} subscribers\n`);
+  printRows([
+    ["", "Patchbay", "floor", "ratio"],
+    row("latency p50", "p50", "ms"),
+    row("latency p99", "p99", "ms"),
+    row("server CPU per delivery", "usPerDelivery", "µs"),
+    row("server memory per subscriber", "kbPerSubscriber", "KB"),
+  ]);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {

@@ -1,11 +1,14 @@
-// Shared by the benchmarks: a keep-alive HTTP load generator, a bare Node server to compare against (same body,
-// same client, same run), child-process plumbing and scratch databases. Benchmarks print numbers; nothing here
-// asserts a timing.
-import { fork, type ChildProcess } from "node:child_process";
+// Shared by the benchmarks: Patchbay as production runs it (the bundle), a keep-alive HTTP load generator, a bare
+// Node server to compare against (same body, same client, same run), child-process plumbing, memory readings and
+// scratch databases. Benchmarks print numbers; nothing here asserts a timing.
+import { fork, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 import { createPostgresDatabase } from "../test/support/databases.js";
 
 const env = process.env;
@@ -31,17 +34,35 @@ export function serveBare(bodyFile: string): void {
 /** Role of a bench child process that runs Patchbay (see servePatchbay). */
 export const PATCHBAY_ROLE = "--serve-patchbay";
 
+/** What the bundle's library() gives: the server and the module state a benchmark applies to it (src/library.ts). */
+export type PatchbayLibrary = Awaited<ReturnType<(typeof import("../src/bundle.js"))["library"]>>;
+let library: Promise<PatchbayLibrary> | undefined;
+
 /**
- * The server child: Patchbay on a free port (sent to the parent), with a counter of the SQL statements its database
- * client sends (the parent asks with "statements"); "stop" closes it.
+ * The server production runs: dist/patchbay.cjs (what `npm start` and the bin run), rebuilt first when src/ changed
+ * since the last build, as scripts/start.mjs does. Loaded once per process, so what a benchmark takes from it
+ * (publishTopologyEvent…) acts on the running server's module state, not on a second copy from src/.
+ */
+export function patchbayLibrary(): Promise<PatchbayLibrary> {
+  library ??= (async () => {
+    const build = spawnSync(process.execPath, [path.resolve(import.meta.dirname, "../scripts/build.mjs"), "--if-stale"], { stdio: "inherit" });
+    if (build.status !== 0) throw new Error("the build of dist/ failed");
+    const bundle: typeof import("../src/bundle.js") = createRequire(import.meta.url)("../dist/patchbay.cjs");
+    return bundle.library();
+  })();
+  return library;
+}
+
+/**
+ * The server child: Patchbay from the bundle on a free port (sent to the parent), with a counter of the SQL
+ * statements its database client sends (the parent asks with "statements"); "stop" closes it.
  */
 export async function servePatchbay(
   databaseUrl: string,
   dataDir: string,
   onMessage?: (message: any, server: import("../src/server.js").RunningServer) => void,
 ): Promise<void> {
-  const { loadConfig } = await import("../src/platform/config.js");
-  const { startServer } = await import("../src/server.js");
+  const { loadConfig, startServer } = await patchbayLibrary();
   let statements = 0;
   const server = await startServer(
     { ...loadConfig([], {}), port: 0, dataDir, databaseUrl, logRequests: false, redisUrl: undefined, consolePorts: [20000, 29999] },
@@ -55,6 +76,7 @@ export async function servePatchbay(
   process.send!({ port: server.port });
   process.on("message", async (m) => {
     if (m === "statements") process.send!({ statements });
+    collectOnRequest(m);
     onMessage?.(m, server);
     if (m === "stop") {
       await server.close();
@@ -261,6 +283,25 @@ export function check(ok: boolean, what: string) {
   if (!ok) throw new Error(`sanity check failed: ${what}`);
 }
 
+
+/**
+ * In a bench child: a full garbage collection when the parent asks ("gc"; answered with { gc: true }), so a memory
+ * reading holds what the process retains, not the garbage V8 has yet to collect. gc() exposed at run time: the
+ * server keeps the flags it runs with.
+ */
+export function collectOnRequest(message: unknown): void {
+  if (message !== "gc") return;
+  v8.setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+  process.send!({ gc: true });
+}
+
+/** VmRSS and VmHWM (the peak resident set) of a process, in MB, from /proc/<pid>/status. */
+export function memory(pid: number): { rss: number; hwm: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+}
 
 export function machineLine(): string {
   return `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ${os.platform()} ${os.release()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`;

@@ -7,7 +7,8 @@
  *
  * Knobs (env): BENCH_RULES (100000), BENCH_CONCURRENCY (16), BENCH_DURATION (10 s), BENCH_WARMUP (2 s),
  * BENCH_SQLITE_ANALYZE=0 (skip the server's hourly ANALYZE after loading on SQLite; PostgreSQL is always analyzed, as autovacuum would),
- * BENCH_PROFILE=1 (CPU-profile the Patchbay process during the REST scenario and print self time by package),
+ * BENCH_PROFILE=1 (CPU-profile the Patchbay process during the REST scenario and print self time by package; the
+ * bundle's code, Patchbay's and the packages bundled with it, counts as one),
  * BENCH_WRITE_RULES (10000; 0 skips it): rules created through POST /api/storage/quota/rules after the read scenarios.
  *
  * The servers run in child processes (one for Patchbay, one for the bare server), so the load generator in this
@@ -20,8 +21,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { optimizeDatabase } from "../src/platform/db/maintenance.js";
-import { ask, BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, printTable, request, serveBare, startBare, startChild, stopChildren, WARMUP_S, type Result } from "./harness.js";
+import { ask, BARE_ROLE, check, CONCURRENCY, DURATION_S, freshDatabase, machineLine, measure, patchbayLibrary, printTable, request, serveBare, startBare, startChild, stopChildren, WARMUP_S, type Result } from "./harness.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const env = process.env;
@@ -155,15 +155,17 @@ function summarize(profile: { nodes: { id: number; callFrame: { url: string; fun
   for (const id of profile.samples) {
     const { url, functionName } = byId.get(id)!.callFrame;
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
-    const key = pkg ?? (url.includes("/src/") ? `src/${url.split("/src/")[1]}` : url ? (url.startsWith("node:") ? url : "other js") : `(${functionName || "native"})`);
+    // The bundle holds Patchbay and most of its packages in one file: its samples are one bucket.
+    const bundled = url.endsWith("/dist/patchbay.cjs") ? "dist/patchbay.cjs (Patchbay and its bundled packages)" : undefined;
+    const key = pkg ?? bundled ?? (url ? (url.startsWith("node:") ? url : "other js") : `(${functionName || "native"})`);
     buckets.set(key, (buckets.get(key) ?? 0) + 1);
   }
   return [...buckets].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, n]) => `${((n / profile.samples.length) * 100).toFixed(1).padStart(5)} %  ${k}`);
 }
 
+/** The server child: the bundle production runs (harness.ts), with the fixture loaded through its database client. */
 async function servePatchbay(databaseUrl: string, dataDir: string) {
-  const { loadConfig } = await import("../src/platform/config.js");
-  const { startServer } = await import("../src/server.js");
+  const { loadConfig, startServer, optimizeDatabase } = await patchbayLibrary();
   const server = await startServer({ ...loadConfig([], {}), port: 0, dataDir, databaseUrl, logRequests: false, redisUrl: undefined });
   const fixture = await loadFixture(server.ctx.db);
   // PostgreSQL's autovacuum would analyze the new rows within a minute, and on SQLite the server runs its hourly

@@ -7,9 +7,9 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadConfig } from "../src/platform/config.js";
-import { startServer } from "../src/server.js";
+import { patchbayLibrary } from "./harness.js";
 
+const { loadConfig, startServer } = await patchbayLibrary(); // the bundle production runs
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pb-reconcile-"));
 let statements = 0;
 const server = await startServer(

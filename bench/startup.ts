@@ -6,7 +6,9 @@
  *   - start: from spawning `npm start` to the first 200 of `GET /v2/version`;
  *   - the resident set (RSS, /proc/<pid>/status VmRSS) of the server's node process (not npm's) after ~5 s idle,
  *     then again after a short warm-up (a nodes list, a GraphQL query, a quota rules page) and 2 s idle;
- *   - the peak RSS of that process (VmHWM).
+ *   - the peak RSS of that process (VmHWM);
+ *   - the floor, in the same run: a bare node:http server (`node -e`, the same node binary, answering 200) spawned
+ *     and polled the same way before each measured start, its median start and the ratio printed beside Patchbay's.
  * Several runs; the medians are printed. The database is made once before the runs (a first start migrates it, a
  * project of 20 nodes and the demo storage objects with quota rules are created through the API), so each
  * measured start is "an existing database".
@@ -24,7 +26,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { buildProject, freshDatabase, machineLine, request } from "./harness.js";
+import { buildProject, freshDatabase, machineLine, memory, request } from "./harness.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -76,13 +78,6 @@ function serverPid(npmPid: number): number | undefined {
   return COMMAND === "bin" ? npmPid : descendants(npmPid).find((p) => comm(p) === "node");
 }
 
-/** VmRSS and VmHWM of a process, in MB. */
-function memory(pid: number): { rss: number; hwm: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
-}
-
 interface Started {
   npm: ChildProcess;
   port: number;
@@ -90,6 +85,27 @@ interface Started {
   /** From the spawn to the first GraphQL answer (asked right after the first answer: GraphQL is built on first use). */
   graphqlMs: number;
   stderr: () => string;
+}
+
+/** Spawns `command` with `args` in the repository, with `env` added to this process's, its stderr kept for errors. */
+function launch(command: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; stderr: () => string } {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  child.stderr!.on("data", (c) => (err += c));
+  return { child, stderr: () => err };
+}
+
+/** Polls `GET /v2/version` on `port` every 5 ms until a 200: the milliseconds since `t0`. */
+async function firstAnswer(child: ChildProcess, stderr: () => string, port: number, t0: number, agent: http.Agent): Promise<number> {
+  let exited = child.exitCode !== null;
+  child.once("exit", () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`the server exited before answering:\n${stderr()}`);
+    const ok = await request(agent, port, { method: "GET", path: "/v2/version" }).then((r) => r.status === 200, () => false);
+    if (ok) return performance.now() - t0;
+    if (performance.now() - t0 > 60_000) throw new Error(`no answer within 60 s:\n${stderr()}`);
+    await sleep(5);
+  }
 }
 
 /**
@@ -100,33 +116,32 @@ async function start(databaseUrl: string, dataDir: string, extra: string[] = [])
   const port = await freePort();
   const args = ["--port", String(port), "--data-dir", dataDir, ...extra];
   const t0 = performance.now();
-  const npm = COMMAND === "bin"
-    ? spawn(process.execPath, ["--max-semi-space-size=4", path.join(ROOT, "dist/launch.js"), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      stdio: ["ignore", "ignore", "pipe"],
-    })
-    : spawn(NPM, ["start", "--", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  npm.stderr!.on("data", (c) => (err += c));
-  let exited = false;
-  npm.once("exit", () => (exited = true));
+  const env = { DATABASE_URL: databaseUrl };
+  const { child: npm, stderr } = COMMAND === "bin"
+    ? launch(process.execPath, ["--max-semi-space-size=4", path.join(ROOT, "dist/launch.js"), ...args], env)
+    : launch(NPM, ["start", "--", ...args], env);
   const agent = new http.Agent({ keepAlive: false });
-  for (;;) {
-    if (exited) throw new Error(`npm start exited before answering:\n${err}`);
-    const ok = await request(agent, port, { method: "GET", path: "/v2/version" }).then((r) => r.status === 200, () => false);
-    if (ok) break;
-    if (performance.now() - t0 > 60_000) throw new Error(`no answer within 60 s:\n${err}`);
-    await sleep(5);
-  }
-  const ms = performance.now() - t0;
+  const ms = await firstAnswer(npm, stderr, port, t0, agent);
   const gql = await request(agent, port, { method: "POST", path: "/graphql", body: JSON.stringify({ query: "{ emulationVersion }" }) });
   if (gql.status !== 200) throw new Error(`first GraphQL request: ${gql.status} ${gql.body.slice(0, 200)}`);
-  return { npm, port, ms, graphqlMs: performance.now() - t0, stderr: () => err };
+  return { npm, port, ms, graphqlMs: performance.now() - t0, stderr };
+}
+
+/** The floor: a bare node:http server answering 200 to anything, started by the same node binary and polled alike. */
+const BARE_SERVER = "require('node:http').createServer((req, res) => res.end()).listen(Number(process.argv[1]), '127.0.0.1')";
+
+/** The floor's start, spawned and timed as `start` does: milliseconds to its first 200. */
+async function bareStart(): Promise<number> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const { child, stderr } = launch(process.execPath, ["-e", BARE_SERVER, String(port)], {});
+  try {
+    return await firstAnswer(child, stderr, port, t0, new http.Agent({ keepAlive: false }));
+  } finally {
+    const exited = new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+    child.kill("SIGTERM");
+    await exited;
+  }
 }
 
 async function stop(s: Started): Promise<void> {
@@ -187,8 +202,10 @@ async function main() {
   try {
     const { projectId, firstStartMs } = await prepare(db.url, db.dataDir);
     console.log(`first start (creates and migrates the database): ${firstStartMs.toFixed(0)} ms`);
-    const rows: { ms: number; graphqlMs: number; idle: number; settled: number; warm: number; hwm: number }[] = [];
+    const rows: { bareMs: number; ms: number; graphqlMs: number; idle: number; settled: number; warm: number; hwm: number }[] = [];
     for (let run = 1; run <= RUNS; run++) {
+      // The floor just before each measured start, so both see the same machine load.
+      const bareMs = await bareStart();
       const s = await start(db.url, db.dataDir);
       try {
         const pid = serverPid(s.npm.pid!);
@@ -204,17 +221,17 @@ async function main() {
         await warmUp(s.port, projectId);
         await sleep(2000);
         const { rss: warm, hwm } = memory(pid);
-        rows.push({ ms: s.ms, graphqlMs: s.graphqlMs, idle, settled, warm, hwm });
-        console.log(`run ${run}: start ${s.ms.toFixed(0)} ms, first GraphQL answer ${s.graphqlMs.toFixed(0)} ms, idle RSS ${idle.toFixed(0)} MB, ${SETTLE_S} s later ${settled.toFixed(0)} MB, after warm-up ${warm.toFixed(0)} MB, peak ${hwm.toFixed(0)} MB`);
+        rows.push({ bareMs, ms: s.ms, graphqlMs: s.graphqlMs, idle, settled, warm, hwm });
+        console.log(`run ${run}: bare node:http start ${bareMs.toFixed(0)} ms, start ${s.ms.toFixed(0)} ms, first GraphQL answer ${s.graphqlMs.toFixed(0)} ms, idle RSS ${idle.toFixed(0)} MB, ${SETTLE_S} s later ${settled.toFixed(0)} MB, after warm-up ${warm.toFixed(0)} MB, peak ${hwm.toFixed(0)} MB`);
       } finally {
         await stop(s);
       }
     }
     const m = (k: keyof (typeof rows)[0]) => median(rows.map((r) => r[k]));
     console.log();
-    console.log(`| database | start → first answer (median) | → first GraphQL answer | idle RSS (${IDLE_S} s) | settled (+${SETTLE_S} s) | RSS after warm-up | peak RSS | load1 |`);
-    console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
-    console.log(`| ${db.kind} | ${m("ms").toFixed(0)} ms | ${m("graphqlMs").toFixed(0)} ms | ${m("idle").toFixed(0)} MB | ${m("settled").toFixed(0)} MB | ${m("warm").toFixed(0)} MB | ${m("hwm").toFixed(0)} MB | ${os.loadavg()[0].toFixed(1)} |`);
+    console.log(`| database | start → first answer (median) | bare node:http start (median) | vs bare | → first GraphQL answer | idle RSS (${IDLE_S} s) | settled (+${SETTLE_S} s) | RSS after warm-up | peak RSS | load1 |`);
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    console.log(`| ${db.kind} | ${m("ms").toFixed(0)} ms | ${m("bareMs").toFixed(0)} ms | ${(m("ms") / m("bareMs")).toFixed(2)}× | ${m("graphqlMs").toFixed(0)} ms | ${m("idle").toFixed(0)} MB | ${m("settled").toFixed(0)} MB | ${m("warm").toFixed(0)} MB | ${m("hwm").toFixed(0)} MB | ${os.loadavg()[0].toFixed(1)} |`);
   } finally {
     await db.drop();
   }
