@@ -67,15 +67,46 @@ const deferredRequires = {
   },
 };
 
-const queryCompilersOutside = {
-  name: "prisma-query-compilers-outside",
-  setup(build) {
-    build.onResolve({ filter: /query_compiler_\w+_bg\.\w+\.wasm-base64\.mjs$/ }, (args) => ({
-      path: args.path.replace(/\.mjs$/, ".js"),
-      external: true,
-    }));
-  },
-};
+/**
+ * Prisma's query compilers (WebAssembly) as .wasm files beside the bundle, compiled off the main thread when first
+ * asked for (src/platform/db/query-compiler.ts). The generated clients carry them as a 2.2 MB base64 module each,
+ * which every start parsed and decoded on the main thread (~25 ms) and whose text the heap then kept (~4 MB). Each
+ * generated client's loader is rewritten to ask that module; a Prisma update that changes the loader's lines fails
+ * the build instead of silently bundling the base64 again. The files written are returned by `written()`.
+ */
+const QUERY_COMPILER_LOADER =
+  /const \{ wasm \} = await import\("@prisma\/client\/runtime\/(query_compiler_\w+_bg\.\w+)\.wasm-base64\.mjs"\);\s*return await decodeBase64AsWasm\(wasm\);/;
+function queryCompilersAsWasm() {
+  const names = new Set();
+  return {
+    written: () => [...names].map((name) => `patchbay.${name}.wasm`),
+    plugin: {
+      name: "prisma-query-compilers-as-wasm",
+      setup(build) {
+        build.onLoad({ filter: /generated[\\/]prisma-\w+[\\/]internal[\\/]class\.js$/ }, (args) => {
+          const text = fs.readFileSync(args.path, "utf8");
+          const m = QUERY_COMPILER_LOADER.exec(text);
+          if (!m) throw new Error(`${args.path} no longer loads its query compiler as expected (scripts/build.mjs, QUERY_COMPILER_LOADER)`);
+          names.add(m[1]);
+          const loader = path.relative(path.dirname(args.path), path.join(DIST, "platform/db/query-compiler.js")).replaceAll("\\", "/");
+          const contents = text.replace(m[0], `return await (await import(${JSON.stringify(loader)})).queryCompilerModule("patchbay.${m[1]}.wasm");`);
+          return { contents, loader: "js" };
+        });
+      },
+    },
+  };
+}
+
+/** The compilers the bundle asks for, decoded from Prisma's base64 modules into dist/ (renamed into place, as the bundle). */
+function writeQueryCompilers(files) {
+  const require = createRequire(import.meta.url);
+  for (const file of files) {
+    const { wasm } = require(`@prisma/client/runtime/${file.replace(/^patchbay\.|\.wasm$/g, "")}.wasm-base64.js`);
+    const tmp = path.join(DIST, `${file}.${process.pid}.tmp`);
+    fs.writeFileSync(tmp, Buffer.from(wasm, "base64"));
+    fs.renameSync(tmp, path.join(DIST, file));
+  }
+}
 
 /**
  * dist/bundle.js and everything it imports in one CommonJS file, dist/patchbay.cjs: one file to read and compile
@@ -83,8 +114,7 @@ const queryCompilersOutside = {
  * Its exports are the program (dist/launch.js runs it) and the server as a library (the tests load it): src/bundle.ts.
  * Left outside: native drivers and addons (the data directory lock's), the GraphiQL page's 9 MB of assets (loaded
  * when the page is first asked for), dockerode's SSH and gRPC dependencies (see DEFERRED_REQUIRES), and Prisma's
- * query compilers (2.2 MB of base64 each: only the database in use
- * loads its own, as its CommonJS form).
+ * query compilers (.wasm files beside the bundle; only the database in use loads its own).
  * Code that names files beside itself goes through platform/core/package-root.ts, which works from the bundle too.
  */
 async function bundle() {
@@ -96,6 +126,7 @@ async function bundle() {
   }
   // Written beside and renamed into place: a server starting meanwhile (another test run) reads the old or the new.
   const tmp = `${BUNDLE}.${process.pid}.tmp`;
+  const queryCompilers = queryCompilersAsWasm();
   try {
     await esbuild.build({
       entryPoints: [path.join(DIST, "bundle.js")],
@@ -111,13 +142,14 @@ async function bundle() {
       define: { "import.meta.dirname": "__dirname", "import.meta.url": "__import_meta_url" },
       // "use strict" first: after the banner, esbuild's own directive would no longer be one (ES modules are strict).
       banner: { js: '"use strict";\nvar __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-      plugins: [queryCompilersOutside, deferredRequires],
+      plugins: [queryCompilers.plugin, deferredRequires],
       logLevel: "error",
     });
     // ASCII only, so launch.ts can read it as one-byte text (~2 ms instead of ~25-120 ms of UTF-8 decoding): esbuild
     // escapes non-ASCII in code but leaves it in comments, where an escape means the same.
     const text = fs.readFileSync(tmp, "utf8").replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
     fs.writeFileSync(tmp, text, "latin1");
+    writeQueryCompilers(queryCompilers.written()); // before the bundle that asks for them is in place
     fs.renameSync(tmp, BUNDLE);
   } finally {
     fs.rmSync(tmp, { force: true });
