@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { tryLock } from "fs-native-extensions";
+import { tryLockFile } from "./file-lock.js";
 import { StartupError } from "./startup-errors.js";
 
 /**
@@ -27,7 +27,7 @@ export function lockDataDir(dir: string): DataDirLock {
   try {
     // Read-write without truncating: the holder's line stays readable until the lock is ours.
     fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644);
-    locked = tryLock(fd);
+    locked = tryLockFile(fd);
   } catch (e) {
     if (fd !== undefined) fs.closeSync(fd);
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
