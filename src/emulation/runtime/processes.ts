@@ -26,15 +26,18 @@ export function writePidFile(file: string, body: PidFile): void {
   fs.writeFileSync(file, JSON.stringify(body));
 }
 
+function parseEnviron(raw: string): Map<string, string> {
+  const env = new Map<string, string>();
+  for (const kv of raw.split("\0")) {
+    const i = kv.indexOf("=");
+    if (i > 0) env.set(kv.slice(0, i), kv.slice(i + 1));
+  }
+  return env;
+}
+
 function readEnviron(pid: number): Map<string, string> | undefined {
   try {
-    const raw = fs.readFileSync(`/proc/${pid}/environ`, "latin1");
-    const env = new Map<string, string>();
-    for (const kv of raw.split("\0")) {
-      const i = kv.indexOf("=");
-      if (i > 0) env.set(kv.slice(0, i), kv.slice(i + 1));
-    }
-    return env;
+    return parseEnviron(fs.readFileSync(`/proc/${pid}/environ`, "latin1"));
   } catch {
     return undefined;
   }
@@ -51,19 +54,23 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Every live process started by this server (optionally: for one node). */
+/** The other processes' pids, from /proc's entries. */
+const otherPids = (entries: string[]) => entries.filter((e) => /^\d+$/.test(e)).map(Number).filter((pid) => pid !== process.pid);
+
+/** Carries the markers of this server (and of the node, when given), and still lives. */
+const isOwned = (pid: number, env: Map<string, string> | undefined, owner: string, nodeId?: string) =>
+  env?.get(OWNER_ENV) === owner && (nodeId === undefined || env.get(NODE_ENV) === nodeId) && isAlive(pid);
+
+/** Every live process started by this server (optionally: for one node). Synchronous: exit handlers use it. */
 export function findOwnedPids(owner: string, nodeId?: string): number[] {
-  const out: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    if (pid === process.pid) continue;
-    const env = readEnviron(pid);
-    if (!env || env.get(OWNER_ENV) !== owner) continue;
-    if (nodeId !== undefined && env.get(NODE_ENV) !== nodeId) continue;
-    if (isAlive(pid)) out.push(pid);
-  }
-  return out.sort((a, b) => a - b);
+  return otherPids(fs.readdirSync("/proc")).filter((pid) => isOwned(pid, readEnviron(pid), owner, nodeId));
+}
+
+/** findOwnedPids, reading the environments without holding the event loop (a busy host has thousands). */
+async function findOwnedPidsAsync(owner: string): Promise<number[]> {
+  const pids = otherPids(await fsp.readdir("/proc"));
+  const envs = await Promise.all(pids.map((pid) => fsp.readFile(`/proc/${pid}/environ`, "latin1").then(parseEnviron, () => undefined)));
+  return pids.filter((pid, i) => isOwned(pid, envs[i], owner));
 }
 
 function isOurs(pid: number, owner: string): boolean {
@@ -118,7 +125,7 @@ export function killNowSync(owner: string): void {
  * marker, then clear the pid files. Returns the pids that were killed.
  */
 export async function recoverLeftovers(runDir: string, owner: string): Promise<number[]> {
-  const pids = new Set<number>(findOwnedPids(owner));
+  const pids = new Set<number>(await findOwnedPidsAsync(owner));
   if (fs.existsSync(runDir)) {
     for (const f of fs.readdirSync(runDir)) {
       if (!f.endsWith(".json")) continue;
