@@ -68,9 +68,9 @@ const deferredRequires = {
 };
 
 /**
- * Prisma's query compilers (WebAssembly) as .wasm files beside the bundle, compiled off the main thread when first
- * asked for (src/platform/db/query-compiler.ts). The generated clients carry them as a 2.2 MB base64 module each,
- * which every start parsed and decoded on the main thread (~25 ms) and whose text the heap then kept (~4 MB). Each
+ * Prisma's query compilers (WebAssembly) as .wasm files beside the bundle, compiled when first asked for
+ * (src/platform/db/query-compiler.ts). The generated clients carry them as a 2.2 MB base64 module each, which every
+ * start parsed and decoded on the main thread and whose text the heap then kept (~4 MB). Each
  * generated client's loader is rewritten to ask that module; a Prisma update that changes the loader's lines fails
  * the build instead of silently bundling the base64 again. The files written are returned by `written()`.
  */
