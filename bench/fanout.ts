@@ -34,7 +34,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
 import { clientTextFrame, openRecordedStream, type RecordedStream } from "./stream-client.js";
-import { ask, benchRun, CHILD_EXEC_ARGV, collectOnRequest, DURATION_S, memory, PATCHBAY_ROLE, patchbayLibrary, request, requestJson, servePatchbay, startChild, WARMUP_S } from "./harness.js";
+import { ask, benchRun, CHILD_EXEC_ARGV, collectOnRequest, DURATION_S, memory, PATCHBAY_ROLE, patchbayLibrary, printRows, request, requestJson, servePatchbay, startChild, WARMUP_S } from "./harness.js";
 import type { RunningServer } from "../src/server.js";
 
 const SELF = fileURLToPath(import.meta.url);
@@ -242,15 +242,6 @@ async function settledMemory(server: ChildProcess): Promise<{ rss: number; hwm: 
   await ask(server, "gc", "gc");
   await sleep(IDLE_MS);
   return memory(server.pid!);
-}
-
-/** Prints rows (the first is the header) as a Markdown table, the first column left-aligned, the others right. */
-function printRows(rows: string[][]): void {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  rows.forEach((r, i) => {
-    console.log(`| ${r.map((c, j) => (j === 0 ? c.padEnd(widths[j]) : c.padStart(widths[j]))).join(" | ")} |`);
-    if (i === 0) console.log(`|${widths.map((w, j) => (j === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
-  });
 }
 
 interface Target {

@@ -114,10 +114,15 @@ export function startBare(script: string, body: string): Promise<{ child: ChildP
   return startChild(script, [BARE_ROLE, file]);
 }
 
+/** Settles once `child` has exited (at once if it already has). */
+export function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
+}
+
 export async function stopChildren(children: ChildProcess[]): Promise<void> {
   for (const c of children) {
     c.send("stop");
-    await new Promise((res) => (c.exitCode !== null ? res(null) : c.once("exit", res)));
+    await exited(c);
   }
 }
 
@@ -307,18 +312,22 @@ export function machineLine(): string {
   return `machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}, ${os.platform()} ${os.release()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`;
 }
 
+/** Prints rows (the first is the header) as a Markdown table, the first column left-aligned, the others right. */
+export function printRows(rows: string[][]): void {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const line = (r: string[]) => `| ${r.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join(" | ")} |`;
+  console.log(line(rows[0]));
+  console.log(`|${widths.map((w, c) => (c === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`);
+  for (const r of rows.slice(1)) console.log(line(r));
+}
+
 /** Prints results as a Markdown table; "vs bare" compares each row with the bare-server row named in `bareOf`. */
 export function printTable(results: Result[], bareOf: (r: Result) => Result = () => results[0]): void {
-  const rows = [
+  console.log();
+  printRows([
     ["scenario", "req/s", "p50 ms", "p99 ms", "body B", "errors", "vs bare", "load1"],
     ...results.map((r) => [
       r.name, r.rps.toFixed(0), r.p50.toFixed(1), r.p99.toFixed(1), String(r.bytes), String(r.errors), `${((r.rps / bareOf(r).rps) * 100).toFixed(1)} %`, r.load.toFixed(1),
     ]),
-  ];
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  const line = (r: string[]) => `| ${r.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join(" | ")} |`;
-  console.log();
-  console.log(line(rows[0]));
-  console.log(`|${widths.map((w, c) => (c === 0 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|")}|`);
-  for (const r of rows.slice(1)) console.log(line(r));
+  ]);
 }

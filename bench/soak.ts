@@ -32,7 +32,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
-import { freshDatabase, machineLine, request, type Req } from "./harness.js";
+import { exited, freshDatabase, machineLine, memory, request, type Req } from "./harness.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: flags } = parseArgs({
@@ -78,11 +78,6 @@ async function startPatchbay(databaseUrl: string, dataDir: string) {
   });
   child.stderr!.on("data", (d) => process.stderr.write(`[server] ${d}`));
   return { child, port, probes, logFile };
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 /** CPU time (user + system) of a process so far, in ms (clock ticks of 10 ms). */
@@ -362,7 +357,7 @@ async function main() {
   try {
     const t0 = Date.now();
     const lab = await buildLab();
-    console.log(`lab built in ${((Date.now() - t0) / 1000).toFixed(1)} s; RSS ${rssMb(pid).toFixed(0)} MB`);
+    console.log(`lab built in ${((Date.now() - t0) / 1000).toFixed(1)} s; RSS ${memory(pid).rss.toFixed(0)} MB`);
     const streams = Array.from({ length: 20 }, (_, i) => openStream(lab, i));
 
     const minutes: Minute[] = [];
@@ -382,7 +377,7 @@ async function main() {
     const minuteTimer = setInterval(async () => {
       const m = current();
       m.probes = server.probes.splice(0);
-      m.rss = rssMb(pid);
+      m.rss = memory(pid).rss;
       const cpu = cpuMs(pid);
       m.cpu = (cpu - lastCpu) / 600; // % of one core over the minute
       lastCpu = cpu;
@@ -435,7 +430,7 @@ async function main() {
     for (const s of streams) s.close();
     agent.destroy();
     await new Promise((r) => setTimeout(r, 30_000));
-    const rssIdle = rssMb(pid);
+    const rssIdle = memory(pid).rss;
 
     const after = summarize(minutes.slice(Math.round(WARMUP_MIN)));
     const growth = (rssEnd - warmRss) / warmRss;
@@ -456,7 +451,7 @@ async function main() {
     process.exitCode = pass ? 0 : 1;
   } finally {
     server.child.kill("SIGTERM");
-    await new Promise((r) => (server.child.exitCode !== null ? r(null) : server.child.once("exit", r)));
+    await exited(server.child);
     if (!flags["cpu-prof"] && !flags["heap-snapshots"]) await db.drop();
     else console.log(`data dir kept: ${db.dataDir}`);
   }

@@ -26,7 +26,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { buildProject, freshDatabase, machineLine, memory, request } from "./harness.js";
+import { buildProject, exited, freshDatabase, machineLine, memory, request } from "./harness.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -138,18 +138,18 @@ async function bareStart(): Promise<number> {
   try {
     return await firstAnswer(child, stderr, port, t0, new http.Agent({ keepAlive: false }));
   } finally {
-    const exited = new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+    const gone = exited(child);
     child.kill("SIGTERM");
-    await exited;
+    await gone;
   }
 }
 
 async function stop(s: Started): Promise<void> {
   const pid = serverPid(s.npm.pid!);
-  const exited = new Promise((r) => (s.npm.exitCode !== null ? r(null) : s.npm.once("exit", r)));
+  const gone = exited(s.npm);
   if (pid) process.kill(pid, "SIGTERM");
   else s.npm.kill("SIGTERM");
-  await exited;
+  await gone;
 }
 
 const api = async (port: number, method: "GET" | "POST", p: string, body?: unknown) => {
