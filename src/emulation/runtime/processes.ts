@@ -73,9 +73,7 @@ async function findOwnedPidsAsync(owner: string): Promise<number[]> {
   return pids.filter((pid, i) => isOwned(pid, envs[i], owner));
 }
 
-function isOurs(pid: number, owner: string): boolean {
-  return readEnviron(pid)?.get(OWNER_ENV) === owner && isAlive(pid);
-}
+const isOurs = (pid: number, owner: string) => isOwned(pid, readEnviron(pid), owner);
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
