@@ -67,19 +67,22 @@ const deferredRequires = {
   },
 };
 
+/** A compiler's file beside the bundle, from its name in @prisma/client/runtime (e.g. query_compiler_small_bg.sqlite). */
+const queryCompilerFile = (name) => `patchbay.${name}.wasm`;
+
 /**
  * Prisma's query compilers (WebAssembly) as .wasm files beside the bundle, compiled when first asked for
  * (src/platform/db/query-compiler.ts). The generated clients carry them as a 2.2 MB base64 module each, which every
  * start parsed and decoded on the main thread and whose text the heap then kept (~4 MB). Each
  * generated client's loader is rewritten to ask that module; a Prisma update that changes the loader's lines fails
- * the build instead of silently bundling the base64 again. The files written are returned by `written()`.
+ * the build instead of silently bundling the base64 again. `names()`: the compilers the bundle asks for.
  */
 const QUERY_COMPILER_LOADER =
   /const \{ wasm \} = await import\("@prisma\/client\/runtime\/(query_compiler_\w+_bg\.\w+)\.wasm-base64\.mjs"\);\s*return await decodeBase64AsWasm\(wasm\);/;
 function queryCompilersAsWasm() {
   const names = new Set();
   return {
-    written: () => [...names].map((name) => `patchbay.${name}.wasm`),
+    names: () => [...names],
     plugin: {
       name: "prisma-query-compilers-as-wasm",
       setup(build) {
@@ -89,7 +92,7 @@ function queryCompilersAsWasm() {
           if (!m) throw new Error(`${args.path} no longer loads its query compiler as expected (scripts/build.mjs, QUERY_COMPILER_LOADER)`);
           names.add(m[1]);
           const loader = path.relative(path.dirname(args.path), path.join(DIST, "platform/db/query-compiler.js")).replaceAll("\\", "/");
-          const contents = text.replace(m[0], `return await (await import(${JSON.stringify(loader)})).queryCompilerModule("patchbay.${m[1]}.wasm");`);
+          const contents = text.replace(m[0], `return await (await import(${JSON.stringify(loader)})).queryCompilerModule(${JSON.stringify(queryCompilerFile(m[1]))});`);
           return { contents, loader: "js" };
         });
       },
@@ -98,10 +101,11 @@ function queryCompilersAsWasm() {
 }
 
 /** The compilers the bundle asks for, decoded from Prisma's base64 modules into dist/ (renamed into place, as the bundle). */
-function writeQueryCompilers(files) {
+function writeQueryCompilers(names) {
   const require = createRequire(import.meta.url);
-  for (const file of files) {
-    const { wasm } = require(`@prisma/client/runtime/${file.replace(/^patchbay\.|\.wasm$/g, "")}.wasm-base64.js`);
+  for (const name of names) {
+    const { wasm } = require(`@prisma/client/runtime/${name}.wasm-base64.js`);
+    const file = queryCompilerFile(name);
     const tmp = path.join(DIST, `${file}.${process.pid}.tmp`);
     fs.writeFileSync(tmp, Buffer.from(wasm, "base64"));
     fs.renameSync(tmp, path.join(DIST, file));
@@ -149,7 +153,7 @@ async function bundle() {
     // escapes non-ASCII in code but leaves it in comments, where an escape means the same.
     const text = fs.readFileSync(tmp, "utf8").replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
     fs.writeFileSync(tmp, text, "latin1");
-    writeQueryCompilers(queryCompilers.written()); // before the bundle that asks for them is in place
+    writeQueryCompilers(queryCompilers.names()); // before the bundle that asks for them is in place
     fs.renameSync(tmp, BUNDLE);
   } finally {
     fs.rmSync(tmp, { force: true });
